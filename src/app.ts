@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { openDatabases, type Databases } from './db/open.js';
+import { StoredCredentialResolver } from './auth/credentials.js';
+import { API_WINDOWS, RateLimiter, type RateWindow } from './ratelimit/limiter.js';
+import { buildServer } from './http/server.js';
+
+export interface AppOptions {
+  /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
+  rateWindows?: RateWindow[];
+  databases?: Databases;
+}
+
+export interface RunningApp {
+  server: FastifyInstance;
+  databases: Databases;
+  close(): Promise<void>;
+}
+
+/** Wires configuration to infrastructure: embedded (PGlite, memory) or server mode (PostgreSQL, Redis). */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
+  const databases = options.databases ?? (await openDatabases(config));
+  let redis: Redis | undefined;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    await redis.connect();
+  }
+  const rateLimiter = new RateLimiter(options.rateWindows ?? API_WINDOWS, { redis, keyPrefix: 'firstcrack:rl' });
+  const server = await buildServer({
+    db: databases.service,
+    resolvers: [new StoredCredentialResolver(databases.service)],
+    rateLimiter,
+    logLevel: config.logLevel,
+  });
+  return {
+    server,
+    databases,
+    async close() {
+      await server.close();
+      redis?.disconnect();
+      if (!options.databases) await databases.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import type { Database, Queryable } from '../db/client.js';
+import { newId, newSecret } from '../lib/ids.js';
+import { effectivePermissions, type Permission, type Role } from './permissions.js';
+import type { Plan } from './plans.js';
+
+/** Who is calling, resolved from the credential before anything else runs. */
+export interface Principal {
+  credentialId: string;
+  kind: 'api_key' | 'machine_bridge';
+  /** The organization a machine credential is permanently bound to. */
+  orgId: string;
+  plan: Plan;
+  role: Role | null;
+  permissions: ReadonlySet<Permission>;
+  /** Set for bridge tokens: the one machine whose telemetry this credential may post. */
+  machineId: string | null;
+}
+
+/**
+ * Turns a bearer token into a principal. API keys and bridge tokens are resolved here; OAuth
+ * client-credentials tokens and console user sessions plug in as further resolvers (chosen by token
+ * prefix), and handlers never see the difference: they get a Principal.
+ */
+export interface CredentialResolver {
+  accepts(token: string): boolean;
+  resolve(token: string): Promise<Principal | null>;
+}
+
+export const API_KEY_PREFIX = 'fck_';
+export const BRIDGE_TOKEN_PREFIX = 'fcb_';
+
+export const hashSecret = (token: string) => createHash('sha256').update(token).digest('hex');
+
+interface CredentialRow {
+  id: string;
+  org_id: string;
+  kind: 'api_key' | 'machine_bridge';
+  role: Role | null;
+  scopes: string[] | null;
+  machine_id: string | null;
+  plan: Plan;
+}
+
+/** API keys and bridge tokens: random secrets, looked up by SHA-256 (they carry 256 bits of entropy). */
+export class StoredCredentialResolver implements CredentialResolver {
+  constructor(private readonly db: Database) {}
+
+  accepts(token: string): boolean {
+    return token.startsWith(API_KEY_PREFIX) || token.startsWith(BRIDGE_TOKEN_PREFIX);
+  }
+
+  async resolve(token: string): Promise<Principal | null> {
+    const [row] = await this.db.query<CredentialRow>(`select * from firstcrack_credential_by_hash($1)`, [hashSecret(token)]);
+    if (!row) return null;
+    return {
+      credentialId: row.id,
+      kind: row.kind,
+      orgId: row.org_id,
+      plan: row.plan,
+      role: row.role,
+      permissions: row.kind === 'api_key' && row.role ? effectivePermissions(row.role, row.scopes) : new Set(),
+      machineId: row.machine_id,
+    };
+  }
+}
+
+export async function resolvePrincipal(resolvers: CredentialResolver[], token: string): Promise<Principal | null> {
+  const resolver = resolvers.find((r) => r.accepts(token));
+  return resolver ? resolver.resolve(token) : null;
+}
+
+export interface IssuedApiKey {
+  id: string;
+  apiKey: string;
+  role: Role;
+  scopes: string[];
+}
+
+export async function createApiKey(q: Queryable, orgId: string, role: Role, scopes: string[] = [], label?: string): Promise<IssuedApiKey> {
+  const id = newId('key');
+  const apiKey = API_KEY_PREFIX + newSecret();
+  await q.query(
+    `insert into credentials (org_id, id, kind, role, scopes, secret_hash, label) values ($1, $2, 'api_key', $3, $4, $5, $6)`,
+    [orgId, id, role, scopes, hashSecret(apiKey), label ?? null],
+  );
+  return { id, apiKey, role, scopes };
+}
+
+/** Revokes by id; answers whether a live credential was revoked. */
+export async function revokeCredential(q: Queryable, credentialId: string): Promise<boolean> {
+  const rows = await q.query(`update credentials set revoked_at = now() where id = $1 and revoked_at is null returning id`, [credentialId]);
+  return rows.length > 0;
+}
+
+export async function issueBridgeToken(q: Queryable, orgId: string, machineId: string, expiresAt: Date): Promise<{ id: string; token: string }> {
+  const id = newId('brt');
+  const token = BRIDGE_TOKEN_PREFIX + newSecret();
+  await q.query(
+    `insert into credentials (org_id, id, kind, machine_id, secret_hash, expires_at) values ($1, $2, 'machine_bridge', $3, $4, $5)`,
+    [orgId, id, machineId, hashSecret(token), expiresAt],
+  );
+  return { id, token };
+}

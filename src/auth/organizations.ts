@@ -1,0 +1,14 @@
+import type { Database } from '../db/client.js';
+import { newId } from '../lib/ids.js';
+import { createApiKey } from './credentials.js';
+import type { Plan } from './plans.js';
+
+/** Creates an organization and its first owner key; runs with the owner connection (CLI, bootstrap). */
+export async function createOrganization(db: Database, name: string, plan: Plan): Promise<{ organizationId: string; apiKey: string; keyId: string }> {
+  return db.transaction(async (tx) => {
+    const organizationId = newId('org');
+    await tx.query(`insert into organizations (id, name, plan) values ($1, $2, $3)`, [organizationId, name, plan]);
+    const key = await createApiKey(tx, organizationId, 'owner', [], 'owner key');
+    return { organizationId, apiKey: key.apiKey, keyId: key.id };
+  });
+}

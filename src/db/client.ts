@@ -1,0 +1,112 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** Anything that runs parameterised SQL: the database itself or an open transaction. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /** Organization the transaction acts for; sets `app.org_id`, which row-level security reads. */
+  orgId?: string;
+  readOnly?: boolean;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  close(): Promise<void>;
+}
+
+const setOrgSql = `select set_config('app.org_id', $1, true)`;
+
+// bigint counts come back as numbers from PGlite and strings from pg; SQL casts counts to int so both agree.
+// numeric stays a string in both: weights and money are never binary floats.
+
+export class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  constructor(readonly pglite: PGlite) {}
+
+  static async open(options: { dataDir?: string; loadDataDir?: Blob | File }): Promise<PgliteDatabase> {
+    if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+    const pglite = await PGlite.create(options.dataDir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+    return new PgliteDatabase(pglite);
+  }
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.pglite.query<T>(sql, params)).rows;
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pglite.exec(sql);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    // PGlite has one connection; its transaction() holds it exclusively, so transactions are serial here.
+    return this.pglite.transaction(async (tx) => {
+      const q: Queryable = {
+        query: async <R>(sql: string, params: unknown[] = []) => (await tx.query<R>(sql, params)).rows,
+        exec: async (sql: string) => void (await tx.exec(sql)),
+      };
+      if (options.orgId) await q.query(setOrgSql, [options.orgId]);
+      return work(q);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pglite.close();
+  }
+}
+
+export class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  constructor(readonly pool: pg.Pool) {}
+
+  static open(connectionString: string, poolSize = 20): PostgresDatabase {
+    const pool = new pg.Pool({ connectionString, max: poolSize });
+    // An idle client's error (server restart) must not crash the process; the next checkout reconnects.
+    pool.on('error', () => {});
+    return new PostgresDatabase(pool);
+  }
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query(sql, params)).rows as T[];
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const client = await this.pool.connect();
+    const q: Queryable = {
+      query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+      exec: async (sql: string) => void (await client.query(sql)),
+    };
+    let broken = false;
+    try {
+      await client.query(options.readOnly ? 'begin read only' : 'begin');
+      if (options.orgId) await client.query(setOrgSql, [options.orgId]);
+      const result = await work(q);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('rollback');
+      } catch {
+        broken = true;
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Database } from '../db/client.js';
+import { resolvePrincipal, type CredentialResolver, type Principal } from '../auth/credentials.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import { Dispatcher } from '../rpc/dispatch.js';
+import { ProblemError } from '../rpc/errors.js';
+import { registry } from '../rpc/registry.js';
+import { newId } from '../lib/ids.js';
+import { buildOpenApi } from '../rpc/openapi.js';
+import { renderDocsPage } from './docs.js';
+
+export interface ServerDeps {
+  db: Database;
+  resolvers: CredentialResolver[];
+  rateLimiter: RateLimiter;
+  logLevel?: string;
+  /** Extra routes mounted by later parts (telemetry ingest, stream, public pages, benchmarks). */
+  plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: deps.logLevel ?? 'info',
+      // Credentials never reach the log: headers are not logged, and these paths are redacted if ever added.
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+    },
+    genReqId: () => newId('req'),
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: true,
+  });
+  const dispatcher = new Dispatcher(deps.db);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  // Only JSON is accepted. An empty body means "no input", which operations without inputs need.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/([a-z0-9.+-]*\+)?json$/, { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(new ProblemError(400, 'malformed_json', `The body is not valid JSON: ${(error as Error).message}`), undefined);
+    }
+  });
+
+  app.setErrorHandler((error: unknown, request, reply) => {
+    const problem = toProblemError(error);
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    sendProblem(reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(reply, new ProblemError(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await deps.db.query('select 1');
+      return { status: 'ready', database: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
+    }
+  });
+
+  const openApi = buildOpenApi();
+  const docsPage = renderDocsPage(openApi);
+  app.get('/openapi.json', async () => openApi);
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
+
+  await app.register(async (rpc) => {
+    // Pipeline, in order: authenticate → organization → rate limit → operation lookup → method →
+    // (dispatcher:) module → permission → validate → transaction. The body is parsed after these hooks,
+    // so an unauthenticated caller learns nothing, and a rate-limited one costs no parsing.
+    rpc.addHook('onRequest', async (request, reply) => {
+      const principal = await authenticate(deps.resolvers, request);
+      const decision = await deps.rateLimiter.consume(principal.credentialId);
+      reply.headers(decision.headers);
+      if (!decision.allowed) {
+        throw new ProblemError(429, 'rate_limited', 'Too many requests for this credential; wait for Retry-After seconds.');
+      }
+      request.principal = principal;
+    });
+
+    const handle = async (request: FastifyRequest<{ Params: { operation: string } }>, reply: FastifyReply) => {
+      const operation = registry.get(request.params.operation);
+      if (!operation) throw new ProblemError(404, 'unknown_operation', `There is no operation ${request.params.operation}.`);
+      const allow = operation.get ? 'GET, POST' : 'POST';
+      if (request.method !== 'POST' && !(request.method === 'GET' && operation.get)) {
+        reply.header('Allow', allow);
+        throw new ProblemError(405, 'method_not_allowed', `${operation.name} answers ${allow} only.`);
+      }
+      const input = request.method === 'GET' ? inputFromQuery(request.query) : request.body ?? {};
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+        throw new ProblemError(400, 'invalid_input', 'The input must be a JSON object.', { errors: [{ path: '', message: 'expected an object' }] });
+      }
+      const idempotencyKey = request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
+      const result = await dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
+      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+      const payload = JSON.stringify(result.body);
+      if (request.method === 'GET') {
+        const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+        reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+        if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      }
+      return reply.code(result.status).type('application/json; charset=utf-8').send(payload);
+    };
+
+    rpc.route({ method: ['GET', 'POST'], url: '/rpc/v1/:operation', handler: handle });
+    rpc.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/rpc/v1/:operation', handler: handle });
+  });
+
+  for (const plugin of deps.plugins ?? []) await plugin(app);
+  return app;
+}
+
+async function authenticate(resolvers: CredentialResolver[], request: FastifyRequest): Promise<Principal> {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw unauthorized('Send a credential as Authorization: Bearer <API key>.');
+  const principal = await resolvePrincipal(resolvers, match[1]);
+  if (!principal) throw unauthorized('The credential is not valid, expired or revoked.');
+  if (principal.kind === 'machine_bridge') {
+    throw new ProblemError(403, 'bridge_token_not_allowed', 'A machine bridge token may only post telemetry to /ingest/v1/.');
+  }
+  const orgHeader = request.headers['x-service-org'];
+  if (orgHeader !== undefined && orgHeader !== principal.orgId) {
+    // A machine credential is bound to its organization: never switch silently.
+    throw new ProblemError(403, 'organization_mismatch', 'This credential is bound to another organization than X-Service-Org names.');
+  }
+  return principal;
+}
+
+const unauthorized = (detail: string) => new ProblemError(401, 'unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer realm="firstcrack"' });
+
+function inputFromQuery(query: unknown): unknown {
+  const raw = (query as Record<string, unknown>)?.input;
+  if (raw === undefined) return {};
+  if (typeof raw !== 'string') throw new ProblemError(400, 'invalid_input', 'Give the input once, as ?input=<URL-encoded JSON>.');
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new ProblemError(400, 'malformed_json', `The input query parameter is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key.length < 1 || key.length > 255) {
+    throw new ProblemError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters.');
+  }
+  return key;
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => {
+    const c = candidate.trim();
+    return c === '*' || c === etag || c === `W/${etag}`;
+  });
+}
+
+function toProblemError(error: unknown): ProblemError {
+  if (error instanceof ProblemError) return error;
+  const e = error as { code?: string; statusCode?: number; message?: string };
+  switch (e?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ProblemError(413, 'body_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ProblemError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ProblemError(400, 'malformed_json', 'The body is empty.');
+  }
+  if (e?.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ProblemError(e.statusCode, 'bad_request', e.message ?? 'Bad request.');
+  }
+  return new ProblemError(500, 'internal_error', 'Something went wrong on our side; the request changed nothing.');
+}
+
+function sendProblem(reply: FastifyReply, problem: ProblemError) {
+  reply.headers(problem.headers).code(problem.status).type('application/problem+json').send(JSON.stringify(problem.toProblem()));
+}

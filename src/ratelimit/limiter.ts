@@ -1,0 +1,65 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+
+export interface RateWindow {
+  name: string;
+  points: number;
+  seconds: number;
+}
+
+/** The specification's API budget: both windows are checked together, per credential. */
+export const API_WINDOWS: RateWindow[] = [
+  { name: 'burst', points: 60, seconds: 10 },
+  { name: 'sustained', points: 300, seconds: 60 },
+];
+
+export interface RateDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+}
+
+/**
+ * Counts requests per key in every window at once. In memory by default; in Redis when a client is
+ * given, so every API process draws on one shared budget. If Redis stops answering, an in-memory
+ * limiter takes over (per process) rather than failing every request.
+ */
+export class RateLimiter {
+  private readonly limiters: { window: RateWindow; limiter: RateLimiterAbstract }[];
+  private readonly policyHeader: string;
+
+  constructor(windows: RateWindow[], options: { redis?: Redis; keyPrefix: string }) {
+    this.limiters = windows.map((window) => {
+      const base = { points: window.points, duration: window.seconds, keyPrefix: `${options.keyPrefix}:${window.name}` };
+      const limiter = options.redis
+        ? new RateLimiterRedis({ ...base, storeClient: options.redis, insuranceLimiter: new RateLimiterMemory(base) })
+        : new RateLimiterMemory(base);
+      return { window, limiter };
+    });
+    this.policyHeader = windows.map((w) => `"${w.name}";q=${w.points};w=${w.seconds}`).join(', ');
+  }
+
+  async consume(key: string): Promise<RateDecision> {
+    const results = await Promise.all(
+      this.limiters.map(async ({ window, limiter }) => {
+        try {
+          return { window, res: await limiter.consume(key), allowed: true };
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) return { window, res: rejection, allowed: false };
+          throw rejection;
+        }
+      }),
+    );
+    // Report the window closest to running out: that is the one a client must pace itself by.
+    const binding = results.reduce((a, b) => (remaining(b) < remaining(a) ? b : a));
+    const seconds = (r: (typeof results)[number]) => Math.max(1, Math.ceil(r.res.msBeforeNext / 1000));
+    const headers: Record<string, string> = {
+      'RateLimit-Policy': this.policyHeader,
+      RateLimit: `"${binding.window.name}";r=${remaining(binding)};t=${seconds(binding)}`,
+    };
+    const refused = results.filter((r) => !r.allowed);
+    if (refused.length > 0) headers['Retry-After'] = String(Math.max(...refused.map(seconds)));
+    return { allowed: refused.length === 0, headers };
+  }
+}
+
+const remaining = (r: { res: RateLimiterRes }) => Math.max(0, r.res.remainingPoints);

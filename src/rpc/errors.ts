@@ -1,0 +1,87 @@
+/**
+ * Expected failures are typed values: handlers and the pipeline throw ProblemError, and one place
+ * (the HTTP layer) turns it into an RFC 9457 application/problem+json answer with a stable `code`.
+ */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly extensions: { errors?: FieldError[]; [key: string]: unknown } = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+
+  toProblem(): Problem {
+    return {
+      type: `https://firstcrack.dev/problems/${this.code.replaceAll('_', '-')}`,
+      title: titles[this.status] ?? 'Error',
+      status: this.status,
+      detail: this.message,
+      code: this.code,
+      ...this.extensions,
+    };
+  }
+}
+
+export const invalidInput = (errors: FieldError[], detail = 'The input is not valid.') =>
+  new ProblemError(400, 'invalid_input', detail, { errors });
+
+/** Another organization's row answers exactly like a row that does not exist. */
+export const notFound = (what: string, id: string, path = 'id') =>
+  new ProblemError(404, 'not_found', `No ${what} with id ${id}.`, { errors: [{ path, message: `${what} not found` }] });
+
+export const conflict = (code: string, detail: string, extensions: Record<string, unknown> = {}) =>
+  new ProblemError(409, code, detail, extensions);
+
+/** Maps PostgreSQL constraint violations to the problems a client can act on. */
+export function problemFromDatabaseError(error: unknown, uniqueFields: Record<string, string> = {}): ProblemError | undefined {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  if (e?.code === '23505') {
+    const field = Object.entries(uniqueFields).find(([constraint]) => e.constraint === constraint)?.[1];
+    return conflict(
+      'duplicate',
+      field ? `Another record in this organization already has this ${field}.` : 'A record with the same unique value exists.',
+      field ? { errors: [{ path: field, message: 'already used in this organization' }] } : {},
+    );
+  }
+  if (e?.code === '23503') {
+    return new ProblemError(404, 'not_found', 'A referenced record does not exist in this organization.');
+  }
+  if (e?.code === '40001' || e?.code === '40P01') {
+    return conflict('concurrent_update', 'A concurrent request changed the same records; retry the request.');
+  }
+  return undefined;
+}

@@ -1,0 +1,119 @@
+import { after } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { appRoleUrl, loadConfig } from '../config.js';
+import { PostgresDatabase, type Database } from '../db/client.js';
+import type { Databases } from '../db/open.js';
+import { createApp, type RunningApp } from '../app.js';
+import { createOrganization } from '../auth/organizations.js';
+import { createApiKey } from '../auth/credentials.js';
+import type { Plan } from '../auth/plans.js';
+import type { Role } from '../auth/permissions.js';
+import type { RateWindow } from '../ratelimit/limiter.js';
+import { openPgliteFromTemplate, preparePgliteTemplate, preparePostgresTemplate, withDatabase } from './template.js';
+
+/** A budget large enough that functional tests never meet the rate limiter (which has its own tests). */
+export const GENEROUS_WINDOWS: RateWindow[] = [
+  { name: 'burst', points: 1_000_000, seconds: 10 },
+  { name: 'sustained', points: 1_000_000, seconds: 60 },
+];
+
+export interface CallResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface CallOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+export interface TestOrg {
+  id: string;
+  /** The owner key. */
+  key: string;
+  createKey(role: Role, scopes?: string[]): Promise<string>;
+  /** Calls an operation with the owner key. */
+  call<T = any>(operation: string, input?: unknown, options?: CallOptions): Promise<CallResult<T>>;
+}
+
+export interface TestServer {
+  url: string;
+  kind: 'pglite' | 'postgres';
+  app: RunningApp;
+  /** Owner connection: for assertions that read across the organization boundary. */
+  owner: Database;
+  createOrg(plan?: Plan, name?: string): Promise<TestOrg>;
+  call<T = any>(key: string | undefined, operation: string, input?: unknown, options?: CallOptions): Promise<CallResult<T>>;
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/**
+ * Starts the real service over HTTP on a fresh database cloned from the migrated template: PostgreSQL
+ * when DATABASE_URL is set (and Redis when REDIS_URL is), PGlite otherwise. Closed after the file's tests.
+ */
+export async function startTestServer(options: { rateWindows?: RateWindow[] } = {}): Promise<TestServer> {
+  const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'silent' };
+  let databases: Databases;
+  let drop: () => Promise<void> = async () => {};
+  if (config.databaseUrl) {
+    const template = process.env.FIRSTCRACK_TEST_PG_TEMPLATE ?? (await preparePostgresTemplate(config.databaseUrl));
+    const name = `fc_test_${process.env.FIRSTCRACK_TEST_RUN ?? 'adhoc'}_${randomBytes(5).toString('hex')}`;
+    const admin = PostgresDatabase.open(config.databaseUrl, 1);
+    await admin.query(`create database ${name} template ${template}`);
+    const owner = PostgresDatabase.open(withDatabase(config.databaseUrl, name), 4);
+    const service = PostgresDatabase.open(appRoleUrl(withDatabase(config.databaseUrl, name)), 10);
+    databases = { owner, service, close: async () => void (await Promise.all([owner.close(), service.close()])) };
+    drop = async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.close();
+    };
+  } else {
+    const template = process.env.FIRSTCRACK_TEST_PGLITE_TEMPLATE ?? (await preparePgliteTemplate());
+    const db = await openPgliteFromTemplate(template);
+    databases = { owner: db, service: db, close: () => db.close() };
+  }
+  const app = await createApp(config, { databases, rateWindows: options.rateWindows ?? GENEROUS_WINDOWS });
+  const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
+  after(async () => {
+    await app.close();
+    await databases.close();
+    await drop();
+  });
+
+  const call = async (key: string | undefined, operation: string, input: unknown = {}, opts: CallOptions = {}): Promise<CallResult> => {
+    const method = opts.method ?? 'POST';
+    const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...opts.headers };
+    if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
+    let path = `/rpc/v1/${operation}`;
+    let body: string | undefined;
+    if (method === 'GET') path += `?input=${encodeURIComponent(JSON.stringify(input))}`;
+    else {
+      body = JSON.stringify(input);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  };
+
+  const server: TestServer = {
+    url,
+    kind: databases.owner.kind,
+    app,
+    owner: databases.owner,
+    call,
+    request: (path, init) => fetch(url + path, init),
+    async createOrg(plan = 'enterprise', name = 'Test roastery') {
+      const org = await createOrganization(databases.owner, name, plan);
+      return {
+        id: org.organizationId,
+        key: org.apiKey,
+        createKey: async (role, scopes = []) => (await createApiKey(databases.owner, org.organizationId, role, scopes)).apiKey,
+        call: (operation, input, opts) => call(org.apiKey, operation, input, opts),
+      };
+    },
+  };
+  return server;
+}
