@@ -93,8 +93,9 @@ create table idempotency_records (
   key text not null,
   operation text not null,
   request_hash text not null,
-  response_status int not null,
-  response_body jsonb not null,
+  -- null while the first request is still in flight
+  response_status int,
+  response_body jsonb,
   created_at timestamptz not null default now(),
   primary key (org_id, credential_id, key)
 );

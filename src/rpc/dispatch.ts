@@ -125,7 +125,7 @@ export class Dispatcher {
     );
     const rows = await tx.query(
       `insert into idempotency_records (org_id, credential_id, key, operation, request_hash, response_status, response_body)
-       values ($1, $2, $3, $4, $5, null, 'null') on conflict do nothing returning key`,
+       values ($1, $2, $3, $4, $5, null, null) on conflict do nothing returning key`,
       [principal.orgId, principal.credentialId, key, operation, requestHash],
     );
     return rows.length === 1;

@@ -1,0 +1,85 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { operations, registry } from '../src/rpc/registry.js';
+import { inputJsonSchema } from '../src/rpc/openapi.js';
+import { PERMISSIONS, ROLE_PERMISSIONS, ROLES } from '../src/auth/permissions.js';
+import { MODULES } from '../src/auth/plans.js';
+
+interface SpecField {
+  name: string;
+  required: boolean;
+  type?: string;
+  enum?: string[];
+}
+interface SpecOperation {
+  operation: string;
+  get: boolean;
+  permission: string;
+  module: string;
+  input: SpecField[];
+}
+
+const spec: SpecOperation[] = JSON.parse(readFileSync(new URL('../../shared/spec/operations.json', import.meta.url), 'utf8')).operations;
+
+/** Values a field accepts beyond the specification's list, each a documented synonym (DESIGN.md). */
+const SYNONYMS: Record<string, string[]> = { 'catalog.location.createLocation.kind': ['roastery'], 'catalog.location.updateLocation.kind': ['roastery'] };
+
+type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };
+
+function enumValues(s: Schema | undefined): string[] {
+  if (!s) return [];
+  if (s.enum) return s.enum.map(String);
+  if (s.const !== undefined) return [String(s.const)];
+  if (s.anyOf) return s.anyOf.flatMap(enumValues);
+  if (s.items) return enumValues(s.items);
+  return [];
+}
+
+function types(s: Schema): string[] {
+  if (s.anyOf) return s.anyOf.flatMap(types);
+  return s.type === undefined ? [] : ([] as string[]).concat(s.type);
+}
+
+test('the registry matches the specification', async (t) => {
+  const specByName = new Map(spec.map((o) => [o.operation, o]));
+  const unknown = operations.map((o) => o.name).filter((n) => !specByName.has(n));
+  assert.deepEqual(unknown, [], 'registered operations that the specification does not name');
+
+  for (const op of operations) {
+    await t.test(op.name, () => {
+      const s = specByName.get(op.name)!;
+      assert.equal(op.permission, s.permission, 'permission');
+      assert.equal(op.module, s.module, 'module');
+      assert.equal(op.get, s.get, 'GET flag');
+      const schema = inputJsonSchema(op) as Schema;
+      const properties = schema.properties ?? {};
+      const required = new Set(schema.required ?? []);
+      assert.deepEqual(Object.keys(properties).sort(), s.input.map((f) => f.name).sort(), 'input fields');
+      for (const field of s.input) {
+        const property = properties[field.name];
+        assert.equal(required.has(field.name), field.required, `${field.name} required`);
+        if (field.enum) {
+          const extra = SYNONYMS[`${op.name}.${field.name}`] ?? [];
+          assert.deepEqual(enumValues(property).sort(), [...field.enum, ...extra].sort(), `${field.name} values`);
+        }
+        const accepted = types(property);
+        if (field.type === 'integer') assert.deepEqual(accepted, ['integer'], `${field.name} is an integer`);
+        if (field.type === 'boolean') assert.deepEqual(accepted, ['boolean'], `${field.name} is a boolean`);
+        if (field.type?.endsWith('[]')) assert.ok(accepted.includes('array'), `${field.name} is a list`);
+        if (field.type === 'object') assert.ok(accepted.includes('object'), `${field.name} is an object`);
+        if (field.type === 'number') assert.ok(accepted.includes('number'), `${field.name} takes a number`);
+      }
+    });
+  }
+  console.log(`Operation coverage: ${operations.length}/${spec.length} of the specification registered and conforming`);
+});
+
+test('the permission list is exactly the specification’s, and every role is drawn from it', () => {
+  assert.deepEqual([...PERMISSIONS].sort(), [...new Set(spec.map((o) => o.permission))].sort());
+  assert.deepEqual([...MODULES].sort(), [...new Set(spec.map((o) => o.module))].sort());
+  for (const role of ROLES) assert.ok(ROLE_PERMISSIONS[role].size > 0, role);
+  assert.equal(ROLE_PERMISSIONS.owner.size, PERMISSIONS.length);
+  assert.ok(![...ROLE_PERMISSIONS.viewer].some((p) => !p.endsWith('.read')), 'viewer only reads');
+  assert.ok(registry.size === operations.length);
+});

@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestServer } from '../src/testing/harness.js';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { API_WINDOWS } from '../src/ratelimit/limiter.js';
+
+// Small windows with the production shape (a short burst window inside a longer sustained one), so the
+// test can cross both without waiting a minute.
+const windows = [
+  { name: 'burst', points: 5, seconds: 1 },
+  { name: 'sustained', points: 8, seconds: 60 },
+];
+
+test('the specification’s budget is the default: 60 per 10 s and 300 per 60 s, checked together', () => {
+  assert.deepEqual(API_WINDOWS, [
+    { name: 'burst', points: 60, seconds: 10 },
+    { name: 'sustained', points: 300, seconds: 60 },
+  ]);
+});
+
+test('both windows are enforced per credential with 429, Retry-After and a problem body', async () => {
+  const server = await startTestServer({ rateWindows: windows });
+  const org = await server.createOrg();
+  const call = () => org.call('catalog.location.listLocations');
+
+  for (let i = 0; i < 5; i++) {
+    const res = await call();
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('ratelimit-policy'), '"burst";q=5;w=1, "sustained";q=8;w=60');
+    assert.equal(res.headers.get('ratelimit'), `"burst";r=${4 - i};t=1`);
+  }
+  const burst = await call();
+  assert.equal(burst.status, 429);
+  assert.equal(burst.body.code, 'rate_limited');
+  assert.match(burst.headers.get('content-type')!, /problem\+json/);
+  assert.equal(burst.headers.get('retry-after'), '1');
+
+  // Another credential has its own budget.
+  const other = await org.createKey('viewer');
+  assert.equal((await server.call(other, 'catalog.location.listLocations')).status, 200);
+
+  await sleep(1100); // the burst window resets; the sustained one has 8 − 6 = 2 left
+  assert.equal((await call()).status, 200);
+  const last = await call();
+  assert.equal(last.status, 200);
+  assert.match(last.headers.get('ratelimit')!, /^"sustained";r=0;t=\d+$/);
+  const sustained = await call();
+  assert.equal(sustained.status, 429);
+  assert.ok(Number(sustained.headers.get('retry-after')) > 50, 'waits for the sustained window');
+});
+
+test('with Redis, several API processes share one budget', async (t) => {
+  const config = loadConfig();
+  if (!config.redisUrl) return t.skip('REDIS_URL is not set');
+  const server = await startTestServer({ rateWindows: windows });
+  const second = await createApp({ ...config, logLevel: 'silent' }, { databases: server.app.databases, rateWindows: windows });
+  const secondUrl = await second.server.listen({ port: 0, host: '127.0.0.1' });
+  t.after(() => second.close());
+  const org = await server.createOrg();
+  const callVia = async (url: string) =>
+    (await fetch(`${url}/rpc/v1/catalog.location.listLocations`, { method: 'POST', headers: { authorization: `Bearer ${org.key}` } })).status;
+  const statuses = [];
+  for (let i = 0; i < 6; i++) statuses.push(await callVia(i % 2 ? secondUrl : server.url));
+  assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+});
