@@ -49,6 +49,21 @@ export interface TestServer {
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
+/** A fresh PostgreSQL database cloned from the migrated template; `drop` removes it. */
+export async function createTestDatabase(databaseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const template = process.env.FIRSTCRACK_TEST_PG_TEMPLATE ?? (await preparePostgresTemplate(databaseUrl));
+  const name = `fc_test_${process.env.FIRSTCRACK_TEST_RUN ?? 'adhoc'}_${randomBytes(5).toString('hex')}`;
+  const admin = PostgresDatabase.open(databaseUrl, 1);
+  await admin.query(`create database ${name} template ${template}`);
+  return {
+    url: withDatabase(databaseUrl, name),
+    drop: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.close();
+    },
+  };
+}
+
 /**
  * Starts the real service over HTTP on a fresh database cloned from the migrated template: PostgreSQL
  * when DATABASE_URL is set (and Redis when REDIS_URL is), PGlite otherwise. Closed after the file's tests.
@@ -58,17 +73,11 @@ export async function startTestServer(options: { rateWindows?: RateWindow[] } = 
   let databases: Databases;
   let drop: () => Promise<void> = async () => {};
   if (config.databaseUrl) {
-    const template = process.env.FIRSTCRACK_TEST_PG_TEMPLATE ?? (await preparePostgresTemplate(config.databaseUrl));
-    const name = `fc_test_${process.env.FIRSTCRACK_TEST_RUN ?? 'adhoc'}_${randomBytes(5).toString('hex')}`;
-    const admin = PostgresDatabase.open(config.databaseUrl, 1);
-    await admin.query(`create database ${name} template ${template}`);
-    const owner = PostgresDatabase.open(withDatabase(config.databaseUrl, name), 4);
-    const service = PostgresDatabase.open(appRoleUrl(withDatabase(config.databaseUrl, name)), 10);
+    const database = await createTestDatabase(config.databaseUrl);
+    const owner = PostgresDatabase.open(database.url, 4);
+    const service = PostgresDatabase.open(appRoleUrl(database.url), 10);
     databases = { owner, service, close: async () => void (await Promise.all([owner.close(), service.close()])) };
-    drop = async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.close();
-    };
+    drop = database.drop;
   } else {
     const template = process.env.FIRSTCRACK_TEST_PGLITE_TEMPLATE ?? (await preparePgliteTemplate());
     const db = await openPgliteFromTemplate(template);
