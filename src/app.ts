@@ -4,12 +4,14 @@ import type { Config } from './config.js';
 import { openDatabases, type Databases } from './db/open.js';
 import { StoredCredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, RateLimiter, type RateWindow } from './ratelimit/limiter.js';
-import { buildServer } from './http/server.js';
+import { buildServer, type ServerDeps } from './http/server.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
   rateWindows?: RateWindow[];
   databases?: Databases;
+  /** Extra routes mounted on the same server (benchmarks' bare baselines). */
+  plugins?: ServerDeps['plugins'];
 }
 
 export interface RunningApp {
@@ -32,6 +34,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     resolvers: [new StoredCredentialResolver(databases.service)],
     rateLimiter,
     logLevel: config.logLevel,
+    plugins: options.plugins,
   });
   return {
     server,

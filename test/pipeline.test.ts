@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg, type TestServer } from '../src/testing/harness.js';
 import { operations } from '../src/rpc/registry.js';
@@ -103,6 +104,8 @@ test('authentication: missing, malformed, unknown and revoked credentials are 40
   assert.equal((await server.call(key, 'catalog.location.listLocations')).status, 200);
   const [row] = await server.owner.query<{ id: string }>(`select id from credentials where secret_hash = $1`, [hashSecret(key)]);
   await server.owner.query(`update credentials set revoked_at = now() where id = $1`, [row.id]);
+  // Resolved credentials are cached for at most 2 s per process (a documented bound), then refused.
+  await sleep(2100);
   assert.equal((await server.call(key, 'catalog.location.listLocations')).status, 401);
 });
 

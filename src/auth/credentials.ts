@@ -42,27 +42,51 @@ interface CredentialRow {
   plan: Plan;
 }
 
-/** API keys and bridge tokens: random secrets, looked up by SHA-256 (they carry 256 bits of entropy). */
+/**
+ * API keys and bridge tokens: random secrets, looked up by SHA-256 (they carry 256 bits of entropy).
+ * A resolved credential is remembered for `cacheMs` (2 s by default), which saves a database round
+ * trip on nearly every request; in exchange a revocation takes up to that long to reach every process.
+ * Unknown tokens are not cached, so a new key works at once.
+ */
 export class StoredCredentialResolver implements CredentialResolver {
-  constructor(private readonly db: Database) {}
+  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly cacheMs = 2000,
+  ) {}
 
   accepts(token: string): boolean {
     return token.startsWith(API_KEY_PREFIX) || token.startsWith(BRIDGE_TOKEN_PREFIX);
   }
 
   async resolve(token: string): Promise<Principal | null> {
-    const [row] = await this.db.query<CredentialRow>(`select * from firstcrack_credential_by_hash($1)`, [hashSecret(token)]);
+    const hash = hashSecret(token);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) return cached.principal;
+    this.cache.delete(hash);
+    const [row] = await this.db.query<CredentialRow>(`select * from firstcrack_credential_by_hash($1)`, [hash]);
     if (!row) return null;
-    return {
-      credentialId: row.id,
-      kind: row.kind,
-      orgId: row.org_id,
-      plan: row.plan,
-      role: row.role,
-      permissions: row.kind === 'api_key' && row.role ? effectivePermissions(row.role, row.scopes) : new Set(),
-      machineId: row.machine_id,
-    };
+    const principal = toPrincipal(row);
+    if (this.cacheMs > 0) {
+      if (this.cache.size >= 10_000) this.cache.delete(this.cache.keys().next().value!); // oldest first
+      this.cache.set(hash, { principal, until: now + this.cacheMs });
+    }
+    return principal;
   }
+}
+
+function toPrincipal(row: CredentialRow): Principal {
+  return {
+    credentialId: row.id,
+    kind: row.kind,
+    orgId: row.org_id,
+    plan: row.plan,
+    role: row.role,
+    permissions: row.kind === 'api_key' && row.role ? effectivePermissions(row.role, row.scopes) : new Set(),
+    machineId: row.machine_id,
+  };
 }
 
 export async function resolvePrincipal(resolvers: CredentialResolver[], token: string): Promise<Principal | null> {

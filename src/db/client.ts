@@ -62,43 +62,68 @@ export class PgliteDatabase implements Database {
   }
 }
 
+/** A pooled connection remembers which organization its session is set to, so it is set only on change. */
+type OrgScopedClient = pg.PoolClient & { firstcrackOrgId?: string };
+
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
-  constructor(readonly pool: pg.Pool) {}
+
+  /**
+   * `scoped` serves organization work: each connection's session carries app.org_id, set when the
+   * connection is handed to another organization. `unscoped` never carries one, so a query outside an
+   * organization can never see an organization's rows through a reused connection.
+   */
+  constructor(
+    readonly scoped: pg.Pool,
+    readonly unscoped: pg.Pool,
+  ) {}
 
   static open(connectionString: string, poolSize = 20): PostgresDatabase {
-    const pool = new pg.Pool({ connectionString, max: poolSize });
-    // An idle client's error (server restart) must not crash the process; the next checkout reconnects.
-    pool.on('error', () => {});
-    return new PostgresDatabase(pool);
+    const make = (max: number) => {
+      const pool = new pg.Pool({ connectionString, max });
+      // An idle client's error (server restart) must not crash the process; the next checkout reconnects.
+      pool.on('error', () => {});
+      return pool;
+    };
+    return new PostgresDatabase(make(poolSize), make(Math.max(2, Math.ceil(poolSize / 4))));
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.pool.query(sql, params)).rows as T[];
+    return (await this.unscoped.query(sql, params)).rows as T[];
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await this.unscoped.query(sql);
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const client = await this.pool.connect();
+    const client = (await (options.orgId ? this.scoped : this.unscoped).connect()) as OrgScopedClient;
     const q: Queryable = {
       query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
       exec: async (sql: string) => void (await client.query(sql)),
     };
     let broken = false;
     try {
-      await client.query(options.readOnly ? 'begin read only' : 'begin');
-      if (options.orgId) await client.query(setOrgSql, [options.orgId]);
+      if (options.orgId && client.firstcrackOrgId !== options.orgId) {
+        // Session-level (not transaction-local), outside any transaction, so a rollback cannot undo it
+        // behind the cache's back.
+        await client.query(`select set_config('app.org_id', $1, false)`, [options.orgId]);
+        client.firstcrackOrgId = options.orgId;
+      }
+      // A read runs as autocommit statements: no BEGIN/COMMIT round trips. Reads that must agree across
+      // tables read them in one statement.
+      if (options.readOnly) return await work(q);
+      await client.query('begin');
       const result = await work(q);
       await client.query('commit');
       return result;
     } catch (error) {
-      try {
-        await client.query('rollback');
-      } catch {
-        broken = true;
+      if (!options.readOnly) {
+        try {
+          await client.query('rollback');
+        } catch {
+          broken = true;
+        }
       }
       throw error;
     } finally {
@@ -107,6 +132,6 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.scoped.end(), this.unscoped.end()]);
   }
 }

@@ -1,0 +1,5 @@
+// `npm run bench`: every benchmark, each printing its ratio against a bare baseline measured in the
+// same run. Set DATABASE_URL to measure on PostgreSQL (the goals are stated for it).
+import { benchCatalogRead } from './catalog-read.js';
+
+await benchCatalogRead();
