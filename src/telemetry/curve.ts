@@ -1,0 +1,46 @@
+/**
+ * The roast curve every importer produces and every metric reads. Temperatures are always °C; times are milliseconds
+ * (not necessarily whole) relative to the charge event, so samples recorded before charge have a negative t.
+ */
+
+export type RoastEventType =
+  | 'charge'
+  | 'turning_point'
+  | 'dry_end'
+  | 'first_crack_start'
+  | 'first_crack_end'
+  | 'second_crack_start'
+  | 'second_crack_end'
+  | 'drop'
+  | 'cool_end';
+
+export interface CurveSample {
+  /** ms since charge, may be negative before charge */
+  t: number;
+  /** bean temperature °C; null = no reading */
+  bt: number | null;
+  /** environment/exhaust/air temperature °C; null = no reading */
+  et: number | null;
+  /** further channels (burner %, fan, extra probes); see each importer for names and units */
+  channels?: Record<string, number | null>;
+}
+
+export interface RoastEvent {
+  type: RoastEventType;
+  /** ms since charge */
+  t: number;
+}
+
+export interface Curve {
+  /** sorted by t */
+  samples: CurveSample[];
+  events: RoastEvent[];
+}
+
+export function fahrenheitToCelsius(f: number): number {
+  return ((f - 32) * 5) / 9;
+}
+
+export function celsiusToFahrenheit(c: number): number {
+  return (c * 9) / 5 + 32;
+}

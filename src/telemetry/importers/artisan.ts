@@ -1,0 +1,179 @@
+import type { CurveSample, RoastEvent, RoastEventType } from '../curve.js';
+import { isRecord, parseJson, toCelsius, uniqueName, weightToKg } from './shared.js';
+import { parsePythonLiteral, unescapePython } from './python-literal.js';
+import { ImportError, type ParsedLog, type RoastMeta } from './types.js';
+
+/**
+ * Artisan's native profile (`.alog`, a Python literal) and its JSON export (same dict as JSON). Both hold:
+ * `timex` (s since recording start), `temp1` = ET, `temp2` = BT in the unit named by `mode`, and `timeindex`, eight
+ * indexes into `timex` for CHARGE, DRY, FCs, FCe, SCs, SCe, DROP, COOL (CHARGE unset = -1, the others unset = 0).
+ */
+
+/** Event slots of Artisan's `timeindex`, in order. */
+const TIMEINDEX_SLOTS: readonly RoastEventType[] = [
+  'charge',
+  'dry_end',
+  'first_crack_start',
+  'first_crack_end',
+  'second_crack_start',
+  'second_crack_end',
+  'drop',
+  'cool_end',
+];
+
+/** -1 is Artisan's "no reading" marker in every curve (None/NaN also occur in hand-edited files). */
+export function artisanValue(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value !== -1 ? value : null;
+}
+
+/**
+ * BT/ET follow Artisan's `is_proper_temp`: 0 is also no reading (what disconnected probes report). Extra curves only
+ * use -1, because 0 is a real value for burner, fan or RoR curves.
+ */
+export function artisanTemperature(value: unknown): number | null {
+  const reading = artisanValue(value);
+  return reading === 0 ? null : reading;
+}
+
+export function parseArtisanAlog(content: string): ParsedLog {
+  let profile: unknown;
+  try {
+    profile = parsePythonLiteral(content);
+  } catch (error) {
+    if (error instanceof ImportError) throw new ImportError(`Artisan .alog: ${error.message}`);
+    throw error;
+  }
+  return parseArtisanProfile(profile, 'Artisan .alog');
+}
+
+export function parseArtisanJson(content: string): ParsedLog {
+  return parseArtisanProfile(parseJson(content, 'Artisan JSON'), 'Artisan JSON');
+}
+
+function parseArtisanProfile(profile: unknown, label: string): ParsedLog {
+  if (!isRecord(profile)) throw new ImportError(`${label}: expected a dict at the top level`);
+  const fail = (problem: string): never => {
+    throw new ImportError(`${label}: ${problem}`);
+  };
+
+  const unit = profile.mode;
+  if (unit !== 'C' && unit !== 'F') return fail(`field 'mode' must be 'C' or 'F', got ${JSON.stringify(unit)}`);
+  const timex = numberList(profile.timex) ?? fail("field 'timex' must be a list of numbers");
+  const alignedList = (field: 'temp1' | 'temp2'): unknown[] => {
+    const values = profile[field];
+    if (Array.isArray(values) && values.length === timex.length) return values;
+    return fail(`field '${field}' must be a list as long as 'timex' (${timex.length})`);
+  };
+  const temp1 = alignedList('temp1'); // ET
+  const temp2 = alignedList('temp2'); // BT
+  const warnings: string[] = [];
+  const extras = extraChannels(profile, timex.length, unit, warnings);
+
+  const samples: CurveSample[] = timex.map((seconds, i) => {
+    const sample: CurveSample = {
+      t: seconds * 1000,
+      bt: toCelsius(artisanTemperature(temp2[i]), unit),
+      et: toCelsius(artisanTemperature(temp1[i]), unit),
+    };
+    if (extras.length > 0) sample.channels = Object.fromEntries(extras.map(({ name, values }) => [name, values[i]]));
+    return sample;
+  });
+
+  // Very old profiles (startend/cracks/dryend instead of timeindex) import without events; finishImport warns.
+  const timeindex = numberList(profile.timeindex) ?? [-1];
+  const events: RoastEvent[] = [];
+  timeindex.slice(0, TIMEINDEX_SLOTS.length).forEach((index, slot) => {
+    const unset = slot === 0 ? index < 0 : index <= 0;
+    if (unset) return;
+    const type = TIMEINDEX_SLOTS[slot];
+    if (!Number.isInteger(index) || index >= timex.length) {
+      warnings.push(`timeindex: ${type} index ${index} is outside the ${timex.length} samples; event ignored`);
+      return;
+    }
+    events.push({ type, t: timex[index] * 1000 });
+  });
+
+  const computed = profile.computed;
+  return {
+    samples,
+    events,
+    meta: artisanMeta(profile, unit),
+    warnings,
+    ...(isRecord(computed) && { artisanComputed: computed }),
+  };
+}
+
+function artisanMeta(profile: Record<string, unknown>, unit: 'C' | 'F'): RoastMeta {
+  const meta: RoastMeta = { sourceUnit: unit };
+  // roastepoch is Unix seconds at the start of recording (Artisan sets it when the recorder starts).
+  if (typeof profile.roastepoch === 'number' && profile.roastepoch > 0) {
+    meta.roastedAt = new Date(profile.roastepoch * 1000).toISOString();
+  }
+  const title = text(profile.title);
+  if (title) meta.title = title;
+  const machine = text(profile.roastertype);
+  if (machine) meta.machine = machine;
+  if (Array.isArray(profile.weight)) {
+    const [green, roasted, weightUnit] = profile.weight as unknown[];
+    const greenKg = weightToKg(green, weightUnit);
+    const roastedKg = weightToKg(roasted, weightUnit);
+    if (greenKg !== undefined) meta.greenWeightKg = greenKg;
+    if (roastedKg !== undefined) meta.roastedWeightKg = roastedKg;
+  }
+  return meta;
+}
+
+/** Text fields are stored unicode-escape encoded (Artisan's encodeLocal), so "\\n" in the value is a newline. */
+function text(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const decoded = unescapePython(value).trim();
+  return decoded === '' ? undefined : decoded;
+}
+
+interface ExtraChannel {
+  name: string;
+  values: (number | null)[];
+}
+
+/**
+ * Extra devices: each id carries two curves (extratemp1/2) named by extraname1/2, where "{n}" stands for the event
+ * type name etypes[n]. Curves flagged as non-temperature (extraNoneTempHint) are kept as recorded; RoR curves
+ * (extraDelta) are scaled by 5/9 when the file is °F; the rest are converted like BT/ET.
+ */
+function extraChannels(
+  profile: Record<string, unknown>,
+  sampleCount: number,
+  unit: 'C' | 'F',
+  warnings: string[],
+): ExtraChannel[] {
+  const etypes = Array.isArray(profile.etypes) ? profile.etypes : [];
+  const channels: ExtraChannel[] = [];
+  const taken = new Set<string>();
+  for (const curve of [1, 2] as const) {
+    const series = Array.isArray(profile[`extratemp${curve}`]) ? (profile[`extratemp${curve}`] as unknown[]) : [];
+    const names = Array.isArray(profile[`extraname${curve}`]) ? (profile[`extraname${curve}`] as unknown[]) : [];
+    const noneTemp = Array.isArray(profile[`extraNoneTempHint${curve}`]) ? profile[`extraNoneTempHint${curve}`] : [];
+    const isDelta = Array.isArray(profile[`extraDelta${curve}`]) ? profile[`extraDelta${curve}`] : [];
+    series.forEach((values, device) => {
+      const rawName = text(names[device])?.replace(/\{(\d+)\}/g, (whole, n: string) => {
+        const etype = etypes[Number(n)];
+        return typeof etype === 'string' ? unescapePython(etype) : whole;
+      });
+      const name = uniqueName(rawName || `extra${device + 1}_${curve}`, taken);
+      if (!Array.isArray(values) || values.length !== sampleCount) {
+        warnings.push(`extra device curve "${name}" does not have one value per sample; not imported`);
+        return;
+      }
+      const convert = (value: number | null): number | null => {
+        if (value === null || unit === 'C' || (noneTemp as unknown[])[device] === true) return value;
+        return (isDelta as unknown[])[device] === true ? (value * 5) / 9 : toCelsius(value, unit);
+      };
+      channels.push({ name, values: values.map((value) => convert(artisanValue(value))) });
+    });
+  }
+  return channels;
+}
+
+function numberList(value: unknown): number[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'number') ? (value as number[]) : undefined;
+}
