@@ -5,6 +5,7 @@ import { openDatabases, type Databases } from './db/open.js';
 import { StoredCredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, RateLimiter, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
+import { createServices } from './services.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
@@ -28,11 +29,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
     await redis.connect();
   }
+  const services = createServices(config);
   const rateLimiter = new RateLimiter(options.rateWindows ?? API_WINDOWS, { redis, keyPrefix: 'firstcrack:rl' });
   const server = await buildServer({
     db: databases.service,
     resolvers: [new StoredCredentialResolver(databases.service)],
     rateLimiter,
+    services,
     logLevel: config.logLevel,
     plugins: options.plugins,
   });
@@ -41,6 +44,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     databases,
     async close() {
       await server.close();
+      await services.liveSessions.close();
       redis?.disconnect();
       if (!options.databases) await databases.close();
     },

@@ -4,6 +4,7 @@ import type { Database } from '../db/client.js';
 import { resolvePrincipal, type CredentialResolver, type Principal } from '../auth/credentials.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Dispatcher } from '../rpc/dispatch.js';
+import type { Services } from '../rpc/define.js';
 import { ProblemError } from '../rpc/errors.js';
 import { registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
@@ -14,6 +15,7 @@ export interface ServerDeps {
   db: Database;
   resolvers: CredentialResolver[];
   rateLimiter: RateLimiter;
+  services: Services;
   logLevel?: string;
   /** Extra routes mounted by later parts (telemetry ingest, stream, public pages, benchmarks). */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
@@ -38,7 +40,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
   });
-  const dispatcher = new Dispatcher(deps.db);
+  const dispatcher = new Dispatcher(deps.db, deps.services, (error) => app.log.error({ err: error }, 'after-commit work failed'));
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

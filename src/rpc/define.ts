@@ -3,6 +3,14 @@ import type { Queryable } from '../db/client.js';
 import type { Permission } from '../auth/permissions.js';
 import type { Module } from '../auth/plans.js';
 import type { Principal } from '../auth/credentials.js';
+import type { LiveSessionStore } from '../telemetry/live.js';
+import type { BlobStore } from '../blobs/store.js';
+
+/** Infrastructure handlers may use besides the transaction; each has an embedded and a server implementation. */
+export interface Services {
+  liveSessions: LiveSessionStore;
+  blobs: BlobStore;
+}
 
 export interface OperationContext {
   orgId: string;
@@ -12,6 +20,13 @@ export interface OperationContext {
   /** Records an event in the same transaction as the change it describes. */
   emit(type: string, data: Record<string, unknown>): Promise<void>;
   requestId: string;
+  services: Services;
+  /**
+   * Runs `work` once the transaction has committed (never if it rolls back): for effects outside the
+   * database that must only happen after the writes are confirmed, such as discarding a live buffer.
+   * A failure there is logged, not reported: the operation's result already stands.
+   */
+  afterCommit(work: () => Promise<void>): void;
 }
 
 /** One declarative definition per operation; HTTP, OpenAPI, checks and conformance tests all read it. */

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/credentials.js';
 import { PLAN_TERMS } from '../auth/plans.js';
 import { writeEvent } from '../events/emit.js';
 import { camelCase, canonicalJson } from '../lib/json.js';
-import type { Operation, OperationContext } from './define.js';
+import type { Operation, OperationContext, Services } from './define.js';
 import { ProblemError, conflict, invalidInput } from './errors.js';
 import { fieldErrors } from './schemas.js';
 
@@ -31,7 +31,11 @@ const IDEMPOTENCY_TTL = `interval '24 hours'`;
  * writes, events and idempotency record together.
  */
 export class Dispatcher {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly services: Services,
+    private readonly onAfterCommitError: (error: unknown) => void = () => {},
+  ) {}
 
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const { principal, operation } = request;
@@ -55,8 +59,9 @@ export class Dispatcher {
       if (stored) return this.replay(stored, requestHash);
     }
 
+    const afterCommit: (() => Promise<void>)[] = [];
     try {
-      return await this.db.transaction(
+      const result = await this.db.transaction(
         async (tx) => {
           if (key !== undefined && !(await this.claimKey(tx, principal, key, operation.name, requestHash))) {
             throw new KeyTakenMeanwhile();
@@ -66,6 +71,8 @@ export class Dispatcher {
             principal,
             tx,
             requestId: request.requestId,
+            services: this.services,
+            afterCommit: (work) => void afterCommit.push(work),
             emit: async (type, data) => void (await writeEvent(tx, principal.orgId, type, data)),
           };
           const body = (await operation.handler(ctx, parsed.data)) ?? {};
@@ -80,6 +87,8 @@ export class Dispatcher {
         },
         { orgId: principal.orgId, readOnly: operation.get && key === undefined },
       );
+      for (const work of afterCommit) await work().catch(this.onAfterCommitError);
+      return result;
     } catch (error) {
       if (error instanceof KeyTakenMeanwhile) {
         // A concurrent request with the same key committed first: answer with what it answered.

@@ -1,9 +1,17 @@
 import type { Operation } from './define.js';
 import { locationOperations } from '../modules/catalog/location/operations.js';
+import { partyOperations } from '../modules/catalog/party/operations.js';
+import { machineOperations } from '../modules/catalog/machine/operations.js';
+import { productOperations } from '../modules/catalog/product/operations.js';
+import { materialOperations } from '../modules/inventory/material/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
   ...locationOperations,
+  ...partyOperations,
+  ...machineOperations,
+  ...productOperations,
+  ...materialOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

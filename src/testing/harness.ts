@@ -1,5 +1,8 @@
 import { after } from 'node:test';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { appRoleUrl, loadConfig } from '../config.js';
 import { PostgresDatabase, type Database } from '../db/client.js';
 import type { Databases } from '../db/open.js';
@@ -69,7 +72,9 @@ export async function createTestDatabase(databaseUrl: string): Promise<{ url: st
  * when DATABASE_URL is set (and Redis when REDIS_URL is), PGlite otherwise. Closed after the file's tests.
  */
 export async function startTestServer(options: { rateWindows?: RateWindow[] } = {}): Promise<TestServer> {
-  const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'silent' };
+  // Live sessions and blobs go to a directory of this test file's own.
+  const dataDir = mkdtempSync(join(tmpdir(), 'fc-test-'));
+  const config = { ...loadConfig(), dataDir, logLevel: process.env.LOG_LEVEL ?? 'silent' };
   let databases: Databases;
   let drop: () => Promise<void> = async () => {};
   if (config.databaseUrl) {
@@ -89,6 +94,7 @@ export async function startTestServer(options: { rateWindows?: RateWindow[] } = 
     await app.close();
     await databases.close();
     await drop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const call = async (key: string | undefined, operation: string, input: unknown = {}, opts: CallOptions = {}): Promise<CallResult> => {

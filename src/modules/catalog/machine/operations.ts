@@ -1,0 +1,169 @@
+import type { Queryable } from '../../../db/client.js';
+import { issueBridgeToken, type Principal } from '../../../auth/credentials.js';
+import { PLAN_TERMS } from '../../../auth/plans.js';
+import { defineOperation } from '../../../rpc/define.js';
+import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { findLocation } from '../location/repository.js';
+import * as repo from './repository.js';
+import { ById, IssueMachineBridgeToken, ListMachines, RegisterMachine, UpdateMachine } from './schemas.js';
+
+const module = 'core' as const;
+
+export const machineOperations = [
+  defineOperation({
+    name: 'catalog.machine.registerMachine',
+    summary:
+      'Register a roasting machine, active at once. Refused with 402 when the plan’s cap of active machines is reached. ' +
+      'minBatchKg ≤ maxBatchKg ≤ capacityKg; the location must not be archived. Codes are unique per organization.',
+    permission: 'catalog.machine.write',
+    module,
+    get: false,
+    input: RegisterMachine,
+    emits: ['catalog.machine.registered'],
+    async handler(ctx, input) {
+      await repo.lockOrganization(ctx.tx, ctx.orgId);
+      if (input.locationId) await requireOpenLocation(ctx.tx, ctx.orgId, input.locationId);
+      requireBatchRange(input, new Set(Object.keys(input)));
+      await requireRoomUnderCap(ctx.tx, ctx.orgId, ctx.principal);
+      const machine = await repo.insertMachine(ctx.tx, ctx.orgId, input);
+      await ctx.emit('catalog.machine.registered', { machine });
+      return machine;
+    },
+  }),
+
+  defineOperation({
+    name: 'catalog.machine.getMachine',
+    summary: 'A roasting machine. Its bridge tokens are never shown again after issue.',
+    permission: 'catalog.machine.read',
+    module,
+    get: true,
+    input: ById,
+    async handler(ctx, { id }) {
+      return (await repo.findMachine(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+    },
+  }),
+
+  defineOperation({
+    name: 'catalog.machine.listMachines',
+    summary: 'Roasting machines, oldest first. Filters: machineType, connectivity, locationId, isActive, q (name, code, brand or model).',
+    permission: 'catalog.machine.read',
+    module,
+    get: true,
+    input: ListMachines,
+    async handler(ctx, { filter, page }) {
+      return repo.listMachines(ctx.tx, ctx.orgId, filter, page);
+    },
+  }),
+
+  defineOperation({
+    name: 'catalog.machine.updateMachine',
+    summary:
+      'Change a machine; null clears an optional field. Batch sizes are checked together with the stored ones. ' +
+      'Re-activating counts against the plan’s cap (402); deactivating revokes the machine’s bridge tokens.',
+    permission: 'catalog.machine.write',
+    module,
+    get: false,
+    input: UpdateMachine,
+    emits: ['catalog.machine.updated'],
+    async handler(ctx, { id, ...changes }) {
+      // Lock order org → machine → location, the same as registerMachine's org → location, so the two never deadlock.
+      if (changes.isActive === true) await repo.lockOrganization(ctx.tx, ctx.orgId);
+      const current = (await repo.findMachine(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      if (changes.locationId && changes.locationId !== current.locationId) await requireOpenLocation(ctx.tx, ctx.orgId, changes.locationId);
+      requireBatchRange({ ...current, ...changes }, new Set(Object.keys(changes)));
+      const reactivating = changes.isActive === true && !current.isActive;
+      const deactivating = changes.isActive === false && current.isActive;
+      if (reactivating) await requireRoomUnderCap(ctx.tx, ctx.orgId, ctx.principal);
+      // An inactive machine is outside the plan's metering, so it must not keep a way to stream telemetry.
+      const revokedBridgeTokens = deactivating ? await repo.revokeBridgeTokens(ctx.tx, ctx.orgId, id) : 0;
+      const machine = await repo.updateMachine(ctx.tx, ctx.orgId, id, changes);
+      await ctx.emit('catalog.machine.updated', { machine, ...(deactivating ? { revokedBridgeTokens } : {}) });
+      return machine;
+    },
+  }),
+
+  defineOperation({
+    name: 'catalog.machine.issueMachineBridgeToken',
+    summary:
+      'Issue a credential bound to one active machine that can only post its telemetry to /ingest/v1/. ' +
+      'The token is answered once; only its hash is kept. expiresInHours: 1–8760, default 720 (30 days).',
+    permission: 'catalog.machine.write',
+    module,
+    get: false,
+    input: IssueMachineBridgeToken,
+    emits: ['catalog.machine.bridge_token_issued'],
+    async handler(ctx, { machineId, expiresInHours }) {
+      // Locked so a concurrent deactivation (which revokes tokens) cannot miss this one.
+      const machine = (await repo.findMachine(ctx.tx, ctx.orgId, machineId, { forUpdate: true })) ?? throwNotFound(machineId, 'machineId');
+      if (!machine.isActive) throw conflict('machine_inactive', `Machine ${machineId} is inactive; activate it before issuing a bridge token.`);
+      const expiresAt = new Date(Date.now() + expiresInHours * 3_600_000);
+      const { id, token } = await issueBridgeToken(ctx.tx, ctx.orgId, machineId, expiresAt);
+      // The event feed is readable by other credentials and webhooks: it names the credential, never the secret.
+      await ctx.emit('catalog.machine.bridge_token_issued', { machineId, credentialId: id, expiresAt: expiresAt.toISOString() });
+      return { id, token, machineId, expiresAt: expiresAt.toISOString() };
+    },
+  }),
+];
+
+async function requireOpenLocation(tx: Queryable, orgId: string, locationId: string): Promise<void> {
+  // Locked so the location cannot be archived while a machine is being placed in it.
+  const location = await findLocation(tx, orgId, locationId, { forUpdate: true });
+  if (!location) throw notFound('location', locationId, 'locationId');
+  if (location.archivedAt) {
+    throw conflict('location_archived', `Location ${locationId} is archived and cannot take a machine.`, {
+      errors: [{ path: 'locationId', message: 'location is archived' }],
+    });
+  }
+}
+
+/** Call with the organization row locked (repo.lockOrganization), so the count stays true until commit. */
+async function requireRoomUnderCap(tx: Queryable, orgId: string, principal: Principal): Promise<void> {
+  const cap = PLAN_TERMS[principal.plan].machineCap;
+  if (cap === null) return;
+  const active = await repo.countActiveMachines(tx, orgId);
+  if (active >= cap) {
+    throw new ProblemError(
+      402,
+      'machine_cap_reached',
+      `The ${principal.plan} plan allows ${cap} active machine${cap === 1 ? '' : 's'}; deactivate one or upgrade the plan.`,
+      { plan: principal.plan, machineCap: cap, activeMachines: active },
+    );
+  }
+}
+
+type BatchField = 'minBatchKg' | 'maxBatchKg' | 'capacityKg';
+type BatchSizes = Partial<Record<BatchField, string | null>>;
+
+/** Each pair must be ordered lower ≤ upper; the pairs cover minBatchKg ≤ maxBatchKg ≤ capacityKg. */
+const ORDERED_PAIRS: [BatchField, BatchField][] = [
+  ['minBatchKg', 'maxBatchKg'],
+  ['maxBatchKg', 'capacityKg'],
+  ['minBatchKg', 'capacityKg'],
+];
+
+/**
+ * The machines_batch_range check, answered as a 400 naming a field this request gave: the upper bound when
+ * only it changed, otherwise the lower one. Compared exactly in grams, never as binary floats.
+ */
+function requireBatchRange(sizes: BatchSizes, given: ReadonlySet<string>): void {
+  for (const [lower, upper] of ORDERED_PAIRS) {
+    const low = sizes[lower];
+    const high = sizes[upper];
+    if (low == null || high == null || grams(low) <= grams(high)) continue;
+    const blameUpper = given.has(upper) && !given.has(lower);
+    throw invalidInput(
+      [blameUpper ? { path: upper, message: `must be at least ${lower} (${low})` } : { path: lower, message: `must be at most ${upper} (${high})` }],
+      'Batch sizes must satisfy minBatchKg ≤ maxBatchKg ≤ capacityKg.',
+    );
+  }
+}
+
+/** A non-negative decimal string with at most three decimals ("12.5", "12.500") as integer grams. */
+const grams = (kg: string): bigint => {
+  const [whole, fraction = ''] = kg.split('.');
+  return BigInt(whole + fraction.padEnd(3, '0'));
+};
+
+function throwNotFound(id: string, path = 'id'): never {
+  throw notFound('machine', id, path);
+}

@@ -1,0 +1,134 @@
+import type { z } from 'zod';
+import type { Queryable } from '../../../db/client.js';
+import { SqlParams, iso, isoDate, likePattern, setClause } from '../../../db/sql.js';
+import { newId } from '../../../lib/ids.js';
+import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import type { MachineFilter, RegisterMachine, UpdateMachine } from './schemas.js';
+
+interface MachineRow {
+  id: string;
+  code: string;
+  name: string;
+  location_id: string | null;
+  brand: string | null;
+  model: string | null;
+  machine_type: string | null;
+  /** numeric(10,3): exact decimal strings such as "15.000". */
+  capacity_kg: string | null;
+  min_batch_kg: string | null;
+  max_batch_kg: string | null;
+  connectivity: string | null;
+  installed_at: Date | string | null;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type Machine = ReturnType<typeof toMachine>;
+
+const toMachine = (r: MachineRow) => ({
+  id: r.id,
+  code: r.code,
+  name: r.name,
+  locationId: r.location_id,
+  brand: r.brand,
+  model: r.model,
+  machineType: r.machine_type,
+  capacityKg: r.capacity_kg,
+  minBatchKg: r.min_batch_kg,
+  maxBatchKg: r.max_batch_kg,
+  connectivity: r.connectivity,
+  installedAt: isoDate(r.installed_at),
+  isActive: r.is_active,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+/**
+ * Locks the organization row. Every request that can raise the number of active machines takes this
+ * lock before counting, so two of them can never both see room under the plan's cap.
+ */
+export async function lockOrganization(q: Queryable, orgId: string): Promise<void> {
+  await q.query(`select id from organizations where id = $1 for update`, [orgId]);
+}
+
+export async function countActiveMachines(q: Queryable, orgId: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>(`select count(*)::int as n from machines where org_id = $1 and is_active`, [orgId]);
+  return row.n;
+}
+
+export async function insertMachine(q: Queryable, orgId: string, input: z.output<typeof RegisterMachine>): Promise<Machine> {
+  const [row] = await q.query<MachineRow>(
+    `insert into machines (org_id, id, code, name, location_id, brand, model, machine_type, capacity_kg, min_batch_kg,
+                           max_batch_kg, connectivity, installed_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning *`,
+    [
+      orgId, newId('mch'), input.code, input.name, input.locationId ?? null, input.brand ?? null, input.model ?? null,
+      input.machineType ?? null, input.capacityKg ?? null, input.minBatchKg ?? null, input.maxBatchKg ?? null,
+      input.connectivity ?? null, input.installedAt ?? null,
+    ],
+  );
+  return toMachine(row);
+}
+
+export async function findMachine(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Machine | undefined> {
+  const [row] = await q.query<MachineRow>(
+    `select * from machines where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    [orgId, id],
+  );
+  return row && toMachine(row);
+}
+
+export async function updateMachine(q: Queryable, orgId: string, id: string, changes: Omit<z.output<typeof UpdateMachine>, 'id'>): Promise<Machine> {
+  const params = new SqlParams();
+  const set = setClause(params, {
+    name: changes.name,
+    location_id: changes.locationId,
+    brand: changes.brand,
+    model: changes.model,
+    machine_type: changes.machineType,
+    capacity_kg: changes.capacityKg,
+    min_batch_kg: changes.minBatchKg,
+    max_batch_kg: changes.maxBatchKg,
+    connectivity: changes.connectivity,
+    installed_at: changes.installedAt,
+    is_active: changes.isActive,
+  });
+  const [row] = await q.query<MachineRow>(
+    `update machines set ${set ? `${set}, ` : ''}updated_at = now()
+     where org_id = ${params.add(orgId)} and id = ${params.add(id)} returning *`,
+    params.values,
+  );
+  return toMachine(row);
+}
+
+export async function listMachines(q: Queryable, orgId: string, filter: z.output<typeof MachineFilter>, page: Page) {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId)}`];
+  if (filter.machineType) where.push(`machine_type = ${params.add(filter.machineType)}`);
+  if (filter.connectivity) where.push(`connectivity = ${params.add(filter.connectivity)}`);
+  if (filter.locationId) where.push(`location_id = ${params.add(filter.locationId)}`);
+  if (filter.isActive !== undefined) where.push(`is_active = ${params.add(filter.isActive)}`);
+  if (filter.q) {
+    const p = params.add(likePattern(filter.q));
+    where.push(`(name ilike ${p} or code ilike ${p} or brand ilike ${p} or model ilike ${p})`);
+  }
+  const after = decodeCursor(page.cursor);
+  if (after) where.push(`id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<MachineRow>(
+    `select * from machines where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toMachine), page.limit, (m) => [m.id]);
+}
+
+/** Ends every live bridge token of a machine; answers how many were live. */
+export async function revokeBridgeTokens(q: Queryable, orgId: string, machineId: string): Promise<number> {
+  const rows = await q.query(
+    `update credentials set revoked_at = now()
+     where org_id = $1 and kind = 'machine_bridge' and machine_id = $2 and revoked_at is null and (expires_at is null or expires_at > now())
+     returning id`,
+    [orgId, machineId],
+  );
+  return rows.length;
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { code, date, decimal, id, name, page, strict } from '../../../rpc/schemas.js';
+
+export const MACHINE_TYPES = ['drum', 'fluid_bed', 'recirculating', 'sample', 'tangential', 'centrifugal'] as const;
+export const CONNECTIVITIES = ['none', 'logger', 'bridge', 'modbus', 'serial', 'cloud_api'] as const;
+
+const machineType = z.enum(MACHINE_TYPES);
+const connectivity = z.enum(CONNECTIVITIES);
+const label = z.string().trim().min(1).max(120);
+
+/** Kilograms to the gram, within the machines columns (numeric(10,3)). A drum's capacity and largest batch are never zero. */
+const capacityKg = decimal({ scale: 3, positive: true, max: 9_999_999.999 });
+const minBatchKg = decimal({ scale: 3, max: 9_999_999.999 });
+
+export const RegisterMachine = strict({
+  name,
+  code,
+  locationId: id('locationId').optional(),
+  brand: label.optional(),
+  model: label.optional(),
+  machineType: machineType.optional(),
+  capacityKg: capacityKg.optional(),
+  minBatchKg: minBatchKg.optional(),
+  maxBatchKg: capacityKg.optional(),
+  connectivity: connectivity.optional(),
+  installedAt: date.optional(),
+});
+
+/** Omitted fields stay as they are; null clears an optional field. The code is the machine's identity and is fixed. */
+export const UpdateMachine = strict({
+  id: id(),
+  name: name.optional(),
+  locationId: id('locationId').nullable().optional(),
+  brand: label.nullable().optional(),
+  model: label.nullable().optional(),
+  machineType: machineType.nullable().optional(),
+  capacityKg: capacityKg.nullable().optional(),
+  minBatchKg: minBatchKg.nullable().optional(),
+  maxBatchKg: capacityKg.nullable().optional(),
+  connectivity: connectivity.nullable().optional(),
+  installedAt: date.nullable().optional(),
+  isActive: z.boolean().optional(),
+});
+
+export const MachineFilter = strict({
+  machineType: machineType.optional(),
+  connectivity: connectivity.optional(),
+  locationId: id('locationId').optional(),
+  isActive: z.boolean().optional(),
+  /** Case-insensitive search in name, code, brand and model. */
+  q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const ListMachines = strict({ filter: MachineFilter.default({}), page });
+
+/** A bridge token lives 30 days unless asked otherwise, at most a year: a bridge renews it, nobody types it. */
+export const IssueMachineBridgeToken = strict({
+  machineId: id('machineId'),
+  expiresInHours: z.number().int().min(1).max(8760).default(720),
+});
+
+export const ById = strict({ id: id() });

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { code, currency, id, kg, money, name, page, strict } from '../../../rpc/schemas.js';
+
+export const PRODUCT_FORMATS = [
+  'whole_bean', 'ground_espresso', 'ground_filter', 'ground_french_press', 'capsule', 'instant', 'drip_bag', 'bulk',
+] as const;
+
+export const productFormat = z.enum(PRODUCT_FORMATS);
+
+/** GTIN-8 to GTIN-14 (EAN, UPC, ITF-14): digits only. The check digit is the issuer's concern, not validated here. */
+export const barcode = z.string().regex(/^\d{8,14}$/, 'a barcode of 8 to 14 digits');
+
+const netWeightKg = kg({ positive: true });
+
+/** A list price means nothing without its currency, so a price always travels with one. */
+const priceNeedsCurrency = (input: { listPrice?: string | null; currency?: string | null }, ctx: z.RefinementCtx) => {
+  if (input.listPrice != null && input.currency == null) {
+    ctx.addIssue({ code: 'custom', path: ['currency'], message: 'required with listPrice' });
+  }
+};
+
+export const CreateProduct = strict({
+  sku: code,
+  name,
+  format: productFormat,
+  netWeightKg: netWeightKg.optional(),
+  listPrice: money.optional(),
+  currency: currency.optional(),
+  barcode: barcode.optional(),
+}).superRefine(priceNeedsCurrency);
+
+/** null clears an optional field; the price-needs-currency rule is checked against the stored row too. */
+export const UpdateProduct = strict({
+  id: id(),
+  name: name.optional(),
+  format: productFormat.optional(),
+  netWeightKg: netWeightKg.nullable().optional(),
+  listPrice: money.nullable().optional(),
+  currency: currency.nullable().optional(),
+  barcode: barcode.nullable().optional(),
+  isActive: z.boolean().optional(),
+});
+
+export const ProductFilter = strict({
+  format: productFormat.optional(),
+  isActive: z.boolean().optional(),
+  /** Case-insensitive search in name, sku and barcode. */
+  q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const ListProducts = strict({ filter: ProductFilter.default({}), page });
+export const ById = strict({ id: id() });

@@ -1,0 +1,52 @@
+import type { Curve, CurveSample, RoastEvent } from './curve.js';
+
+/**
+ * A batch's live roast session: the buffer the machine bridge posts into while the batch is in the
+ * drum, and the feed watchers stream from. It is the only copy of the curve until completeRoastBatch
+ * has written the curve to object storage and the database, so it must be durable: embedded it lives
+ * on local disk (a restart loses no sample), in server mode in Redis (shared by every API process).
+ */
+export interface LiveMessage {
+  /** Increasing per batch from 1; the SSE `id:`, so Last-Event-ID resumes without gaps. */
+  id: number;
+  event: 'sample' | 'roast_event' | 'status';
+  data: CurveSample | RoastEvent | { state: string };
+}
+
+export interface AppendResult {
+  /** The post's seq was stored before: nothing was stored now. */
+  duplicate: boolean;
+  /** Samples stored by this post. */
+  accepted: number;
+}
+
+export interface LiveSessionInfo {
+  orgId: string;
+  batchId: string;
+  /** Only this machine's bridge token may post to the session. */
+  machineId: string;
+}
+
+export interface LiveSessionStore {
+  /** Opens the session (idempotent for the same batch). */
+  open(info: LiveSessionInfo): Promise<void>;
+  /** The session, or null when none is open (never opened, or discarded after completion). */
+  get(orgId: string, batchId: string): Promise<LiveSessionInfo | null>;
+  /**
+   * Stores one post atomically: all its samples and events, or nothing. A seq already stored is a
+   * duplicate and stores nothing. Each stored sample and event is published to watchers.
+   */
+  append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[]): Promise<AppendResult>;
+  /** The whole buffered curve, samples sorted by t (out-of-order posts are placed by time). */
+  readCurve(orgId: string, batchId: string): Promise<Curve | null>;
+  /** Publishes a status message (e.g. `{ state: 'completed' }`) to watchers. */
+  publishStatus(orgId: string, batchId: string, state: string): Promise<void>;
+  /**
+   * Delivers the buffered messages with id > afterId, then every new one, in order, until the returned
+   * function is called. Works across processes in server mode.
+   */
+  subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void>;
+  /** Drops the buffer. Called only after the curve's writes are confirmed. */
+  discard(orgId: string, batchId: string): Promise<void>;
+  close(): Promise<void>;
+}
