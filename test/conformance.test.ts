@@ -25,6 +25,14 @@ const spec: SpecOperation[] = JSON.parse(readFileSync(new URL('../../shared/spec
 /** Values a field accepts beyond the specification's list, each a documented synonym (DESIGN.md). */
 const SYNONYMS: Record<string, string[]> = { 'catalog.location.createLocation.kind': ['roastery'], 'catalog.location.updateLocation.kind': ['roastery'] };
 
+/**
+ * Optional input fields added beyond the specification, each documented in the operation's summary.
+ * Additions are backward compatible; a missing or renamed specified field never is.
+ */
+const EXTENSIONS: Record<string, string[]> = {
+  'production.roast.importLoggerRoast': ['greenLotId', 'chargeWeightKg', 'dropWeightKg', 'locationId', 'profileId'],
+};
+
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };
 
 function enumValues(s: Schema | undefined): string[] {
@@ -55,7 +63,9 @@ test('the registry matches the specification', async (t) => {
       const schema = inputJsonSchema(op) as Schema;
       const properties = schema.properties ?? {};
       const required = new Set(schema.required ?? []);
-      assert.deepEqual(Object.keys(properties).sort(), s.input.map((f) => f.name).sort(), 'input fields');
+      const extensions = EXTENSIONS[op.name] ?? [];
+      assert.deepEqual(Object.keys(properties).sort(), [...s.input.map((f) => f.name), ...extensions].sort(), 'input fields');
+      for (const field of extensions) assert.ok(!required.has(field), `extension ${field} must be optional`);
       for (const field of s.input) {
         const property = properties[field.name];
         assert.equal(required.has(field.name), field.required, `${field.name} required`);
