@@ -93,3 +93,14 @@ test('the permission list is exactly the specification’s, and every role is dr
   assert.ok(![...ROLE_PERMISSIONS.viewer].some((p) => !p.endsWith('.read')), 'viewer only reads');
   assert.ok(registry.size === operations.length);
 });
+
+test('the README’s role table is the one the code enforces', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const table = /<!-- roles:start -->\n([\s\S]*?)\n<!-- roles:end -->/.exec(readme)?.[1].trim().split('\n') ?? [];
+  const expected = [
+    `| permission | ${ROLES.join(' | ')} |`,
+    `|---|${ROLES.map(() => ':-:').join('|')}|`,
+    ...PERMISSIONS.map((p) => `| \`${p}\` | ${ROLES.map((r) => (ROLE_PERMISSIONS[r].has(p) ? '✓' : '')).join(' | ')} |`),
+  ];
+  assert.deepEqual(table, expected);
+});
