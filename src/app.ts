@@ -6,6 +6,7 @@ import { StoredCredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, RateLimiter, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
 import { createServices } from './services.js';
+import { startMaintenance } from './jobs/maintenance.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
@@ -39,10 +40,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logLevel: config.logLevel,
     plugins: options.plugins,
   });
+  const stopMaintenance = startMaintenance(databases.owner, (task, error) => server.log.error({ err: error, task }, 'maintenance task failed'));
   return {
     server,
     databases,
     async close() {
+      stopMaintenance();
       await server.close();
       await services.liveSessions.close();
       redis?.disconnect();

@@ -240,3 +240,18 @@ test('rate limit headers are on every answer', async () => {
   assert.equal(notFound.status, 404);
   assert.ok(notFound.headers.get('ratelimit'));
 });
+
+test('maintenance removes idempotency records older than 24 hours and keeps the rest', async () => {
+  const { MAINTENANCE_TASKS } = await import('../src/jobs/maintenance.js');
+  await org.call('catalog.location.createLocation', createInput('OLD1'), { idempotencyKey: 'old-1' });
+  await org.call('catalog.location.createLocation', createInput('NEW1'), { idempotencyKey: 'new-1' });
+  await server.owner.query(`update idempotency_records set created_at = now() - interval '25 hours' where key = 'old-1'`);
+  const sweep = MAINTENANCE_TASKS.find((t) => t.name === 'expire-idempotency-records')!;
+  await server.owner.query(sweep.sql);
+  const keys = (await server.owner.query<{ key: string }>(`select key from idempotency_records where org_id = $1 and key in ('old-1', 'new-1')`, [org.id])).map((r) => r.key);
+  assert.deepEqual(keys, ['new-1']);
+  // An expired key may be used again for a new request.
+  const reused = await org.call('catalog.location.createLocation', createInput('OLD2'), { idempotencyKey: 'old-1' });
+  assert.equal(reused.status, 200);
+  assert.equal(reused.body.code, 'OLD2');
+});
