@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config.js';
 import { createApp, type AppOptions, type RunningApp } from '../src/app.js';
 import { appRoleUrl } from '../src/config.js';
 import { PgliteDatabase, PostgresDatabase } from '../src/db/client.js';
@@ -13,8 +13,12 @@ import { preparePostgresTemplate, withDatabase } from '../src/testing/template.j
  * configuration the goals are stated for), otherwise in-memory PGlite. Rate limits are raised so the
  * limiter is exercised but never refuses.
  */
-export async function startBenchApp(options: AppOptions = {}): Promise<{ app: RunningApp; url: string; kind: string; close(): Promise<void> }> {
-  const config = { ...loadConfig(), logLevel: 'silent', redisUrl: undefined };
+export async function startBenchApp(
+  options: AppOptions = {},
+  /** e.g. `{ redisUrl }` for a benchmark that measures the server-mode stores, or a scratch `dataDir`. */
+  configOverrides: Partial<Config> = {},
+): Promise<{ app: RunningApp; url: string; kind: string; close(): Promise<void> }> {
+  const config = { ...loadConfig(), logLevel: 'silent', redisUrl: undefined, ...configOverrides };
   let databases: Databases;
   let drop = async () => {};
   if (config.databaseUrl) {

@@ -1,5 +1,11 @@
 // `npm run bench`: every benchmark, each printing its ratio against a bare baseline measured in the
 // same run. Set DATABASE_URL to measure on PostgreSQL (the goals are stated for it).
 import { benchCatalogRead } from './catalog-read.js';
+import { benchRoastComplete } from './roast-complete.js';
+import { benchTrace } from './trace.js';
+import { benchTelemetry } from './telemetry.js';
 
 await benchCatalogRead();
+await benchRoastComplete();
+await benchTrace();
+await benchTelemetry();

@@ -1,13 +1,18 @@
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Services } from './rpc/define.js';
 import { FsBlobStore, blobDir } from './blobs/fs.js';
 import { DiskLiveSessionStore } from './telemetry/live-disk.js';
+import { RedisLiveSessionStore } from './telemetry/live-redis.js';
 
 /** Builds the infrastructure behind the handlers: embedded implementations, or server ones when configured. */
 export function createServices(config: Config): Services {
   return {
-    liveSessions: new DiskLiveSessionStore(join(config.dataDir, 'live')),
+    liveSessions: config.redisUrl
+      ? // Its own connections (commands and a subscriber), closed with the store.
+        new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ownsClient: true })
+      : new DiskLiveSessionStore(join(config.dataDir, 'live')),
     blobs: new FsBlobStore(blobDir(config.dataDir)),
   };
 }

@@ -78,10 +78,18 @@ test('row-level security confines the service role to one organization (server m
     service.transaction((tx) => tx.query(`insert into locations (org_id, id, code, name, kind) values ($1, 'loc_x', 'X', 'X', 'lab')`, [a.id]), { orgId: b.id }),
     /row-level security/,
   );
-  // Every table that holds organization data has row-level security on.
+  // Every table that holds organization data has row-level security on (views run as the invoker, so
+  // the tables under them apply it).
   const unprotected = await server.owner.query<{ table_name: string }>(
     `select c.table_name from information_schema.columns c join pg_class k on k.relname = c.table_name
-     where c.column_name = 'org_id' and c.table_schema = 'public' and not k.relrowsecurity`,
+     where c.column_name = 'org_id' and c.table_schema = 'public' and k.relkind in ('r', 'p') and not k.relrowsecurity`,
   );
   assert.deepEqual(unprotected, []);
+  const ownerRightsViews = await server.owner.query<{ relname: string }>(
+    `select k.relname from pg_class k join pg_namespace n on n.oid = k.relnamespace
+     where n.nspname = 'public' and k.relkind = 'v'
+       and exists (select 1 from information_schema.columns c where c.table_name = k.relname and c.column_name = 'org_id')
+       and not coalesce('security_invoker=true' = any (k.reloptions), false)`,
+  );
+  assert.deepEqual(ownerRightsViews, [], 'views over organization data must run with the invoker’s rights');
 });

@@ -32,7 +32,7 @@ export const BRIDGE_TOKEN_PREFIX = 'fcb_';
 
 export const hashSecret = (token: string) => createHash('sha256').update(token).digest('hex');
 
-interface CredentialRow {
+export interface CredentialRow {
   id: string;
   org_id: string;
   kind: 'api_key' | 'machine_bridge';
@@ -77,7 +77,7 @@ export class StoredCredentialResolver implements CredentialResolver {
   }
 }
 
-function toPrincipal(row: CredentialRow): Principal {
+export function toPrincipal(row: CredentialRow): Principal {
   return {
     credentialId: row.id,
     kind: row.kind,

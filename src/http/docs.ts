@@ -6,6 +6,7 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<':
 export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
   const byTag = new Map<string, string[]>();
   for (const [path, item] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/rpc/v1/')) continue; // the telemetry paths are described in /openapi.json
     const post = (item as { post: { tags: string[]; summary: string; description: string; requestBody: { content: { 'application/json': { schema: unknown } } } } }).post;
     const get = (item as { get?: unknown }).get;
     const section = `<section id="${escape(path)}">

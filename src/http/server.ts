@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
-import { resolvePrincipal, type CredentialResolver, type Principal } from '../auth/credentials.js';
+import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Dispatcher } from '../rpc/dispatch.js';
 import type { Services } from '../rpc/define.js';
@@ -10,6 +10,7 @@ import { registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
 import { buildOpenApi } from '../rpc/openapi.js';
 import { renderDocsPage } from './docs.js';
+import { authenticateApiCaller, consumeRateLimit } from './guards.js';
 
 export interface ServerDeps {
   db: Database;
@@ -87,12 +88,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     // (dispatcher:) module → permission → validate → transaction. The body is parsed after these hooks,
     // so an unauthenticated caller learns nothing, and a rate-limited one costs no parsing.
     rpc.addHook('onRequest', async (request, reply) => {
-      const principal = await authenticate(deps.resolvers, request);
-      const decision = await deps.rateLimiter.consume(principal.credentialId);
-      reply.headers(decision.headers);
-      if (!decision.allowed) {
-        throw new ProblemError(429, 'rate_limited', 'Too many requests for this credential; wait for Retry-After seconds.');
-      }
+      const principal = await authenticateApiCaller(deps.resolvers, request);
+      await consumeRateLimit(deps.rateLimiter, principal, reply);
       request.principal = principal;
     });
 
@@ -127,25 +124,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   for (const plugin of deps.plugins ?? []) await plugin(app);
   return app;
 }
-
-async function authenticate(resolvers: CredentialResolver[], request: FastifyRequest): Promise<Principal> {
-  const header = request.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match) throw unauthorized('Send a credential as Authorization: Bearer <API key>.');
-  const principal = await resolvePrincipal(resolvers, match[1]);
-  if (!principal) throw unauthorized('The credential is not valid, expired or revoked.');
-  if (principal.kind === 'machine_bridge') {
-    throw new ProblemError(403, 'bridge_token_not_allowed', 'A machine bridge token may only post telemetry to /ingest/v1/.');
-  }
-  const orgHeader = request.headers['x-service-org'];
-  if (orgHeader !== undefined && orgHeader !== principal.orgId) {
-    // A machine credential is bound to its organization: never switch silently.
-    throw new ProblemError(403, 'organization_mismatch', 'This credential is bound to another organization than X-Service-Org names.');
-  }
-  return principal;
-}
-
-const unauthorized = (detail: string) => new ProblemError(401, 'unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer realm="firstcrack"' });
 
 function inputFromQuery(query: unknown): unknown {
   const raw = (query as Record<string, unknown>)?.input;

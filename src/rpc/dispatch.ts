@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/client.js';
 import type { Principal } from '../auth/credentials.js';
-import { PLAN_TERMS } from '../auth/plans.js';
+import { requireGrant } from '../auth/grant.js';
 import { writeEvent } from '../events/emit.js';
 import { camelCase, canonicalJson } from '../lib/json.js';
 import type { Operation, OperationContext, Services } from './define.js';
@@ -39,16 +39,7 @@ export class Dispatcher {
 
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const { principal, operation } = request;
-    if (!PLAN_TERMS[principal.plan].modules.has(operation.module)) {
-      throw new ProblemError(403, 'module_not_enabled', `The ${operation.module} module is not enabled on the ${principal.plan} plan.`, {
-        module: operation.module,
-      });
-    }
-    if (!principal.permissions.has(operation.permission)) {
-      throw new ProblemError(403, 'permission_denied', `This credential lacks the permission ${operation.permission}.`, {
-        permission: operation.permission,
-      });
-    }
+    requireGrant(principal, operation.module, operation.permission);
     const parsed = operation.input.safeParse(request.input ?? {});
     if (!parsed.success) throw invalidInput(fieldErrors(parsed.error));
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { operations } from './registry.js';
 import type { Operation } from './define.js';
+import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: problemRef } } });
@@ -62,6 +63,8 @@ export function buildOpenApi() {
         : {}),
     };
   }
+  // The telemetry channel (ingest, stream, stream tickets) is not RPC: its paths are hand-written beside it.
+  Object.assign(paths, telemetryOpenApiPaths());
   return {
     openapi: '3.1.0',
     info: {
@@ -76,6 +79,7 @@ export function buildOpenApi() {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`fck_…`), bound to one organization, carrying a role and optional scopes.' },
         machineBridge: { type: 'http', scheme: 'bearer', description: 'A machine bridge token (`fcb_…`): accepted only on /ingest/v1/ for its own machine.' },
+        streamTicket: { type: 'apiKey', in: 'query', name: 'ticket', description: 'A one-time stream ticket (`fcs_…`) for GET /stream/v1/, for clients that cannot send headers.' },
       },
       schemas: {
         Problem: {

@@ -27,6 +27,16 @@ export interface LiveSessionInfo {
   machineId: string;
 }
 
+/** An append to a session that is gone (discarded) or sealed (its batch is being completed). */
+export class SessionClosedError extends Error {
+  constructor(
+    readonly batchId: string,
+    readonly reason: 'gone' | 'sealed',
+  ) {
+    super(reason === 'gone' ? `No live session for batch ${batchId}` : `The live session of batch ${batchId} is sealed`);
+  }
+}
+
 export interface LiveSessionStore {
   /** Opens the session (idempotent for the same batch). */
   open(info: LiveSessionInfo): Promise<void>;
@@ -46,6 +56,13 @@ export interface LiveSessionStore {
    * function is called. Works across processes in server mode.
    */
   subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void>;
+  /**
+   * Stops the session taking posts, for good: an append after seal resolves is refused with
+   * SessionClosedError('sealed') unless its seq was stored before (a duplicate stays a duplicate), while
+   * readCurve, publishStatus and subscribe go on working. Completion seals before it reads the final
+   * curve, so no post is acknowledged after the curve it belongs in was read.
+   */
+  seal(orgId: string, batchId: string): Promise<void>;
   /** Drops the buffer. Called only after the curve's writes are confirmed. */
   discard(orgId: string, batchId: string): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,250 @@
+// Traceability at scale, two questions (run: node --import tsx bench/trace.ts; DATABASE_URL set for the
+// goal, which is stated for PostgreSQL):
+//
+// (a) Trace cost. traceBackward and traceForward for an organization with 1,000,000 lineage edges,
+//     bulk-loaded with generate_series in the shape of a roastery's history: 2,000 producers → 100,000
+//     green lots (one in twenty receives two merged lots) → 200,000 roast batches → 200,000 roasted lots →
+//     245,000 order lines fed by two roasted lots each, every node with its row (lot codes, batch numbers,
+//     orders and customers) so labels are really looked up. Each trace through the whole pipeline is
+//     measured against the bare recursive query (the same walk over lineage_edges, answering the reached
+//     nodes) behind a bare route on the same server, in alternating rounds. Goal: full ≥ 50% of bare
+//     (within 2x).
+// (b) Allocation throughput under concurrency: confirmed orders allocated 32 at a time, all competing for
+//     the roasts of one green coffee (contended) and spread over many (spread), with a check that no
+//     kilogram was promised twice.
+//
+// TRACE_BENCH_SCALE scales (a)'s organization (default 1 on PostgreSQL, 0.05 on embedded PGlite).
+import { fileURLToPath } from 'node:url';
+import { createOrganization } from '../src/auth/organizations.js';
+import type { Database } from '../src/db/client.js';
+import { load, median, printTable, startBenchApp } from './lib.js';
+
+const CONNECTIONS = 16;
+const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+
+/** The bare baseline: the walk every trace makes, answering the reached nodes and nothing else. */
+const bareWalk = (near: 'to' | 'from', far: 'to' | 'from') => `
+  with recursive walk (kind, id, depth) as (
+    select $2::text, $3::text, 0
+    union
+    select e.${far}_kind, e.${far}_id, w.depth + 1
+    from walk w join lineage_edges e on e.org_id = $1 and e.${near}_kind = w.kind and e.${near}_id = w.id
+    where w.depth < 50
+  )
+  select kind, id from walk group by kind, id`;
+
+const BARE = { backward: bareWalk('to', 'from'), forward: bareWalk('from', 'to') };
+
+/**
+ * The organization's history at `scale` (1 = 1,000,000 edges), one generate_series statement per table.
+ * Ids are derived from the row number so the edges can name them without lookups.
+ */
+export async function loadHistory(owner: Database, orgId: string, credentialId: string, scale: number) {
+  const n = (count: number) => Math.max(1, Math.round(count * scale));
+  const producers = n(2_000);
+  const greenLots = n(100_000);
+  const batches = 2 * greenLots;
+  const lines = n(245_000);
+  const customers = n(1_000);
+  const orders = Math.ceil(lines / 5);
+  const history: [string, unknown[]][] = [
+    [`insert into producers (org_id, id, code, name, kind, country, region)
+       select $1, 'pr_' || i, 'PR-' || i, 'Producer ' || i, 'farm', 'ET', 'Sidama' from generate_series(1, $2) i`, [producers]],
+    [`insert into green_lots (org_id, id, lot_code, name, producer_id)
+       select $1, 'gl_' || i, 'GL-' || i, 'Green ' || i, 'pr_' || (i % $3 + 1) from generate_series(1, $2) i`, [greenLots, producers]],
+    [`insert into roast_batches (org_id, id, batch_number, source, state, green_lot_id, charge_weight_kg, drop_weight_kg, started_at, completed_at, credential_id)
+       select $1, 'rb_' || j, 'B-' || j, 'import', 'completed', 'gl_' || (j % $3 + 1), 12.5, 10, now() - interval '1 day', now(), $4
+       from generate_series(1, $2) j`, [batches, greenLots, credentialId]],
+    [`insert into roasted_lots (org_id, id, lot_code, form, roast_batch_id, green_lot_id, roasted_at)
+       select $1, 'rl_' || j, 'R-' || j, 'loose', 'rb_' || j, 'gl_' || (j % $3 + 1), now() from generate_series(1, $2) j`, [batches, greenLots]],
+    [`insert into customers (org_id, id, code, name, currency) select $1, 'cus_' || i, 'C-' || i, 'Customer ' || i, 'EUR' from generate_series(1, $2) i`, [customers]],
+    [`insert into orders (org_id, id, order_number, customer_id, channel, currency, state, confirmed_at, fulfilled_at, credential_id)
+       select $1, 'so_' || i, 'SO-' || i, 'cus_' || (i % $3 + 1), 'direct', 'EUR', 'fulfilled', now(), now(), $4 from generate_series(1, $2) i`, [orders, customers, credentialId]],
+    [`insert into order_lines (org_id, id, order_id, line_number, roasted_lot_id, quantity_kg, unit_price, line_total)
+       select $1, 'sol_' || m, 'so_' || ((m - 1) / 5 + 1), (m - 1) % 5 + 1, 'rl_' || ((2 * m) % $3 + 1), 2, 20, 40 from generate_series(1, $2) m`, [lines, batches]],
+    // The edges, in the order the history happened: origin, merges, roasts, roasted output, shipments.
+    [`insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg)
+       select $1, 'lin_p' || i, 'producer', 'pr_' || (i % $3 + 1), 'green_lot', 'gl_' || i, 100 from generate_series(1, $2) i`, [greenLots, producers]],
+    [`insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg)
+       select $1, 'lin_m' || t || '_' || s, 'green_lot', 'gl_' || (t + s), 'green_lot', 'gl_' || t, 100
+       from generate_series(20, $2 - 2, 20) t, generate_series(1, 2) s`, [greenLots]],
+    [`insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg)
+       select $1, 'lin_g' || j, 'green_lot', 'gl_' || (j % $3 + 1), 'roast_batch', 'rb_' || j, 12.5 from generate_series(1, $2) j`, [batches, greenLots]],
+    [`insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg)
+       select $1, 'lin_b' || j, 'roast_batch', 'rb_' || j, 'roasted_lot', 'rl_' || j, 10 from generate_series(1, $2) j`, [batches]],
+    [`insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg)
+       select $1, 'lin_o' || m || '_' || s, 'roasted_lot', 'rl_' || ((2 * m + s) % $3 + 1), 'order_line', 'sol_' || m, 1
+       from generate_series(1, $2) m, generate_series(0, 1) s`, [lines, batches]],
+  ];
+  const started = Date.now();
+  // One transaction; as a superuser with foreign-key triggers off (the rows are built consistent), which
+  // roughly halves the load. Without superuser rights the checks simply run.
+  const [{ rolsuper }] = await owner.query<{ rolsuper: boolean }>(`select rolsuper from pg_roles where rolname = current_user`);
+  await owner.transaction(async (tx) => {
+    if (rolsuper) await tx.query(`set local session_replication_role = replica`);
+    for (const [sql, params] of history) await tx.query(sql, [orgId, ...params]);
+  });
+  // As autovacuum would leave them: statistics current, visibility maps set.
+  await owner.exec('vacuum analyze');
+  const [{ edges }] = await owner.query<{ edges: number }>(`select count(*)::int as edges from lineage_edges where org_id = $1`, [orgId]);
+  console.log(`loaded ${edges.toLocaleString('en')} lineage edges (scale ${scale}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { producers, greenLots, batches, lines };
+}
+
+export async function benchTrace(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) {
+  let bareDb: Database | undefined;
+  const bench = await startBenchApp({
+    plugins: [
+      (app) => {
+        app.get<{ Querystring: { org: string; direction: 'backward' | 'forward'; kind: string; id: string } }>('/bench/bare/trace', async (request) => {
+          const { org, direction, kind, id } = request.query;
+          return { nodes: await bareDb!.query(BARE[direction], [org, kind, id]) };
+        });
+      },
+    ],
+  });
+  // As in catalog-read: the bare route has no transaction to set the organization in, so it reads
+  // through the owner pool, which row-level security does not filter; the SQL names the organization.
+  bareDb = bench.app.databases.owner;
+  const owner = bench.app.databases.owner;
+  const scale = Number(process.env.TRACE_BENCH_SCALE ?? (bench.kind === 'postgres' ? 1 : 0.05));
+  const { organizationId: orgId, apiKey, keyId } = await createOrganization(owner, 'Bench roastery', 'enterprise');
+  const shape = await loadHistory(owner, orgId, keyId, scale);
+
+  const rpc = async (operation: string, input: unknown) => {
+    const res = await fetch(`${bench.url}/rpc/v1/${operation}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const body = (await res.json()) as any;
+    if (res.status !== 200) throw new Error(`${operation}: ${res.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+
+  // A merged lot sits at every twentieth green lot; its producers' fan-out is the widest forward trace.
+  const merged = Math.min(20, shape.greenLots);
+  const cases = [
+    { name: 'forward from a producer', direction: 'forward' as const, kind: 'producer', id: `pr_${(merged % shape.producers) + 1}` },
+    { name: 'forward from a merged green lot', direction: 'forward' as const, kind: 'green_lot', id: `gl_${merged + 1}` },
+    { name: 'backward from an order line', direction: 'backward' as const, kind: 'order_line', id: `sol_${Math.ceil(merged / 2)}` },
+    { name: 'backward from a roasted lot', direction: 'backward' as const, kind: 'roasted_lot', id: `rl_${Math.max(1, merged - 1)}` },
+  ];
+  const rows: Record<string, string | number>[] = [];
+  for (const c of cases) {
+    const operation = c.direction === 'forward' ? 'traceability.traceForward' : 'traceability.traceBackward';
+    const input = { kind: c.kind, id: c.id };
+    const answer = await rpc(operation, input);
+    const bareAnswer = (await (await fetch(`${bench.url}/bench/bare/trace?${new URLSearchParams({ org: orgId, direction: c.direction, ...input })}`)).json()) as { nodes: unknown[] };
+    if (bareAnswer.nodes.length !== answer.nodes.length) throw new Error(`${c.name}: bare walk found ${bareAnswer.nodes.length} nodes, the operation ${answer.nodes.length}`);
+    const fullUrl = `${bench.url}/rpc/v1/${operation}?input=${encodeURIComponent(JSON.stringify(input))}`;
+    const bareUrl = `${bench.url}/bench/bare/trace?${new URLSearchParams({ org: orgId, direction: c.direction, ...input })}`;
+    const headers = { authorization: `Bearer ${apiKey}` };
+    await load({ url: fullUrl, headers, duration: 1, connections: CONNECTIONS });
+    await load({ url: bareUrl, duration: 1, connections: CONNECTIONS });
+    const ratios: number[] = [];
+    let last = { bare: 0, full: 0, bareP99: 0, fullP99: 0 };
+    for (let round = 0; round < rounds; round++) {
+      const b = await load({ url: bareUrl, duration: ROUND_SECONDS, connections: CONNECTIONS });
+      const f = await load({ url: fullUrl, headers, duration: ROUND_SECONDS, connections: CONNECTIONS });
+      if (b.non2xx || f.non2xx) throw new Error(`${c.name}: ${b.non2xx} bare and ${f.non2xx} full requests failed`);
+      ratios.push(f.requestsPerSecond / b.requestsPerSecond);
+      last = { bare: b.requestsPerSecond, full: f.requestsPerSecond, bareP99: b.p99Ms, fullP99: f.p99Ms };
+    }
+    rows.push({
+      trace: c.name,
+      nodes: answer.nodes.length,
+      edges: answer.edges.length,
+      customers: answer.customers.length,
+      'bare req/s': last.bare,
+      'full req/s': last.full,
+      'bare p99 ms': last.bareP99,
+      'full p99 ms': last.fullP99,
+      'full/bare': `${(median(ratios) * 100).toFixed(1)}%`,
+    });
+  }
+  printTable(`Traces on ${bench.kind}, ${CONNECTIONS} connections, median of ${rounds} paired ${ROUND_SECONDS} s rounds (goal full/bare ≥ 50%)`, rows);
+
+  await benchAllocation(bench.url, owner);
+  await bench.close();
+}
+
+/**
+ * (b) Confirmed orders, one 3 kg line each, against roasted stock of 2,000 kg per scenario, allocated 32 at
+ * a time through the pipeline. Contended: one green coffee, 20 roasted lots, so every allocation queues
+ * on the same rows. Spread: 100 green coffees with 2 roasted lots each.
+ */
+async function benchAllocation(url: string, owner: Database) {
+  const { organizationId: orgId, apiKey, keyId } = await createOrganization(owner, 'Bench allocation', 'enterprise');
+  const ORDERS = 800;
+  const rows: Record<string, string | number>[] = [];
+  for (const scenario of [
+    { name: 'contended', coffees: 1, lotsPerCoffee: 20 },
+    { name: 'spread', coffees: 100, lotsPerCoffee: 2 },
+  ]) {
+    // Ids are '<prefix>_<scenario><n>': the API's id format has one underscore.
+    const p = scenario.name;
+    const lots = scenario.coffees * scenario.lotsPerCoffee;
+    const lotKg = 2000 / lots;
+    await owner.query(`insert into green_lots (org_id, id, lot_code, name) select $1, 'gl_' || $2 || i, 'GL-' || $2 || i, 'Green' from generate_series(1, $3) i`, [orgId, p, scenario.coffees]);
+    await owner.query(
+      `insert into roasted_lots (org_id, id, lot_code, form, green_lot_id, roasted_at, on_hand_kg, opening_kg, ledger_seq)
+       select $1, 'rl_' || $2 || j, 'R-' || $2 || j, 'loose', 'gl_' || $2 || (j % $3 + 1), now() - j * interval '1 hour', $4, $4, 1 from generate_series(1, $5) j`,
+      [orgId, p, scenario.coffees, lotKg, lots],
+    );
+    await owner.query(
+      `insert into roasted_lot_ledger (org_id, id, lot_id, seq, kind, delta_kg, credential_id)
+       select $1, 'rlt_' || $2 || j, 'rl_' || $2 || j, 1, 'roast_output', $3, $4 from generate_series(1, $5) j`,
+      [orgId, p, lotKg, keyId, lots],
+    );
+    await owner.query(`insert into customers (org_id, id, code, name, currency) values ($1, 'cus_' || $2, 'C-' || $2, 'Bench customer', 'EUR')`, [orgId, p]);
+    await owner.query(
+      `insert into orders (org_id, id, order_number, customer_id, channel, currency, state, confirmed_at, credential_id)
+       select $1, 'so_' || $2 || i, 'SO-' || $2 || i, 'cus_' || $2, 'direct', 'EUR', 'confirmed', now(), $4 from generate_series(1, $3) i`,
+      [orgId, p, ORDERS, keyId],
+    );
+    await owner.query(
+      `insert into order_lines (org_id, id, order_id, line_number, green_lot_id, quantity_kg, unit_price, line_total)
+       select $1, 'sol_' || $2 || i, 'so_' || $2 || i, 1, 'gl_' || $2 || (i % $3 + 1), 3, 20, 60 from generate_series(1, $4) i`,
+      [orgId, p, scenario.coffees, ORDERS],
+    );
+    const latencies: number[] = [];
+    let next = 0;
+    let complete = 0;
+    const started = performance.now();
+    const worker = async () => {
+      while (next < ORDERS) {
+        const id = `so_${p}${++next}`;
+        const t = performance.now();
+        const res = await fetch(`${url}/rpc/v1/orders.allocateOrder`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id }),
+        });
+        const body = (await res.json()) as any;
+        if (res.status !== 200) throw new Error(`allocateOrder: ${res.status} ${JSON.stringify(body)}`);
+        if (body.complete) complete++;
+        latencies.push(performance.now() - t);
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    const [check] = await owner.query<{ claimed: string; over: number }>(
+      `select (select coalesce(sum(quantity_kg), 0)::text from order_allocations where org_id = $1 and order_id like 'so_' || $2 || '%') as claimed,
+              (select count(*)::int from roasted_lots r where r.org_id = $1 and r.id like 'rl_' || $2 || '%' and r.on_hand_kg <
+                 (select coalesce(sum(a.quantity_kg), 0) from order_allocations a where a.org_id = $1 and a.roasted_lot_id = r.id and a.released_at is null)) as over`,
+      [orgId, p],
+    );
+    if (check.over > 0) throw new Error(`${scenario.name}: ${check.over} roasted lots were promised beyond their stock`);
+    latencies.sort((a, b) => a - b);
+    rows.push({
+      scenario: scenario.name,
+      'roasted lots': lots,
+      orders: ORDERS,
+      'complete allocations': complete,
+      'kg claimed (of 2,000)': check.claimed,
+      'allocations/s': Math.round(ORDERS / seconds),
+      'p50 ms': latencies[Math.floor(latencies.length / 2)].toFixed(1),
+      'p99 ms': latencies[Math.floor(latencies.length * 0.99)].toFixed(1),
+    });
+  }
+  printTable('allocateOrder, 32 concurrent callers, 3 kg per order (2,400 kg ordered against 2,000 kg of stock)', rows);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchTrace();

@@ -1,0 +1,17 @@
+import { ProblemError } from '../rpc/errors.js';
+import type { Principal } from './credentials.js';
+import type { Permission } from './permissions.js';
+import { PLAN_TERMS, type Module } from './plans.js';
+
+/**
+ * The plan must enable the module and the credential must hold the permission. The one place both are
+ * checked: the RPC dispatcher for every operation, and the telemetry stream for production.roast.read.
+ */
+export function requireGrant(principal: Principal, module: Module, permission: Permission): void {
+  if (!PLAN_TERMS[principal.plan].modules.has(module)) {
+    throw new ProblemError(403, 'module_not_enabled', `The ${module} module is not enabled on the ${principal.plan} plan.`, { module });
+  }
+  if (!principal.permissions.has(permission)) {
+    throw new ProblemError(403, 'permission_denied', `This credential lacks the permission ${permission}.`, { permission });
+  }
+}

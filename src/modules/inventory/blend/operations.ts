@@ -1,0 +1,90 @@
+import { defineOperation } from '../../../rpc/define.js';
+import { notFound } from '../../../rpc/errors.js';
+import { grams, kgString } from '../green/grams.js';
+import * as repo from './repository.js';
+import { ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
+
+const module = 'inventory' as const;
+
+export const blendOperations = [
+  defineOperation({
+    name: 'inventory.blend.createBlend',
+    summary:
+      'Store a blend recipe: components [{ greenLotId, ratioPct }] adding up to exactly 100 (2 decimals). Target ratios are never ' +
+      'changed afterwards. targetWeightLossPct (0–50) defaults to 15 for pre_roast blends. Post-roast components name green lots ' +
+      'until roasted lots exist.',
+    permission: 'inventory.blend.write',
+    module,
+    get: false,
+    input: CreateBlend,
+    emits: ['inventory.blend.created'],
+    async handler(ctx, input) {
+      const existing = await repo.existingGreenLotIds(ctx.tx, ctx.orgId, input.components.map((c) => c.greenLotId));
+      input.components.forEach((c, i) => {
+        if (!existing.has(c.greenLotId)) throw notFound('green lot', c.greenLotId, `components[${i}].greenLotId`);
+      });
+      const targetWeightLossPct = input.targetWeightLossPct ?? (input.blendType === 'pre_roast' ? DEFAULT_PRE_ROAST_LOSS_PCT : null);
+      const id = await repo.insertBlend(ctx.tx, ctx.orgId, { ...input, targetWeightLossPct });
+      const blend = (await repo.findBlend(ctx.tx, ctx.orgId, id))!;
+      await ctx.emit('inventory.blend.created', { blend });
+      return blend;
+    },
+  }),
+
+  defineOperation({
+    name: 'inventory.blend.getBlend',
+    summary: 'A blend recipe and its components.',
+    permission: 'inventory.blend.read',
+    module,
+    get: true,
+    input: ById,
+    async handler(ctx, { id }) {
+      return (await repo.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
+    },
+  }),
+
+  defineOperation({
+    name: 'inventory.blend.listBlends',
+    summary: 'Blend recipes with their components, oldest first. Filters: blendType, roastLevel, isDecaf, q (name or code).',
+    permission: 'inventory.blend.read',
+    module,
+    get: true,
+    input: ListBlends,
+    async handler(ctx, { filter, page }) {
+      return repo.listBlends(ctx.tx, ctx.orgId, filter, page);
+    },
+  }),
+
+  defineOperation({
+    name: 'inventory.blend.validateBlendAvailability',
+    summary:
+      'Whether requestedKg of the blend can be made from current stock. Per component: neededKg (pre_roast: requested × ratio / ' +
+      '(1 − loss), grossed up for roast loss; post_roast: requested × ratio; rounded up to the gram), availableKg (on hand − ' +
+      'reserved; 0 for a quarantined lot) and shortKg. Reads only: nothing is reserved.',
+    permission: 'inventory.blend.read',
+    module,
+    get: false,
+    input: ValidateBlendAvailability,
+    async handler(ctx, { blendId, requestedKg }) {
+      const blend = (await repo.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
+      const components = await repo.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);
+      const sum = (pick: (c: repo.ComponentAvailability) => string) => kgString(components.reduce((total, c) => total + grams(pick(c)), 0n));
+      const totalShortKg = sum((c) => c.shortKg);
+      return {
+        blendId,
+        blendType: blend.blendType,
+        requestedKg: kgString(grams(requestedKg)),
+        targetWeightLossPct: blend.targetWeightLossPct,
+        grossedUpForRoastLoss: blend.blendType === 'pre_roast',
+        available: grams(totalShortKg) === 0n,
+        totalNeededKg: sum((c) => c.neededKg),
+        totalShortKg,
+        components,
+      };
+    },
+  }),
+];
+
+function throwNotFound(id: string, path: string): never {
+  throw notFound('blend', id, path);
+}

@@ -1,0 +1,638 @@
+import type { Queryable } from '../../../db/client.js';
+import { SqlParams, iso, likePattern } from '../../../db/sql.js';
+import { newId } from '../../../lib/ids.js';
+import { invalidInput } from '../../../rpc/errors.js';
+import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { grams } from './grams.js';
+import type { CostBucket, GreenLotFilterInput, ImportGreenLotInput } from './schemas.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Lots
+
+interface GreenLotRow {
+  id: string;
+  lot_code: string;
+  name: string;
+  supplier_ref: string | null;
+  producer_id: string | null;
+  partner_id: string | null;
+  state: string;
+  varieties: string[];
+  process_method: string | null;
+  harvest_year: number | null;
+  certifications: string[];
+  bag_count: number | null;
+  bag_weight_kg: string | null;
+  unit_cost: string | null;
+  currency: string | null;
+  min_weight_kg: string | null;
+  notes: string | null;
+  quarantined: boolean;
+  quarantine_reason: string | null;
+  on_hand_kg: string;
+  reserved_kg: string;
+  available_kg: string;
+  opening_kg: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+type LandedCostColumns = {
+  [K in `lc_${'version' | 'currency' | CostBucket | 'total' | 'weight_basis_kg' | 'per_kg' | 'updated_at'}`]: K extends 'lc_version'
+    ? number | null
+    : K extends 'lc_updated_at'
+      ? Date | null
+      : string | null;
+};
+
+type GreenLotWithCostRow = GreenLotRow & LandedCostColumns;
+
+export type GreenLot = ReturnType<typeof toGreenLot>;
+
+const toGreenLot = (r: GreenLotWithCostRow) => ({
+  id: r.id,
+  lotCode: r.lot_code,
+  name: r.name,
+  supplierRef: r.supplier_ref,
+  producerId: r.producer_id,
+  partnerId: r.partner_id,
+  state: r.state,
+  varieties: r.varieties,
+  processMethod: r.process_method,
+  harvestYear: r.harvest_year,
+  certifications: r.certifications,
+  bagCount: r.bag_count,
+  bagWeightKg: r.bag_weight_kg,
+  unitCost: r.unit_cost,
+  currency: r.currency,
+  minWeightKg: r.min_weight_kg,
+  notes: r.notes,
+  quarantined: r.quarantined,
+  quarantineReason: r.quarantine_reason,
+  onHandKg: r.on_hand_kg,
+  reservedKg: r.reserved_kg,
+  /** On hand minus reserved; a quarantined lot has the weight but none of it may be promised. */
+  availableKg: r.available_kg,
+  /** What the lot opened with (receive and split_in rows): the weight its landed cost is spread over. */
+  openingKg: r.opening_kg,
+  landedCost: r.lc_version === null ? null : toLandedCost(r),
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+const toLandedCost = (r: LandedCostColumns) => ({
+  version: r.lc_version ?? 0,
+  currency: r.lc_currency,
+  buckets: { price: r.lc_price, freight: r.lc_freight, duty: r.lc_duty, carry: r.lc_carry, other: r.lc_other },
+  total: r.lc_total,
+  /** total / weightBasisKg, 4 decimals half-up; null without components or while the basis is zero. */
+  perKg: r.lc_per_kg,
+  weightBasisKg: r.lc_weight_basis_kg,
+  updatedAt: iso(r.lc_updated_at),
+});
+
+export type LandedCost = ReturnType<typeof toLandedCost>;
+
+/** One definition of the lot's columns as answered, with its landed-cost rollup (one row per lot). */
+const LOT_COLUMNS = `
+  g.*, (g.on_hand_kg - g.reserved_kg) as available_kg,
+  c.version as lc_version, c.currency as lc_currency, c.price as lc_price, c.freight as lc_freight,
+  c.duty as lc_duty, c.carry as lc_carry, c.other as lc_other, c.total as lc_total,
+  c.weight_basis_kg as lc_weight_basis_kg, c.per_kg as lc_per_kg, c.updated_at as lc_updated_at`;
+/** `lots` is green_lots, or a CTE returning green_lots rows just written. */
+const lotFrom = (lots = 'green_lots') => `${lots} g left join green_lot_landed_costs c on c.org_id = g.org_id and c.lot_id = g.id`;
+const LOT_FROM = lotFrom();
+
+export interface NewGreenLot extends Omit<ImportGreenLotInput, 'weightKg' | 'locationId'> {}
+
+/** A lot is created empty; its weight only ever arrives as ledger rows. */
+export async function insertLot(q: Queryable, orgId: string, lot: NewGreenLot): Promise<string> {
+  const id = newId('gl');
+  await q.query(
+    `insert into green_lots (org_id, id, lot_code, name, supplier_ref, producer_id, partner_id, state, varieties, process_method,
+       harvest_year, certifications, bag_count, bag_weight_kg, unit_cost, currency, min_weight_kg, notes)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+    [
+      orgId, id, lot.lotCode, lot.name, lot.supplierRef ?? null, lot.producerId ?? null, lot.partnerId ?? null, lot.state,
+      lot.varieties ?? [], lot.processMethod ?? null, lot.harvestYear ?? null, lot.certifications ?? [], lot.bagCount ?? null,
+      lot.bagWeightKg ?? null, lot.unitCost ?? null, lot.currency ?? null, lot.minWeightKg ?? null, lot.notes ?? null,
+    ],
+  );
+  return id;
+}
+
+/**
+ * A child lot carrying its parent's provenance (origin, form, varieties, process, harvest,
+ * certifications, purchase price), created empty like any lot.
+ */
+export async function insertChildLot(q: Queryable, orgId: string, parentId: string, lotCode: string, name: string | undefined): Promise<string> {
+  const id = newId('gl');
+  await q.query(
+    `insert into green_lots (org_id, id, lot_code, name, supplier_ref, producer_id, partner_id, state, varieties, process_method,
+       harvest_year, certifications, bag_weight_kg, unit_cost, currency)
+     select org_id, $3, $4, coalesce($5, name || ' (' || $4 || ')'), supplier_ref, producer_id, partner_id, state, varieties,
+       process_method, harvest_year, certifications, bag_weight_kg, unit_cost, currency
+     from green_lots where org_id = $1 and id = $2`,
+    [orgId, parentId, id, lotCode, name ?? null],
+  );
+  return id;
+}
+
+export async function findLot(q: Queryable, orgId: string, id: string): Promise<GreenLot | undefined> {
+  const [row] = await q.query<GreenLotWithCostRow>(`select ${LOT_COLUMNS} from ${LOT_FROM} where g.org_id = $1 and g.id = $2`, [orgId, id]);
+  return row && toGreenLot(row);
+}
+
+/** The stock figures a rule is decided on, read under the row lock. */
+export interface LockedLot {
+  id: string;
+  lotCode: string;
+  state: string;
+  quarantined: boolean;
+  onHand: bigint;
+  reserved: bigint;
+  openingKg: string;
+}
+
+/**
+ * Locks lots FOR UPDATE in id order, the one order every operation takes them in, so requests touching
+ * several lots cannot deadlock each other. Every change to a lot's stock happens under this lock, so the
+ * figures returned (and balances read afterwards in the same transaction) are current until commit.
+ */
+export async function lockLots(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, LockedLot>> {
+  const rows = await q.query<{ id: string; lot_code: string; state: string; quarantined: boolean; on_hand_kg: string; reserved_kg: string; opening_kg: string }>(
+    `select id, lot_code, state, quarantined, on_hand_kg, reserved_kg, opening_kg from green_lots
+     where org_id = $1 and id = any($2::text[]) order by id for update`,
+    [orgId, [...new Set(ids)].sort()],
+    { name: 'green.lockLots' },
+  );
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { id: r.id, lotCode: r.lot_code, state: r.state, quarantined: r.quarantined, onHand: grams(r.on_hand_kg), reserved: grams(r.reserved_kg), openingKg: r.opening_kg },
+    ]),
+  );
+}
+
+export async function lockLot(q: Queryable, orgId: string, id: string): Promise<LockedLot | undefined> {
+  return (await lockLots(q, orgId, [id])).get(id);
+}
+
+export async function listLots(q: Queryable, orgId: string, filter: GreenLotFilterInput, page: Page) {
+  const params = new SqlParams();
+  const org = params.add(orgId);
+  const where = [`g.org_id = ${org}`];
+  // Lots held at a location are walked in the order of that location's balance index, so a page costs
+  // the same however many lots the organization has elsewhere.
+  let from = LOT_FROM;
+  let key = 'g.id';
+  if (filter.locationId) {
+    from = `green_lot_balances b join (${LOT_FROM}) on g.org_id = b.org_id and g.id = b.lot_id`;
+    key = 'b.lot_id';
+    where.push(`b.org_id = ${org}`, `b.location_id = ${params.add(filter.locationId)}`, `b.on_hand_kg > 0`);
+  }
+  if (filter.state) where.push(`g.state = ${params.add(filter.state)}`);
+  if (filter.producerId) where.push(`g.producer_id = ${params.add(filter.producerId)}`);
+  if (filter.partnerId) where.push(`g.partner_id = ${params.add(filter.partnerId)}`);
+  if (filter.quarantined !== undefined) where.push(`g.quarantined = ${params.add(filter.quarantined)}`);
+  if (filter.hasStock !== undefined) where.push(filter.hasStock ? `g.on_hand_kg > 0` : `g.on_hand_kg <= 0`);
+  if (filter.belowMinimum !== undefined) {
+    const below = `(g.min_weight_kg is not null and g.on_hand_kg < g.min_weight_kg)`;
+    where.push(filter.belowMinimum ? below : `not ${below}`);
+  }
+  if (filter.q) {
+    const p = params.add(likePattern(filter.q));
+    where.push(`(g.lot_code ilike ${p} or g.name ilike ${p})`);
+  }
+  const after = decodeCursor(page.cursor);
+  if (after) {
+    // On both sides of the balance join, so whichever order the planner walks starts at the cursor.
+    const cursor = params.add(String(after[0]));
+    where.push(`g.id > ${cursor}`);
+    if (key !== 'g.id') where.push(`${key} > ${cursor}`);
+  }
+  const rows = await q.query<GreenLotWithCostRow>(
+    `select ${LOT_COLUMNS} from ${from} where ${where.join(' and ')} order by ${key} limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toGreenLot), page.limit, (l) => [l.id]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Balances
+
+interface BalanceJson {
+  locationId: string | null;
+  locationCode: string | null;
+  locationName: string | null;
+  onHandKg: string;
+  updatedAt: string;
+}
+
+export type Balance = ReturnType<typeof toBalance>;
+
+const toBalance = (b: BalanceJson) => ({
+  /** null: coffee not placed at any location yet. */
+  locationId: b.locationId,
+  locationCode: b.locationCode,
+  locationName: b.locationName,
+  onHandKg: b.onHandKg,
+  updatedAt: iso(b.updatedAt)!,
+});
+
+/**
+ * Where the lot is held: every location with a non-zero balance (negative only after a recount), as a
+ * JSON column of the lot's row so a lot and its balances are one read. Weights are cast to text to
+ * keep their exact 3-decimal form through JSON.
+ */
+const balancesColumn = (balances = 'green_lot_balances') => `
+  coalesce((
+    select json_agg(json_build_object('locationId', b.location_id, 'locationCode', l.code, 'locationName', l.name,
+                                      'onHandKg', b.on_hand_kg::text, 'updatedAt', b.updated_at)
+                    order by b.location_id nulls first)
+    from ${balances} b left join locations l on l.org_id = b.org_id and l.id = b.location_id
+    where b.org_id = g.org_id and b.lot_id = g.id and b.on_hand_kg <> 0), '[]') as balances`;
+
+export type GreenLotWithBalances = GreenLot & { balances: Balance[] };
+
+type GreenLotWithBalancesRow = GreenLotWithCostRow & { balances: BalanceJson[] };
+
+const toGreenLotWithBalances = (r: GreenLotWithBalancesRow): GreenLotWithBalances => ({ ...toGreenLot(r), balances: r.balances.map(toBalance) });
+
+/** Lots with where they are held, in one statement (after a write, it sees the transaction's own rows). */
+export async function findLotsWithBalances(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, GreenLotWithBalances>> {
+  const rows = await q.query<GreenLotWithBalancesRow>(
+    `select ${LOT_COLUMNS}, ${balancesColumn()} from ${LOT_FROM} where g.org_id = $1 and g.id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return new Map(rows.map((r) => [r.id, toGreenLotWithBalances(r)]));
+}
+
+export type GreenLotDetail = GreenLotWithBalances & { costComponents: StoredCostComponent[] };
+
+/**
+ * A lot with its balances and the components of its current landed-cost version, in one statement, so
+ * the rollup and its components always agree even while they are being replaced.
+ */
+export async function findLotDetail(q: Queryable, orgId: string, id: string): Promise<GreenLotDetail | undefined> {
+  const [row] = await q.query<GreenLotWithBalancesRow & { cost_components: CostComponentRow[] }>(
+    `select ${LOT_COLUMNS}, ${balancesColumn()}, ${COST_COMPONENTS_COLUMN} from ${LOT_FROM} where g.org_id = $1 and g.id = $2`,
+    [orgId, id],
+  );
+  return row && { ...toGreenLotWithBalances(row), costComponents: row.cost_components.map(toCostComponent) };
+}
+
+/** What a movement is decided on: the lots' balances in grams and the state of the locations it names. */
+export interface StockView {
+  /** Every balance row of the lots, zero ones too. */
+  balances: { lotId: string; locationId: string | null; onHand: bigint }[];
+  /** The named locations that exist in the organization. */
+  locations: Map<string, { archived: boolean }>;
+}
+
+/** Reads, in one statement, the lots' balances and the named locations. Run it under the lots' locks. */
+export async function readStock(q: Queryable, orgId: string, lotIds: string[], locationIds: string[] = []): Promise<StockView> {
+  const rows = await q.query<{ lot_id: string | null; location_id: string | null; on_hand_kg: string | null; archived: boolean | null }>(
+    `select lot_id, location_id, on_hand_kg, null::boolean as archived
+     from green_lot_balances where org_id = $1 and lot_id = any($2::text[])
+     union all
+     select null, id, null, archived_at is not null from locations where org_id = $1 and id = any($3::text[])
+     order by lot_id nulls last, location_id nulls first`,
+    [orgId, lotIds, locationIds],
+    { name: 'green.readStock' },
+  );
+  const view: StockView = { balances: [], locations: new Map() };
+  for (const r of rows) {
+    if (r.lot_id === null) view.locations.set(r.location_id!, { archived: r.archived! });
+    else view.balances.push({ lotId: r.lot_id, locationId: r.location_id, onHand: grams(r.on_hand_kg!) });
+  }
+  return view;
+}
+
+/** The lots' balance rows in grams, zero ones too. Run it under the lots' locks. */
+export async function balancesInGrams(q: Queryable, orgId: string, lotIds: string[]): Promise<StockView['balances']> {
+  return (await readStock(q, orgId, lotIds)).balances;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The ledger
+
+export type LedgerKind =
+  | 'receive' | 'adjust' | 'shrinkage' | 'write_off' | 'recount' | 'sample_draw' | 'return'
+  | 'transfer_out' | 'transfer_in' | 'split_out' | 'split_in' | 'merge_out' | 'merge_in'
+  | 'reserve' | 'release'
+  | 'roast_consume';
+
+/** One ledger row to append: a stock change at a location, or (reserve, release) a reservation change. */
+export interface Movement {
+  lotId: string;
+  kind: LedgerKind;
+  /** null: the unassigned balance. Reservation rows name no location. */
+  locationId: string | null;
+  deltaKg: string;
+  reservedDeltaKg?: string;
+  groupId?: string | null;
+  comment?: string | null;
+}
+
+interface LedgerRow {
+  id: string;
+  lot_id: string;
+  seq: number;
+  kind: LedgerKind;
+  location_id: string | null;
+  delta_kg: string;
+  reserved_delta_kg: string;
+  group_id: string | null;
+  credential_id: string;
+  comment: string | null;
+  /** A Date from a column, an RFC 3339 string from JSON. */
+  created_at: Date | string;
+}
+
+const toLedgerEntry = (r: LedgerRow) => ({
+  id: r.id,
+  greenLotId: r.lot_id,
+  seq: r.seq,
+  kind: r.kind,
+  locationId: r.location_id,
+  deltaKg: r.delta_kg,
+  reservedDeltaKg: r.reserved_delta_kg,
+  groupId: r.group_id,
+  credentialId: r.credential_id,
+  comment: r.comment,
+  createdAt: iso(r.created_at)!,
+});
+
+export type LedgerEntry = ReturnType<typeof toLedgerEntry>;
+
+/** The result of a ledger write: the rows appended (in the order given) and every lot they touched, as it now stands. */
+export interface LedgerWrite {
+  transactions: LedgerEntry[];
+  lots: Map<string, GreenLotWithBalances>;
+}
+
+/**
+ * The only way stock or reservations change. In one statement it appends the ledger rows (numbered per
+ * lot), adds their deltas to the lot totals and upserts the per-location balances, so the materialised
+ * figures always equal the sums of their ledger rows; and it answers the touched lots as they stand
+ * afterwards (totals, balances, landed cost), so a write needs no second read. Callers hold the lots'
+ * row locks (lockLots) and have already decided the movement is allowed; the statement starts after the
+ * locks were granted, so everything it reads is current.
+ */
+export async function appendLedger(q: Queryable, orgId: string, credentialId: string, movements: Movement[]): Promise<LedgerWrite> {
+  if (movements.length === 0) return { transactions: [], lots: new Map() };
+  const ids = movements.map(() => newId('glt'));
+  const rows = await q.query<GreenLotWithBalancesRow & { entries: LedgerRow[] }>(
+    `with input as (
+       select * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::text[], $9::text[])
+         with ordinality as m(id, lot_id, kind, location_id, delta_kg, reserved_delta_kg, group_id, comment, n)
+     ),
+     per_lot as (
+       select lot_id, count(*)::int as row_count, sum(delta_kg) as delta, sum(reserved_delta_kg) as reserved_delta,
+              coalesce(sum(delta_kg) filter (where kind in ('receive', 'split_in')), 0) as opening_delta
+       from input group by lot_id
+     ),
+     lots as (
+       update green_lots g
+       set on_hand_kg = g.on_hand_kg + p.delta, reserved_kg = g.reserved_kg + p.reserved_delta,
+           opening_kg = g.opening_kg + p.opening_delta, ledger_seq = g.ledger_seq + p.row_count, updated_at = now()
+       from per_lot p where g.org_id = $1 and g.id = p.lot_id
+       returning g.*, g.ledger_seq - p.row_count as seq_before
+     ),
+     written_balances as (
+       insert into green_lot_balances as b (org_id, lot_id, location_id, on_hand_kg)
+       select $1, lot_id, location_id, sum(delta_kg) from input where kind not in ('reserve', 'release') group by lot_id, location_id
+       on conflict on constraint green_lot_balances_key
+       do update set on_hand_kg = b.on_hand_kg + excluded.on_hand_kg, updated_at = now()
+       returning *
+     ),
+     entries as (
+       insert into green_lot_ledger (org_id, id, lot_id, seq, kind, location_id, delta_kg, reserved_delta_kg, group_id, credential_id, comment)
+       select $1, i.id, i.lot_id, l.seq_before + row_number() over (partition by i.lot_id order by i.n), i.kind, i.location_id,
+              i.delta_kg, i.reserved_delta_kg, i.group_id, $10, i.comment
+       from input i join lots l on l.id = i.lot_id
+       returning *
+     ),
+     -- The statement's snapshot does not see its own writes: balances after = the rows just written plus
+     -- the lots' untouched rows.
+     balances_after as (
+       select * from written_balances
+       union all
+       select b.* from green_lot_balances b
+       where b.org_id = $1 and b.lot_id in (select lot_id from per_lot)
+         and not exists (select 1 from written_balances w where w.lot_id = b.lot_id and w.location_id is not distinct from b.location_id)
+     )
+     select ${LOT_COLUMNS}, ${balancesColumn('balances_after')},
+            (select json_agg(json_build_object(
+                      'id', e.id, 'lot_id', e.lot_id, 'seq', e.seq, 'kind', e.kind, 'location_id', e.location_id,
+                      'delta_kg', e.delta_kg::text, 'reserved_delta_kg', e.reserved_delta_kg::text, 'group_id', e.group_id,
+                      'credential_id', e.credential_id, 'comment', e.comment, 'created_at', e.created_at))
+             from entries e where e.lot_id = g.id) as entries
+     from ${lotFrom('lots')}`,
+    [
+      orgId,
+      ids,
+      movements.map((m) => m.lotId),
+      movements.map((m) => m.kind),
+      movements.map((m) => m.locationId),
+      movements.map((m) => m.deltaKg),
+      movements.map((m) => m.reservedDeltaKg ?? '0'),
+      movements.map((m) => m.groupId ?? null),
+      movements.map((m) => m.comment ?? null),
+      credentialId,
+    ],
+    // Planning this statement costs about as much as running it: prepared once per connection instead.
+    { name: 'green.appendLedger' },
+  );
+  const entries = new Map(rows.flatMap((r) => r.entries).map((e) => [e.id, toLedgerEntry(e)]));
+  if (entries.size !== movements.length) throw new Error('appendLedger: a movement names a lot that does not exist');
+  return {
+    transactions: ids.map((id) => entries.get(id)!),
+    lots: new Map(rows.map((r) => [r.id, toGreenLotWithBalances(r)])),
+  };
+}
+
+export async function listLedger(q: Queryable, orgId: string, lotId: string, page: Page) {
+  const after = decodeCursor(page.cursor);
+  const afterSeq = after === undefined ? 0 : after[0];
+  if (!Number.isInteger(afterSeq)) throw invalidInput([{ path: 'page.cursor', message: 'not a cursor returned by this list' }]);
+  const rows = await q.query<LedgerRow>(
+    `select * from green_lot_ledger where org_id = $1 and lot_id = $2 and seq > $3 order by seq limit $4`,
+    [orgId, lotId, afterSeq, page.limit + 1],
+  );
+  return pageOf(rows.map(toLedgerEntry), page.limit, (e) => [e.seq]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lineage
+
+export type TraceKind = 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
+
+export interface NewLineageEdge {
+  fromKind: TraceKind;
+  fromId: string;
+  toKind: TraceKind;
+  toId: string;
+  weightKg: string | null;
+  groupId?: string | null;
+}
+
+interface LineageRow {
+  id: string;
+  from_kind: TraceKind;
+  from_id: string;
+  to_kind: TraceKind;
+  to_id: string;
+  weight_kg: string | null;
+  group_id: string | null;
+  created_at: Date;
+}
+
+const toLineageEdge = (r: LineageRow) => ({
+  id: r.id,
+  fromKind: r.from_kind,
+  fromId: r.from_id,
+  toKind: r.to_kind,
+  toId: r.to_id,
+  weightKg: r.weight_kg,
+  groupId: r.group_id,
+  createdAt: iso(r.created_at)!,
+});
+
+export type LineageEdge = ReturnType<typeof toLineageEdge>;
+
+/** Records that coffee went from one thing to another; edges are history and are never rewritten. */
+export async function insertLineageEdges(q: Queryable, orgId: string, edges: NewLineageEdge[]): Promise<LineageEdge[]> {
+  if (edges.length === 0) return [];
+  const ids = edges.map(() => newId('lin'));
+  const rows = await q.query<LineageRow>(
+    `insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg, group_id)
+     select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[])
+     returning *`,
+    [
+      orgId,
+      ids,
+      edges.map((e) => e.fromKind),
+      edges.map((e) => e.fromId),
+      edges.map((e) => e.toKind),
+      edges.map((e) => e.toId),
+      edges.map((e) => e.weightKg),
+      edges.map((e) => e.groupId ?? null),
+    ],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => toLineageEdge(byId.get(id)!));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Landed cost
+
+export interface CostComponent {
+  bucket: CostBucket;
+  amount: string;
+  currency: string;
+  basis: 'total' | 'per_kg';
+  description?: string | null;
+}
+
+interface CostComponentRow {
+  id: string;
+  bucket: CostBucket;
+  amount: string;
+  currency: string;
+  basis: 'total' | 'per_kg';
+  description: string | null;
+  created_at: string;
+}
+
+const toCostComponent = (r: CostComponentRow) => ({
+  id: r.id,
+  bucket: r.bucket,
+  amount: r.amount,
+  currency: r.currency,
+  basis: r.basis,
+  description: r.description,
+  createdAt: iso(r.created_at)!,
+});
+
+export type StoredCostComponent = ReturnType<typeof toCostComponent>;
+
+/** The components of the lot's current version (the one its rollup names), as a JSON column of the lot. */
+const COST_COMPONENTS_COLUMN = `
+  coalesce((
+    select json_agg(json_build_object('id', k.id, 'bucket', k.bucket, 'amount', k.amount::text, 'currency', k.currency,
+                                      'basis', k.basis, 'description', k.description, 'created_at', k.created_at)
+                    order by k.position)
+    from green_lot_cost_components k where k.org_id = g.org_id and k.lot_id = g.id and k.version = c.version), '[]') as cost_components`;
+
+/**
+ * The current components restated per kilogram, as a split child inherits them: a per_kg amount stays,
+ * a total amount is divided by the weight it was spread over (4 decimals, half-up).
+ */
+export async function costComponentsPerKg(q: Queryable, orgId: string, lotId: string): Promise<CostComponent[]> {
+  const rows = await q.query<{ bucket: CostBucket; amount: string; currency: string; description: string | null }>(
+    `select k.bucket, k.currency, k.description,
+            case k.basis when 'per_kg' then k.amount else round(k.amount / c.weight_basis_kg, 4) end as amount
+     from green_lot_landed_costs c
+     join green_lot_cost_components k on k.org_id = c.org_id and k.lot_id = c.lot_id and k.version = c.version
+     where c.org_id = $1 and c.lot_id = $2 and c.weight_basis_kg > 0 order by k.position`,
+    [orgId, lotId],
+  );
+  return rows.map((r) => ({ ...r, basis: 'per_kg' as const }));
+}
+
+/**
+ * Appends the lot's next component version and recomputes its rollup from it. Each bucket is the sum of
+ * its total amounts plus per_kg amounts × weightBasisKg, rounded to 4 decimals half-up; total is the sum
+ * of the buckets and perKg = total / weightBasisKg, rounded the same way. Caller holds the lot lock.
+ */
+export async function replaceCostComponents(
+  q: Queryable,
+  orgId: string,
+  lotId: string,
+  components: CostComponent[],
+  weightBasisKg: string,
+): Promise<void> {
+  const [{ version }] = await q.query<{ version: number }>(
+    `select coalesce((select version from green_lot_landed_costs where org_id = $1 and lot_id = $2), 0) + 1 as version`,
+    [orgId, lotId],
+  );
+  if (components.length > 0) {
+    await q.query(
+      `insert into green_lot_cost_components (org_id, id, lot_id, version, position, bucket, amount, currency, basis, description)
+       select $1, id, $2, $3, position, bucket, amount, currency, basis, description
+       from unnest($4::text[], $5::text[], $6::numeric[], $7::text[], $8::text[], $9::text[]) with ordinality
+         as c(id, bucket, amount, currency, basis, description, position)`,
+      [
+        orgId,
+        lotId,
+        version,
+        components.map(() => newId('gcc')),
+        components.map((c) => c.bucket),
+        components.map((c) => c.amount),
+        components.map((c) => c.currency),
+        components.map((c) => c.basis),
+        components.map((c) => c.description ?? null),
+      ],
+    );
+  }
+  const bucket = (name: CostBucket) =>
+    `round(coalesce(sum(amount * case basis when 'per_kg' then $4::numeric else 1 end) filter (where bucket = '${name}'), 0), 4) as ${name}`;
+  await q.query(
+    `with sums as (
+       select max(currency) as currency, count(*) as component_count, ${bucket('price')}, ${bucket('freight')}, ${bucket('duty')}, ${bucket('carry')}, ${bucket('other')}
+       from green_lot_cost_components where org_id = $1 and lot_id = $2 and version = $3
+     ),
+     rollup as (select *, price + freight + duty + carry + other as total from sums)
+     insert into green_lot_landed_costs as lc (org_id, lot_id, version, currency, price, freight, duty, carry, other, total, weight_basis_kg, per_kg)
+     select $1, $2, $3, currency, price, freight, duty, carry, other, total, $4::numeric,
+            case when $4::numeric > 0 and component_count > 0 then round(total / $4::numeric, 4) end
+     from rollup
+     on conflict (org_id, lot_id) do update set
+       version = excluded.version, currency = excluded.currency, price = excluded.price, freight = excluded.freight,
+       duty = excluded.duty, carry = excluded.carry, other = excluded.other, total = excluded.total,
+       weight_basis_kg = excluded.weight_basis_kg, per_kg = excluded.per_kg, updated_at = now()`,
+    [orgId, lotId, version, weightBasisKg],
+  );
+}

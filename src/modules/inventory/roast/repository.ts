@@ -1,0 +1,187 @@
+import type { Queryable } from '../../../db/client.js';
+import { SqlParams, iso, likePattern } from '../../../db/sql.js';
+import { newId } from '../../../lib/ids.js';
+import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { grams } from '../green/grams.js';
+import type { AdjustmentReason } from '../green/schemas.js';
+import type { RoastedForm, RoastedLotFilterInput } from './schemas.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Lots
+
+interface RoastedLotRow {
+  id: string;
+  lot_code: string;
+  form: RoastedForm;
+  roast_batch_id: string | null;
+  batch_number: string | null;
+  green_lot_id: string | null;
+  green_lot_code: string | null;
+  profile_id: string | null;
+  location_id: string | null;
+  roasted_at: Date;
+  weight_loss_pct: string | null;
+  opening_kg: string;
+  on_hand_kg: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type RoastedLot = ReturnType<typeof toRoastedLot>;
+
+const toRoastedLot = (r: RoastedLotRow) => ({
+  id: r.id,
+  lotCode: r.lot_code,
+  form: r.form,
+  roastBatchId: r.roast_batch_id,
+  batchNumber: r.batch_number,
+  greenLotId: r.green_lot_id,
+  greenLotCode: r.green_lot_code,
+  profileId: r.profile_id,
+  locationId: r.location_id,
+  roastedAt: iso(r.roasted_at)!,
+  /** (charge − drop) / charge × 100 of the roast that made the lot, 2 decimals. */
+  weightLossPct: r.weight_loss_pct,
+  /** What the lot opened with (its roast_output rows). */
+  openingKg: r.opening_kg,
+  onHandKg: r.on_hand_kg,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+/** One definition of a lot as answered: the batch number and green lot code travel with their ids. */
+const LOT_SELECT = `
+  select r.*, b.batch_number, g.lot_code as green_lot_code
+  from roasted_lots r
+  left join roast_batches b on b.org_id = r.org_id and b.id = r.roast_batch_id
+  left join green_lots g on g.org_id = r.org_id and g.id = r.green_lot_id`;
+
+export interface NewRoastedLot {
+  lotCode: string;
+  form: RoastedForm;
+  roastBatchId: string | null;
+  greenLotId: string | null;
+  profileId: string | null;
+  locationId: string | null;
+  /** Kept to the millisecond, the precision of the list cursor. */
+  roastedAt: string;
+  weightLossPct: string | null;
+}
+
+/** A lot is created empty; its weight only ever arrives as ledger rows. */
+export async function insertRoastedLot(q: Queryable, orgId: string, lot: NewRoastedLot): Promise<string> {
+  const id = newId('rl');
+  await q.query(
+    `insert into roasted_lots (org_id, id, lot_code, form, roast_batch_id, green_lot_id, profile_id, location_id, roasted_at, weight_loss_pct)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('milliseconds', $9::timestamptz), $10)`,
+    [orgId, id, lot.lotCode, lot.form, lot.roastBatchId, lot.greenLotId, lot.profileId, lot.locationId, lot.roastedAt, lot.weightLossPct],
+  );
+  return id;
+}
+
+export async function findRoastedLot(q: Queryable, orgId: string, id: string): Promise<RoastedLot | undefined> {
+  const [row] = await q.query<RoastedLotRow>(`${LOT_SELECT} where r.org_id = $1 and r.id = $2`, [orgId, id]);
+  return row && toRoastedLot(row);
+}
+
+/** The loose lot a roast batch produced, if it produced one. */
+export async function findBatchOutput(q: Queryable, orgId: string, roastBatchId: string): Promise<RoastedLot | undefined> {
+  const [row] = await q.query<RoastedLotRow>(`${LOT_SELECT} where r.org_id = $1 and r.roast_batch_id = $2 and r.form = 'loose'`, [
+    orgId,
+    roastBatchId,
+  ]);
+  return row && toRoastedLot(row);
+}
+
+/** Locks the lot row: every change to its weight happens under this lock, so the figure read is current until commit. */
+export async function lockRoastedLot(q: Queryable, orgId: string, id: string): Promise<{ id: string; lotCode: string; onHand: bigint } | undefined> {
+  const [row] = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
+    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = $2 for update`,
+    [orgId, id],
+  );
+  return row && { id: row.id, lotCode: row.lot_code, onHand: grams(row.on_hand_kg) };
+}
+
+export async function listRoastedLots(q: Queryable, orgId: string, filter: RoastedLotFilterInput, page: Page) {
+  const params = new SqlParams();
+  const where = [`r.org_id = ${params.add(orgId)}`];
+  if (filter.form) where.push(`r.form = ${params.add(filter.form)}`);
+  if (filter.roastBatchId) where.push(`r.roast_batch_id = ${params.add(filter.roastBatchId)}`);
+  if (filter.greenLotId) where.push(`r.green_lot_id = ${params.add(filter.greenLotId)}`);
+  if (filter.profileId) where.push(`r.profile_id = ${params.add(filter.profileId)}`);
+  if (filter.locationId) where.push(`r.location_id = ${params.add(filter.locationId)}`);
+  if (filter.hasStock !== undefined) where.push(filter.hasStock ? `r.on_hand_kg > 0` : `r.on_hand_kg <= 0`);
+  if (filter.roastedFrom) where.push(`r.roasted_at >= ${params.add(filter.roastedFrom)}::date`);
+  if (filter.roastedTo) where.push(`r.roasted_at < ${params.add(filter.roastedTo)}::date + 1`);
+  if (filter.q) where.push(`r.lot_code ilike ${params.add(likePattern(filter.q))}`);
+  const after = decodeCursor(page.cursor, 2);
+  if (after) where.push(`(r.roasted_at, r.id) < (${params.add(String(after[0]))}::timestamptz, ${params.add(String(after[1]))})`);
+  const rows = await q.query<RoastedLotRow>(
+    `${LOT_SELECT} where ${where.join(' and ')} order by r.roasted_at desc, r.id desc limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toRoastedLot), page.limit, (l) => [l.roastedAt, l.id]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The ledger
+
+export type RoastedLedgerKind = 'roast_output' | AdjustmentReason;
+
+interface LedgerRow {
+  id: string;
+  lot_id: string;
+  seq: number;
+  kind: RoastedLedgerKind;
+  delta_kg: string;
+  credential_id: string;
+  comment: string | null;
+  created_at: Date;
+}
+
+const toLedgerEntry = (r: LedgerRow) => ({
+  id: r.id,
+  roastedLotId: r.lot_id,
+  seq: r.seq,
+  kind: r.kind,
+  deltaKg: r.delta_kg,
+  credentialId: r.credential_id,
+  comment: r.comment,
+  createdAt: iso(r.created_at)!,
+});
+
+export type RoastedLedgerEntry = ReturnType<typeof toLedgerEntry>;
+
+/**
+ * The only way a roasted lot's weight changes: in one statement it appends the ledger row (numbered per
+ * lot) and adds its delta to the lot's materialised figures. The caller holds the lot's row lock (or has
+ * just created the lot in this transaction) and has already decided the movement is allowed.
+ */
+export async function appendRoastedLedger(
+  q: Queryable,
+  orgId: string,
+  credentialId: string,
+  movement: { lotId: string; kind: RoastedLedgerKind; deltaKg: string; comment?: string | null },
+): Promise<RoastedLedgerEntry> {
+  const [row] = await q.query<LedgerRow>(
+    `with lot as (
+       update roasted_lots
+       set on_hand_kg = on_hand_kg + $4::numeric, ledger_seq = ledger_seq + 1, updated_at = now(),
+           opening_kg = opening_kg + case when $5 = 'roast_output' then $4::numeric else 0 end
+       where org_id = $1 and id = $3
+       returning ledger_seq
+     )
+     insert into roasted_lot_ledger (org_id, id, lot_id, seq, kind, delta_kg, credential_id, comment)
+     select $1, $2, $3, lot.ledger_seq, $5, $4::numeric, $6, $7 from lot
+     returning *`,
+    [orgId, newId('rlt'), movement.lotId, movement.deltaKg, movement.kind, credentialId, movement.comment ?? null],
+  );
+  if (!row) throw new Error(`appendRoastedLedger: no roasted lot ${movement.lotId}`);
+  return toLedgerEntry(row);
+}
+
+/** The lot's whole ledger, oldest first. */
+export async function listRoastedLedger(q: Queryable, orgId: string, lotId: string): Promise<RoastedLedgerEntry[]> {
+  const rows = await q.query<LedgerRow>(`select * from roasted_lot_ledger where org_id = $1 and lot_id = $2 order by seq`, [orgId, lotId]);
+  return rows.map(toLedgerEntry);
+}

@@ -1,0 +1,64 @@
+import { kgString } from '../inventory/green/grams.js';
+import type { ClaimableLot, NewClaim, OpenLine } from './repository.js';
+import type { AllocationStrategy } from './schemas.js';
+
+export interface Shortfall {
+  orderLineId: string;
+  lineNumber: number;
+  quantityKg: string;
+  /** Claimed for the line so far, this allocation included. */
+  allocatedKg: string;
+  shortfallKg: string;
+}
+
+export interface ClaimPlan {
+  claims: (NewClaim & { lotCode: string; bestBefore: string })[];
+  shortfalls: Shortfall[];
+}
+
+/** The order in which a strategy spends stock: fefo by best-before day, fifo by roast time; ties by roast time, then id. */
+const ORDERINGS: Record<AllocationStrategy, (a: ClaimableLot, b: ClaimableLot) => number> = {
+  fefo: (a, b) => compare(a.bestBefore, b.bestBefore) || compare(a.roastedAt, b.roastedAt) || compare(a.id, b.id),
+  fifo: (a, b) => compare(a.roastedAt, b.roastedAt) || compare(a.id, b.id),
+};
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function fillsLine(lot: ClaimableLot, line: OpenLine): boolean {
+  if (line.roastedLotId) return lot.id === line.roastedLotId;
+  return lot.greenLotId === line.greenLotId && (line.profileId === null || lot.profileId === line.profileId);
+}
+
+/**
+ * Decides the claims for the order's open lines, line by line in line order, each taking from the lots
+ * that can fill it in the strategy's order until it is covered or they are spent. Lines earlier in the
+ * order are served first when they compete for the same lot. Pure: the caller holds the lots' locks.
+ */
+export function planClaims(lines: OpenLine[], lots: ClaimableLot[], strategy: AllocationStrategy): ClaimPlan {
+  const available = new Map(lots.map((lot) => [lot.id, lot.available]));
+  const ordered = [...lots].sort(ORDERINGS[strategy]);
+  const claims: ClaimPlan['claims'] = [];
+  const shortfalls: Shortfall[] = [];
+  for (const line of lines) {
+    let remaining = line.remaining;
+    for (const lot of ordered) {
+      if (remaining <= 0n) break;
+      const free = available.get(lot.id)!;
+      if (free <= 0n || !fillsLine(lot, line)) continue;
+      const take = free < remaining ? free : remaining;
+      available.set(lot.id, free - take);
+      remaining -= take;
+      claims.push({ orderLineId: line.id, roastedLotId: lot.id, quantityKg: kgString(take), lotCode: lot.lotCode, bestBefore: lot.bestBefore });
+    }
+    if (remaining > 0n) {
+      shortfalls.push({
+        orderLineId: line.id,
+        lineNumber: line.lineNumber,
+        quantityKg: kgString(line.quantity),
+        allocatedKg: kgString(line.quantity - remaining),
+        shortfallKg: kgString(remaining),
+      });
+    }
+  }
+  return { claims, shortfalls };
+}

@@ -1,0 +1,343 @@
+import type { Queryable } from '../../db/client.js';
+import { defineOperation } from '../../rpc/define.js';
+import { ProblemError, conflict, invalidInput, notFound, type FieldError } from '../../rpc/errors.js';
+import { grams, kgString } from '../inventory/green/grams.js';
+import { insertLineageEdges } from '../inventory/green/repository.js';
+import { appendRoastedLedger, type RoastedLedgerKind } from '../inventory/roast/repository.js';
+import { planClaims } from './allocation.js';
+import * as repo from './repository.js';
+import {
+  AllocateOrder,
+  ById,
+  CancelOrder,
+  CreateCustomer,
+  CreateOrder,
+  ListCustomers,
+  ListOrders,
+  ReleaseOrderAllocation,
+  type CreateOrderInput,
+  type OrderState,
+} from './schemas.js';
+
+const module = 'orders' as const;
+
+/** The roasted-lot ledger kind a shipment is booked with (added to the ledger's kinds by migration 0009). */
+const FULFILMENT = 'fulfilment' as RoastedLedgerKind;
+
+export const orderOperations = [
+  defineOperation({
+    name: 'orders.createCustomer',
+    summary:
+      'Create a customer: customerType, the invoicing currency (orders default to it), paymentTermsDays (0–365), contactEmail and a ' +
+      'shippingAddress (line1, line2, city, region, postalCode, country, recipient). Codes are unique per organization (409).',
+    permission: 'orders.write',
+    module,
+    get: false,
+    input: CreateCustomer,
+    emits: ['orders.customer.created'],
+    async handler(ctx, input) {
+      const customer = await repo.insertCustomer(ctx.tx, ctx.orgId, input);
+      await ctx.emit('orders.customer.created', { customer });
+      return customer;
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.listCustomers',
+    summary: 'Customers, oldest first. Filters: customerType, q (name, code or contact email).',
+    permission: 'orders.read',
+    module,
+    get: true,
+    input: ListCustomers,
+    async handler(ctx, { filter, page }) {
+      return repo.listCustomers(ctx.tx, ctx.orgId, filter, page);
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.createOrder',
+    summary:
+      'Create a draft sales order. Each line names its coffee, exactly one of roastedLotId (that lot) or greenLotId (any roast of ' +
+      'that green coffee, only roasts with profileId when given), optionally the productId it is sold as, quantityKg of roasted ' +
+      'coffee and unitPrice per kilogram. The order is priced in one currency: currency, else the customer’s; a line’s currency ' +
+      'must equal it. channel defaults to direct. With externalOrderId, creating the same channel’s order again (also ' +
+      'concurrently) writes nothing and answers the order stored first. orderNumber is unique per organization (409).',
+    permission: 'orders.write',
+    module,
+    get: false,
+    input: CreateOrder,
+    emits: ['orders.order.created'],
+    async handler(ctx, input) {
+      const reimported = input.externalOrderId && (await repo.findOrderIdByExternalId(ctx.tx, ctx.orgId, input.channel, input.externalOrderId));
+      if (reimported) return orderOrThrow(ctx.tx, ctx.orgId, reimported);
+
+      const customer = (await repo.findCustomer(ctx.tx, ctx.orgId, input.customerId)) ?? throwNotFound('customer', input.customerId, 'customerId');
+      const currency = orderCurrency(input, customer.currency);
+      await requireLineReferences(ctx.tx, ctx.orgId, input);
+      const id = await repo.insertOrderUnlessTaken(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+        orderNumber: input.orderNumber,
+        customerId: customer.id,
+        channel: input.channel,
+        externalOrderId: input.externalOrderId ?? null,
+        currency,
+        requestedShipAt: input.requestedShipAt ?? null,
+      });
+      if (!id) {
+        // Taken meanwhile: by a concurrent import of the same external order (answer it), or by another order's number.
+        const imported = input.externalOrderId && (await repo.findOrderIdByExternalId(ctx.tx, ctx.orgId, input.channel, input.externalOrderId));
+        if (imported) return orderOrThrow(ctx.tx, ctx.orgId, imported);
+        throw conflict('duplicate', 'Another order in this organization already has this orderNumber.', {
+          errors: [{ path: 'orderNumber', message: 'already used in this organization' }],
+        });
+      }
+      await repo.insertOrderLines(ctx.tx, ctx.orgId, id, input.lines);
+      const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
+      await ctx.emit('orders.order.created', { order });
+      return order;
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.getOrder',
+    summary:
+      'An order with its customer, totals and lines; each line with its claims (active, or fulfilled with the fulfilment id), ' +
+      'allocatedKg (claimed, not shipped), fulfilledKg and unallocatedKg.',
+    permission: 'orders.read',
+    module,
+    get: true,
+    input: ById,
+    async handler(ctx, { id }) {
+      return orderOrThrow(ctx.tx, ctx.orgId, id);
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.listOrders',
+    summary:
+      'Orders, newest first, without their lines (lineCount and totals instead). Filters: state, customerId, channel, ' +
+      'requestedShipFrom and requestedShipTo (days, UTC, inclusive), q (order number, external order id or customer name).',
+    permission: 'orders.read',
+    module,
+    get: true,
+    input: ListOrders,
+    async handler(ctx, { filter, page }) {
+      return repo.listOrders(ctx.tx, ctx.orgId, filter, page);
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.confirmOrder',
+    summary: 'Confirm a draft order (409 invalid_state_transition otherwise): from now on its lines are demand for production planning.',
+    permission: 'orders.write',
+    module,
+    get: false,
+    input: ById,
+    emits: ['orders.order.confirmed'],
+    async handler(ctx, { id }) {
+      const locked = await lockOrderIn(ctx.tx, ctx.orgId, id, ['draft'], 'confirmed');
+      await repo.confirmOrder(ctx.tx, ctx.orgId, locked.id);
+      const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
+      await ctx.emit('orders.order.confirmed', { order });
+      return order;
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.allocateOrder',
+    summary:
+      'Claim roasted stock for every line still short, line by line: strategy fefo (default) spends the lots with the earliest ' +
+      'best-before day (roasted day + the lot’s shelf life) first, fifo the earliest roasted. A claim moves no stock; a lot’s ' +
+      'available weight is its on-hand weight less all active claims, so the same kilograms are never promised twice, also to ' +
+      'orders allocated at the same moment. The answer says complete: true with state allocated, or complete: false with the ' +
+      'shortfall per line and state partially_allocated (claims made are kept; allocate again to top up, or release them). ' +
+      'Allowed for confirmed, partially_allocated and allocated orders (an allocated order answers unchanged).',
+    permission: 'orders.write',
+    module,
+    get: false,
+    input: AllocateOrder,
+    emits: ['orders.order.allocated', 'orders.order.partially_allocated'],
+    async handler(ctx, { id, strategy }) {
+      await lockOrderIn(ctx.tx, ctx.orgId, id, ['confirmed', 'partially_allocated', 'allocated'], 'allocated');
+      const lines = (await repo.openLines(ctx.tx, ctx.orgId, id)).filter((line) => line.remaining > 0n);
+      const lots = lines.length > 0 ? await repo.lockClaimableLots(ctx.tx, ctx.orgId, id) : [];
+      const plan = planClaims(lines, lots, strategy);
+      const ids = await repo.insertClaims(ctx.tx, ctx.orgId, id, strategy, plan.claims);
+      if (ids.length > 0) await repo.refreshAllocationState(ctx.tx, ctx.orgId, id);
+      const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
+      const complete = plan.shortfalls.length === 0;
+      const claims = plan.claims.map((claim, i) => ({ id: ids[i], ...claim }));
+      if (ids.length > 0) {
+        await ctx.emit(complete ? 'orders.order.allocated' : 'orders.order.partially_allocated', { order, strategy, claims, shortfalls: plan.shortfalls });
+      }
+      return { order, complete, strategy, claims, shortfalls: plan.shortfalls };
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.releaseOrderAllocation',
+    summary:
+      'Release every active claim of one order line: its kilograms are available to other orders again, and the order becomes ' +
+      'partially_allocated or, with no claim left, confirmed. 409 not_allocated when the line holds no claim; 409 ' +
+      'invalid_state_transition for a fulfilled or canceled order.',
+    permission: 'orders.write',
+    module,
+    get: false,
+    input: ReleaseOrderAllocation,
+    emits: ['orders.order.allocation_released'],
+    async handler(ctx, { orderLineId }) {
+      const line = (await repo.findLine(ctx.tx, ctx.orgId, orderLineId)) ?? throwNotFound('order line', orderLineId, 'orderLineId');
+      const locked = await lockOrderIn(ctx.tx, ctx.orgId, line.orderId, ['confirmed', 'partially_allocated', 'allocated'], 'released');
+      const released = await repo.releaseClaims(ctx.tx, ctx.orgId, { orderId: locked.id, orderLineId });
+      if (released.length === 0) {
+        throw conflict('not_allocated', `Line ${line.lineNumber} of order ${locked.orderNumber} holds no allocation to release.`, {
+          errors: [{ path: 'orderLineId', message: 'holds no allocation' }],
+        });
+      }
+      await repo.refreshAllocationState(ctx.tx, ctx.orgId, locked.id);
+      const order = await orderOrThrow(ctx.tx, ctx.orgId, locked.id);
+      const releasedKg = kgString(released.reduce((sum, claim) => sum + grams(claim.quantityKg), 0n));
+      await ctx.emit('orders.order.allocation_released', { order, orderLineId, released, releasedKg });
+      return { order, released, releasedKg };
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.cancelOrder',
+    summary:
+      'Cancel an order that has not shipped (draft, confirmed, partially_allocated or allocated; 409 invalid_state_transition ' +
+      'otherwise). Its active claims are released in the same transaction; an optional reason is kept. Not in the specification.',
+    permission: 'orders.write',
+    module,
+    get: false,
+    input: CancelOrder,
+    emits: ['orders.order.canceled'],
+    async handler(ctx, { id, reason }) {
+      await lockOrderIn(ctx.tx, ctx.orgId, id, ['draft', 'confirmed', 'partially_allocated', 'allocated'], 'canceled');
+      const released = await repo.releaseClaims(ctx.tx, ctx.orgId, { orderId: id });
+      await repo.cancelOrder(ctx.tx, ctx.orgId, id, reason ?? null);
+      const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
+      await ctx.emit('orders.order.canceled', { order, released });
+      return { order, released };
+    },
+  }),
+
+  defineOperation({
+    name: 'orders.fulfillOrder',
+    summary:
+      'Ship a fully allocated order (409 invalid_state_transition otherwise): each claim’s weight leaves its roasted lot as a ' +
+      'fulfilment ledger row, lineage roasted lot → order line is recorded with the weight, and the order becomes fulfilled. If a ' +
+      'lot no longer holds what was claimed from it (e.g. written off since), nothing is shipped: 409 insufficient_stock naming ' +
+      'the lot; release and allocate the line again. Not in the specification.',
+    permission: 'orders.write',
+    module,
+    get: false,
+    input: ById,
+    emits: ['orders.order.fulfilled'],
+    async handler(ctx, { id }) {
+      const locked = await lockOrderIn(ctx.tx, ctx.orgId, id, ['allocated'], 'fulfilled');
+      const parts = await repo.lockShipment(ctx.tx, ctx.orgId, id);
+      requireStockForShipment(parts);
+      const fulfillment = await repo.insertFulfillment(ctx.tx, ctx.orgId, id, ctx.principal.credentialId);
+      const transactions = [];
+      for (const part of parts) {
+        transactions.push(
+          await appendRoastedLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+            lotId: part.roastedLotId,
+            kind: FULFILMENT,
+            deltaKg: kgString(-part.quantity),
+            comment: `order ${locked.orderNumber} line ${part.lineNumber}`,
+          }),
+        );
+      }
+      const lineage = await insertLineageEdges(
+        ctx.tx,
+        ctx.orgId,
+        parts.map((part) => ({
+          fromKind: 'roasted_lot',
+          fromId: part.roastedLotId,
+          toKind: 'order_line',
+          toId: part.orderLineId,
+          weightKg: kgString(part.quantity),
+          groupId: fulfillment.id,
+        })),
+      );
+      await repo.markFulfilled(ctx.tx, ctx.orgId, id, fulfillment.id);
+      const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
+      await ctx.emit('orders.order.fulfilled', { order, fulfillment, transactions, lineage });
+      return { order, fulfillment, transactions, lineage };
+    },
+  }),
+];
+
+/**
+ * Locks the order and refuses the move unless it is in one of `from`. The allowed moves are listed in
+ * the module's README section; every other one is 409 invalid_state_transition.
+ */
+async function lockOrderIn(q: Queryable, orgId: string, id: string, from: OrderState[], move: string): Promise<repo.LockedOrder> {
+  const order = (await repo.lockOrder(q, orgId, id)) ?? throwNotFound('order', id);
+  if (!from.includes(order.state)) {
+    throw conflict('invalid_state_transition', `Order ${order.orderNumber} is ${order.state}; it cannot be ${move} from that state.`, {
+      state: order.state,
+      allowedFrom: from,
+    });
+  }
+  return order;
+}
+
+/** The order's currency, and every line's currency agreeing with it. */
+function orderCurrency(input: CreateOrderInput, customerCurrency: string | null): string {
+  const lineCurrencies = [...new Set(input.lines.map((line) => line.currency).filter((c): c is string => c !== undefined))];
+  const currency = input.currency ?? customerCurrency ?? (lineCurrencies.length === 1 ? lineCurrencies[0] : undefined);
+  if (!currency) {
+    throw invalidInput([{ path: 'currency', message: 'required: the customer has no currency and the lines do not name one' }]);
+  }
+  const mismatched: FieldError[] = input.lines.flatMap((line, i) =>
+    line.currency !== undefined && line.currency !== currency
+      ? [{ path: `lines[${i}].currency`, message: `an order is priced in one currency: ${currency}` }]
+      : [],
+  );
+  if (mismatched.length > 0) throw invalidInput(mismatched);
+  return currency;
+}
+
+/** 404 naming every line field whose id does not exist in this organization. */
+async function requireLineReferences(q: Queryable, orgId: string, input: CreateOrderInput): Promise<void> {
+  const fields = ['productId', 'roastedLotId', 'greenLotId', 'profileId'] as const;
+  const named = (field: (typeof fields)[number]) => input.lines.flatMap((line) => (line[field] ? [line[field]] : []));
+  const missing = await repo.missingLineReferences(q, orgId, {
+    products: named('productId'),
+    roastedLots: named('roastedLotId'),
+    greenLots: named('greenLotId'),
+    profiles: named('profileId'),
+  });
+  if (missing.size === 0) return;
+  const errors = input.lines.flatMap((line, i) =>
+    fields.filter((field) => line[field] && missing.has(line[field])).map((field) => ({ path: `lines[${i}].${field}`, message: 'not found' })),
+  );
+  throw new ProblemError(404, 'not_found', 'A line names a record that does not exist in this organization.', { errors });
+}
+
+/** A lot written down since it was claimed cannot ship what was promised from it. */
+function requireStockForShipment(parts: repo.ShipmentPart[]): void {
+  const claimedPerLot = new Map<string, bigint>();
+  for (const part of parts) claimedPerLot.set(part.roastedLotId, (claimedPerLot.get(part.roastedLotId) ?? 0n) + part.quantity);
+  for (const part of parts) {
+    const claimed = claimedPerLot.get(part.roastedLotId)!;
+    if (claimed > part.lotOnHand) {
+      throw conflict(
+        'insufficient_stock',
+        `Roasted lot ${part.lotCode} holds ${kgString(part.lotOnHand)} kg but ${kgString(claimed)} kg are claimed for this order; ` +
+          'release and allocate the affected lines again.',
+        { roastedLotId: part.roastedLotId, onHandKg: kgString(part.lotOnHand), claimedKg: kgString(claimed) },
+      );
+    }
+  }
+}
+
+async function orderOrThrow(q: Queryable, orgId: string, id: string): Promise<repo.Order> {
+  return (await repo.findOrder(q, orgId, id)) ?? throwNotFound('order', id);
+}
+
+function throwNotFound(what: string, id: string, path = 'id'): never {
+  throw notFound(what, id, path);
+}

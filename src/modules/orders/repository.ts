@@ -1,0 +1,631 @@
+import type { Queryable } from '../../db/client.js';
+import { SqlParams, iso, likePattern } from '../../db/sql.js';
+import { newId } from '../../lib/ids.js';
+import { decodeCursor, pageOf, type Page } from '../../rpc/schemas.js';
+import { grams } from '../inventory/green/grams.js';
+import type {
+  AllocationStrategy,
+  CreateCustomerInput,
+  CustomerFilterInput,
+  OrderFilterInput,
+  OrderLineInput,
+  OrderState,
+} from './schemas.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Customers
+
+interface CustomerRow {
+  id: string;
+  code: string;
+  name: string;
+  customer_type: string | null;
+  currency: string | null;
+  payment_terms_days: number | null;
+  contact_email: string | null;
+  shipping_address: Record<string, string> | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type Customer = ReturnType<typeof toCustomer>;
+
+const toCustomer = (r: CustomerRow) => ({
+  id: r.id,
+  code: r.code,
+  name: r.name,
+  customerType: r.customer_type,
+  currency: r.currency,
+  paymentTermsDays: r.payment_terms_days,
+  contactEmail: r.contact_email,
+  shippingAddress: r.shipping_address,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+export async function insertCustomer(q: Queryable, orgId: string, input: CreateCustomerInput): Promise<Customer> {
+  const [row] = await q.query<CustomerRow>(
+    `insert into customers (org_id, id, code, name, customer_type, currency, payment_terms_days, contact_email, shipping_address)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+    [
+      orgId,
+      newId('cus'),
+      input.code,
+      input.name,
+      input.customerType ?? null,
+      input.currency ?? null,
+      input.paymentTermsDays ?? null,
+      input.contactEmail ?? null,
+      input.shippingAddress ? JSON.stringify(input.shippingAddress) : null,
+    ],
+  );
+  return toCustomer(row);
+}
+
+export async function findCustomer(q: Queryable, orgId: string, id: string): Promise<Customer | undefined> {
+  const [row] = await q.query<CustomerRow>(`select * from customers where org_id = $1 and id = $2`, [orgId, id]);
+  return row && toCustomer(row);
+}
+
+export async function listCustomers(q: Queryable, orgId: string, filter: CustomerFilterInput, page: Page) {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId)}`];
+  if (filter.customerType) where.push(`customer_type = ${params.add(filter.customerType)}`);
+  if (filter.q) {
+    const p = params.add(likePattern(filter.q));
+    where.push(`(name ilike ${p} or code ilike ${p} or contact_email ilike ${p})`);
+  }
+  const after = decodeCursor(page.cursor);
+  if (after) where.push(`id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<CustomerRow>(
+    `select * from customers where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toCustomer), page.limit, (c) => [c.id]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Orders as answered: the header with its customer and totals, and (for getOrder) the lines with their claims.
+
+interface OrderRow {
+  id: string;
+  order_number: string;
+  customer_id: string;
+  customer_code: string;
+  customer_name: string;
+  channel: string;
+  external_order_id: string | null;
+  currency: string;
+  requested_ship_at: Date | null;
+  state: OrderState;
+  cancel_reason: string | null;
+  confirmed_at: Date | null;
+  fulfilled_at: Date | null;
+  canceled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  line_count: number;
+  total_kg: string;
+  total_amount: string;
+  allocated_kg: string;
+  fulfilled_kg: string;
+}
+
+/** A line as built in SQL (jsonb): numerics arrive as text so weights and money stay exact strings. */
+interface LineJson {
+  id: string;
+  line_number: number;
+  product_id: string | null;
+  roasted_lot_id: string | null;
+  roasted_lot_code: string | null;
+  green_lot_id: string | null;
+  green_lot_code: string | null;
+  profile_id: string | null;
+  quantity_kg: string;
+  unit_price: string;
+  line_total: string;
+  allocated_kg: string;
+  fulfilled_kg: string;
+  unallocated_kg: string;
+  allocations: ClaimJson[];
+}
+
+interface ClaimJson {
+  id: string;
+  roasted_lot_id: string;
+  lot_code: string;
+  quantity_kg: string;
+  strategy: AllocationStrategy;
+  best_before: string;
+  fulfillment_id: string | null;
+  created_at: string;
+}
+
+const toClaim = (c: ClaimJson) => ({
+  id: c.id,
+  roastedLotId: c.roasted_lot_id,
+  lotCode: c.lot_code,
+  quantityKg: c.quantity_kg,
+  strategy: c.strategy,
+  /** roasted_at + the lot's shelf life, UTC day. */
+  bestBefore: c.best_before,
+  /** 'active' claims hold stock for the line; 'fulfilled' ones left with the fulfilment. */
+  state: c.fulfillment_id ? ('fulfilled' as const) : ('active' as const),
+  fulfillmentId: c.fulfillment_id,
+  createdAt: iso(c.created_at)!,
+});
+
+const toLine = (l: LineJson, currency: string) => ({
+  id: l.id,
+  lineNumber: l.line_number,
+  productId: l.product_id,
+  roastedLotId: l.roasted_lot_id,
+  roastedLotCode: l.roasted_lot_code,
+  greenLotId: l.green_lot_id,
+  greenLotCode: l.green_lot_code,
+  profileId: l.profile_id,
+  quantityKg: l.quantity_kg,
+  unitPrice: l.unit_price,
+  currency,
+  lineTotal: l.line_total,
+  /** Claimed and not yet shipped. */
+  allocatedKg: l.allocated_kg,
+  fulfilledKg: l.fulfilled_kg,
+  /** quantityKg less what is claimed or shipped: what allocation still has to find. */
+  unallocatedKg: l.unallocated_kg,
+  allocations: l.allocations.map(toClaim),
+});
+
+const toOrderSummary = (r: OrderRow) => ({
+  id: r.id,
+  orderNumber: r.order_number,
+  customerId: r.customer_id,
+  customer: { id: r.customer_id, code: r.customer_code, name: r.customer_name },
+  channel: r.channel,
+  externalOrderId: r.external_order_id,
+  currency: r.currency,
+  requestedShipAt: iso(r.requested_ship_at),
+  state: r.state,
+  lineCount: r.line_count,
+  totalKg: r.total_kg,
+  totalAmount: r.total_amount,
+  allocatedKg: r.allocated_kg,
+  fulfilledKg: r.fulfilled_kg,
+  cancelReason: r.cancel_reason,
+  confirmedAt: iso(r.confirmed_at),
+  fulfilledAt: iso(r.fulfilled_at),
+  canceledAt: iso(r.canceled_at),
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+export type OrderSummary = ReturnType<typeof toOrderSummary>;
+export type Order = OrderSummary & { lines: ReturnType<typeof toLine>[] };
+
+const ACTIVE = `a.released_at is null and a.fulfilled_at is null`;
+
+/** Orders aliased `o` with customer and totals; `extra` adds columns (getOrder adds the lines). */
+const orderSelect = (extra = '') => `
+  select o.*, c.code as customer_code, c.name as customer_name, t.*${extra ? `, ${extra}` : ''}
+  from orders o
+  join customers c on c.org_id = o.org_id and c.id = o.customer_id
+  cross join lateral (
+    select count(*)::int as line_count,
+           coalesce(sum(l.quantity_kg), 0)::numeric(14, 3) as total_kg,
+           coalesce(sum(l.line_total), 0)::numeric(20, 4) as total_amount,
+           (select coalesce(sum(a.quantity_kg) filter (where ${ACTIVE}), 0)::numeric(14, 3)
+            from order_allocations a where a.org_id = o.org_id and a.order_id = o.id) as allocated_kg,
+           (select coalesce(sum(a.quantity_kg) filter (where a.fulfilled_at is not null), 0)::numeric(14, 3)
+            from order_allocations a where a.org_id = o.org_id and a.order_id = o.id) as fulfilled_kg
+    from order_lines l where l.org_id = o.org_id and l.order_id = o.id
+  ) t`;
+
+/** The lines of the order aliased `o`, with their claims (active and fulfilled; released ones are history), as one expression. */
+const LINES_JSON = `
+  (select coalesce(jsonb_agg(jsonb_build_object(
+            'id', l.id, 'line_number', l.line_number, 'product_id', l.product_id,
+            'roasted_lot_id', l.roasted_lot_id, 'roasted_lot_code', r.lot_code,
+            'green_lot_id', l.green_lot_id, 'green_lot_code', g.lot_code, 'profile_id', l.profile_id,
+            'quantity_kg', l.quantity_kg::text, 'unit_price', l.unit_price::text, 'line_total', l.line_total::text,
+            'allocated_kg', k.allocated_kg::text, 'fulfilled_kg', k.fulfilled_kg::text,
+            'unallocated_kg', (l.quantity_kg - k.allocated_kg - k.fulfilled_kg)::numeric(14, 3)::text,
+            'allocations', k.claims) order by l.line_number), '[]'::jsonb)
+   from order_lines l
+   left join roasted_lots r on r.org_id = l.org_id and r.id = l.roasted_lot_id
+   left join green_lots g on g.org_id = l.org_id and g.id = l.green_lot_id
+   cross join lateral (
+     select coalesce(sum(a.quantity_kg) filter (where ${ACTIVE}), 0)::numeric(14, 3) as allocated_kg,
+            coalesce(sum(a.quantity_kg) filter (where a.fulfilled_at is not null), 0)::numeric(14, 3) as fulfilled_kg,
+            coalesce(jsonb_agg(jsonb_build_object(
+              'id', a.id, 'roasted_lot_id', a.roasted_lot_id, 'lot_code', ar.lot_code, 'quantity_kg', a.quantity_kg::text,
+              'strategy', a.strategy, 'best_before', ${bestBefore('ar')}::text,
+              'fulfillment_id', a.fulfillment_id, 'created_at', a.created_at) order by a.seq)
+              filter (where a.released_at is null), '[]'::jsonb) as claims
+     from order_allocations a
+     join roasted_lots ar on ar.org_id = a.org_id and ar.id = a.roasted_lot_id
+     where a.org_id = l.org_id and a.order_line_id = l.id
+   ) k
+   where l.org_id = o.org_id and l.order_id = o.id) as lines`;
+
+/** The UTC day a roasted lot is best before: what FEFO sorts by. */
+function bestBefore(lot: string): string {
+  return `((${lot}.roasted_at at time zone 'UTC')::date + ${lot}.shelf_life_days)`;
+}
+
+/** The order with its lines and claims, read in one statement so header and lines agree. */
+export async function findOrder(q: Queryable, orgId: string, id: string): Promise<Order | undefined> {
+  const [row] = await q.query<OrderRow & { lines: LineJson[] }>(
+    `${orderSelect(LINES_JSON)} where o.org_id = $1 and o.id = $2`,
+    [orgId, id],
+  );
+  return row && { ...toOrderSummary(row), lines: row.lines.map((l) => toLine(l, row.currency)) };
+}
+
+export async function listOrders(q: Queryable, orgId: string, filter: OrderFilterInput, page: Page) {
+  const params = new SqlParams();
+  const where = [`o.org_id = ${params.add(orgId)}`];
+  if (filter.state) where.push(`o.state = ${params.add(filter.state)}`);
+  if (filter.customerId) where.push(`o.customer_id = ${params.add(filter.customerId)}`);
+  if (filter.channel) where.push(`o.channel = ${params.add(filter.channel)}`);
+  if (filter.requestedShipFrom) where.push(`o.requested_ship_at >= ${params.add(filter.requestedShipFrom)}::date`);
+  if (filter.requestedShipTo) where.push(`o.requested_ship_at < ${params.add(filter.requestedShipTo)}::date + 1`);
+  if (filter.q) {
+    const p = params.add(likePattern(filter.q));
+    where.push(`(o.order_number ilike ${p} or o.external_order_id ilike ${p} or c.name ilike ${p})`);
+  }
+  const after = decodeCursor(page.cursor);
+  if (after) where.push(`o.id < ${params.add(String(after[0]))}`);
+  const rows = await q.query<OrderRow>(
+    `${orderSelect()} where ${where.join(' and ')} order by o.id desc limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toOrderSummary), page.limit, (o) => [o.id]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writing orders
+
+export interface NewOrder {
+  orderNumber: string;
+  customerId: string;
+  channel: string;
+  externalOrderId: string | null;
+  currency: string;
+  requestedShipAt: string | null;
+}
+
+/**
+ * Inserts the order unless another order already holds its number or its channel's external id; then
+ * nothing is written and undefined comes back. Without a conflict target, a concurrent insert of the same
+ * external order waits for the first to commit and then finds the conflict, so a re-import never fails on
+ * whichever unique index it happens to meet first.
+ */
+export async function insertOrderUnlessTaken(q: Queryable, orgId: string, credentialId: string, order: NewOrder): Promise<string | undefined> {
+  const [row] = await q.query<{ id: string }>(
+    `insert into orders (org_id, id, order_number, customer_id, channel, external_order_id, currency, requested_ship_at, credential_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     on conflict do nothing returning id`,
+    [orgId, newId('so'), order.orderNumber, order.customerId, order.channel, order.externalOrderId, order.currency, order.requestedShipAt, credentialId],
+  );
+  return row?.id;
+}
+
+export async function findOrderIdByExternalId(q: Queryable, orgId: string, channel: string, externalOrderId: string): Promise<string | undefined> {
+  const [row] = await q.query<{ id: string }>(
+    `select id from orders where org_id = $1 and channel = $2 and external_order_id = $3`,
+    [orgId, channel, externalOrderId],
+  );
+  return row?.id;
+}
+
+/** Lines are numbered 1..n in the order given; line totals are computed exactly in SQL numeric. */
+export async function insertOrderLines(q: Queryable, orgId: string, orderId: string, lines: OrderLineInput[]): Promise<void> {
+  await q.query(
+    `insert into order_lines (org_id, id, order_id, line_number, product_id, roasted_lot_id, green_lot_id, profile_id,
+                              quantity_kg, unit_price, line_total)
+     select $1, x.id, $2, x.n, x.product_id, x.roasted_lot_id, x.green_lot_id, x.profile_id, x.qty, x.price, round(x.qty * x.price, 4)
+     from unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::numeric[], $10::numeric[])
+       as x(id, n, product_id, roasted_lot_id, green_lot_id, profile_id, qty, price)`,
+    [
+      orgId,
+      orderId,
+      lines.map(() => newId('sol')),
+      lines.map((_, i) => i + 1),
+      lines.map((l) => l.productId ?? null),
+      lines.map((l) => l.roastedLotId ?? null),
+      lines.map((l) => l.greenLotId ?? null),
+      lines.map((l) => l.profileId ?? null),
+      lines.map((l) => l.quantityKg),
+      lines.map((l) => l.unitPrice),
+    ],
+  );
+}
+
+/**
+ * Which of the ids the lines name do not exist in this organization, per reference kind. One statement
+ * for all lines, so a long import costs one round trip.
+ */
+export async function missingLineReferences(
+  q: Queryable,
+  orgId: string,
+  refs: { products: string[]; roastedLots: string[]; greenLots: string[]; profiles: string[] },
+): Promise<Set<string>> {
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from products p where p.org_id = $1 and p.id = x.id)
+     union all
+     select x.id from unnest($3::text[]) x(id) where not exists (select 1 from roasted_lots r where r.org_id = $1 and r.id = x.id)
+     union all
+     select x.id from unnest($4::text[]) x(id) where not exists (select 1 from green_lots g where g.org_id = $1 and g.id = x.id)
+     union all
+     select x.id from unnest($5::text[]) x(id) where not exists (select 1 from roast_profiles f where f.org_id = $1 and f.id = x.id)`,
+    [orgId, refs.products, refs.roastedLots, refs.greenLots, refs.profiles],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+export interface LockedOrder {
+  id: string;
+  orderNumber: string;
+  state: OrderState;
+}
+
+/** Every change to an order's state or claims happens under this row lock. */
+export async function lockOrder(q: Queryable, orgId: string, id: string): Promise<LockedOrder | undefined> {
+  const [row] = await q.query<{ id: string; order_number: string; state: OrderState }>(
+    `select id, order_number, state from orders where org_id = $1 and id = $2 for update`,
+    [orgId, id],
+  );
+  return row && { id: row.id, orderNumber: row.order_number, state: row.state };
+}
+
+export async function confirmOrder(q: Queryable, orgId: string, id: string): Promise<void> {
+  await q.query(`update orders set state = 'confirmed', confirmed_at = now(), updated_at = now() where org_id = $1 and id = $2`, [orgId, id]);
+}
+
+export async function cancelOrder(q: Queryable, orgId: string, id: string, reason: string | null): Promise<void> {
+  await q.query(
+    `update orders set state = 'canceled', canceled_at = now(), cancel_reason = $3, updated_at = now() where org_id = $1 and id = $2`,
+    [orgId, id, reason],
+  );
+}
+
+/**
+ * Sets the allocation state from the claims: allocated when every line is claimed in full,
+ * partially_allocated when something is claimed, confirmed when nothing is.
+ */
+export async function refreshAllocationState(q: Queryable, orgId: string, id: string): Promise<OrderState> {
+  const [row] = await q.query<{ state: OrderState }>(
+    `with lines as (
+       select l.quantity_kg, coalesce(sum(a.quantity_kg) filter (where a.released_at is null), 0) as claimed
+       from order_lines l
+       left join order_allocations a on a.org_id = l.org_id and a.order_line_id = l.id
+       where l.org_id = $1 and l.order_id = $2
+       group by l.id, l.quantity_kg
+     )
+     update orders set updated_at = now(), state = (
+       select case when bool_and(claimed >= quantity_kg) then 'allocated'
+                   when bool_or(claimed > 0) then 'partially_allocated'
+                   else 'confirmed' end
+       from lines)
+     where org_id = $1 and id = $2
+     returning state`,
+    [orgId, id],
+  );
+  return row.state;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Allocation
+
+export interface OpenLine {
+  id: string;
+  lineNumber: number;
+  roastedLotId: string | null;
+  greenLotId: string | null;
+  profileId: string | null;
+  quantity: bigint;
+  /** Grams still to claim: the quantity less active and fulfilled claims. */
+  remaining: bigint;
+}
+
+export async function openLines(q: Queryable, orgId: string, orderId: string): Promise<OpenLine[]> {
+  const rows = await q.query<{
+    id: string;
+    line_number: number;
+    roasted_lot_id: string | null;
+    green_lot_id: string | null;
+    profile_id: string | null;
+    quantity_kg: string;
+    claimed_kg: string;
+  }>(
+    `select l.id, l.line_number, l.roasted_lot_id, l.green_lot_id, l.profile_id, l.quantity_kg,
+            coalesce(sum(a.quantity_kg) filter (where a.released_at is null), 0)::numeric(14, 3) as claimed_kg
+     from order_lines l
+     left join order_allocations a on a.org_id = l.org_id and a.order_line_id = l.id
+     where l.org_id = $1 and l.order_id = $2
+     group by l.org_id, l.id
+     order by l.line_number`,
+    [orgId, orderId],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    lineNumber: r.line_number,
+    roastedLotId: r.roasted_lot_id,
+    greenLotId: r.green_lot_id,
+    profileId: r.profile_id,
+    quantity: grams(r.quantity_kg),
+    remaining: grams(r.quantity_kg) - grams(r.claimed_kg),
+  }));
+}
+
+export interface ClaimableLot {
+  id: string;
+  lotCode: string;
+  greenLotId: string | null;
+  profileId: string | null;
+  roastedAt: string;
+  bestBefore: string;
+  /** On hand less every active claim, never below zero. */
+  available: bigint;
+}
+
+/**
+ * Locks, in lot-id order, every roasted lot with stock that could fill one of the order's lines, and
+ * answers what each still has to promise. Taking the locks in one stable order means two allocations
+ * that want the same lots queue instead of deadlocking; claims are summed only after the locks are held,
+ * so the figure includes every claim committed before.
+ */
+export async function lockClaimableLots(q: Queryable, orgId: string, orderId: string): Promise<ClaimableLot[]> {
+  const locked = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBefore('r')}::text as best_before, r.on_hand_kg
+     from roasted_lots r
+     where r.org_id = $1 and r.on_hand_kg > 0
+       and exists (
+         select 1 from order_lines l
+         where l.org_id = $1 and l.order_id = $2
+           and (l.roasted_lot_id = r.id
+                or (l.green_lot_id = r.green_lot_id and (l.profile_id is null or l.profile_id = r.profile_id))))
+     order by r.id
+     for update of r`,
+    [orgId, orderId],
+  );
+  if (locked.length === 0) return [];
+  const claimed = await activeClaimsByLot(q, orgId, locked.map((r) => r.id));
+  return locked.map((r) => {
+    const available = grams(r.on_hand_kg) - (claimed.get(r.id) ?? 0n);
+    return {
+      id: r.id,
+      lotCode: r.lot_code,
+      greenLotId: r.green_lot_id,
+      profileId: r.profile_id,
+      roastedAt: iso(r.roasted_at)!,
+      bestBefore: r.best_before,
+      available: available > 0n ? available : 0n,
+    };
+  });
+}
+
+async function activeClaimsByLot(q: Queryable, orgId: string, lotIds: string[]): Promise<Map<string, bigint>> {
+  const rows = await q.query<{ roasted_lot_id: string; kg: string }>(
+    `select a.roasted_lot_id, sum(a.quantity_kg)::numeric(14, 3) as kg from order_allocations a
+     where a.org_id = $1 and a.roasted_lot_id = any($2::text[]) and ${ACTIVE}
+     group by a.roasted_lot_id`,
+    [orgId, lotIds],
+  );
+  return new Map(rows.map((r) => [r.roasted_lot_id, grams(r.kg)]));
+}
+
+export interface NewClaim {
+  orderLineId: string;
+  roastedLotId: string;
+  quantityKg: string;
+}
+
+export async function insertClaims(q: Queryable, orgId: string, orderId: string, strategy: AllocationStrategy, claims: NewClaim[]): Promise<string[]> {
+  if (claims.length === 0) return [];
+  const ids = claims.map(() => newId('alc'));
+  await q.query(
+    `insert into order_allocations (org_id, id, order_id, order_line_id, roasted_lot_id, quantity_kg, strategy)
+     select $1, x.id, $2, x.line, x.lot, x.qty, $3
+     from unnest($4::text[], $5::text[], $6::text[], $7::numeric[]) with ordinality as x(id, line, lot, qty, n)
+     order by x.n`,
+    [orgId, orderId, strategy, ids, claims.map((c) => c.orderLineId), claims.map((c) => c.roastedLotId), claims.map((c) => c.quantityKg)],
+  );
+  return ids;
+}
+
+export interface LineRef {
+  id: string;
+  orderId: string;
+  lineNumber: number;
+}
+
+export async function findLine(q: Queryable, orgId: string, lineId: string): Promise<LineRef | undefined> {
+  const [row] = await q.query<{ id: string; order_id: string; line_number: number }>(
+    `select id, order_id, line_number from order_lines where org_id = $1 and id = $2`,
+    [orgId, lineId],
+  );
+  return row && { id: row.id, orderId: row.order_id, lineNumber: row.line_number };
+}
+
+export interface ReleasedClaim {
+  id: string;
+  orderLineId: string;
+  roastedLotId: string;
+  quantityKg: string;
+}
+
+/** Ends the active claims of one line (or, without a line, of the whole order): their kilograms are available again. */
+export async function releaseClaims(q: Queryable, orgId: string, scope: { orderId: string; orderLineId?: string }): Promise<ReleasedClaim[]> {
+  const rows = await q.query<{ id: string; order_line_id: string; roasted_lot_id: string; quantity_kg: string }>(
+    `update order_allocations a set released_at = now()
+     where a.org_id = $1 and a.order_id = $2 and ($3::text is null or a.order_line_id = $3) and ${ACTIVE}
+     returning a.id, a.order_line_id, a.roasted_lot_id, a.quantity_kg`,
+    [orgId, scope.orderId, scope.orderLineId ?? null],
+  );
+  return rows
+    .map((r) => ({ id: r.id, orderLineId: r.order_line_id, roastedLotId: r.roasted_lot_id, quantityKg: r.quantity_kg }))
+    .sort((a, b) => a.id.localeCompare(b.id));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fulfilment
+
+export interface ShipmentPart {
+  orderLineId: string;
+  lineNumber: number;
+  roastedLotId: string;
+  lotCode: string;
+  /** What the order's active claims hold on this lot for this line, in grams. */
+  quantity: bigint;
+  /** The lot's on-hand weight, read under its row lock. */
+  lotOnHand: bigint;
+}
+
+/**
+ * The order's active claims grouped per line and lot, with the lots locked in id order (the same order
+ * allocation locks them in) so the on-hand figures hold until commit.
+ */
+export async function lockShipment(q: Queryable, orgId: string, orderId: string): Promise<ShipmentPart[]> {
+  const lots = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.on_hand_kg from roasted_lots r
+     where r.org_id = $1 and r.id in (select a.roasted_lot_id from order_allocations a where a.org_id = $1 and a.order_id = $2 and ${ACTIVE})
+     order by r.id
+     for update of r`,
+    [orgId, orderId],
+  );
+  const byId = new Map(lots.map((l) => [l.id, l]));
+  const parts = await q.query<{ order_line_id: string; line_number: number; roasted_lot_id: string; kg: string }>(
+    `select a.order_line_id, l.line_number, a.roasted_lot_id, sum(a.quantity_kg)::numeric(14, 3) as kg
+     from order_allocations a join order_lines l on l.org_id = a.org_id and l.id = a.order_line_id
+     where a.org_id = $1 and a.order_id = $2 and ${ACTIVE}
+     group by a.order_line_id, l.line_number, a.roasted_lot_id
+     order by l.line_number, a.roasted_lot_id`,
+    [orgId, orderId],
+  );
+  return parts.map((p) => ({
+    orderLineId: p.order_line_id,
+    lineNumber: p.line_number,
+    roastedLotId: p.roasted_lot_id,
+    lotCode: byId.get(p.roasted_lot_id)!.lot_code,
+    quantity: grams(p.kg),
+    lotOnHand: grams(byId.get(p.roasted_lot_id)!.on_hand_kg),
+  }));
+}
+
+export async function insertFulfillment(q: Queryable, orgId: string, orderId: string, credentialId: string): Promise<{ id: string; createdAt: string }> {
+  const [row] = await q.query<{ id: string; created_at: Date }>(
+    `insert into fulfillments (org_id, id, order_id, credential_id) values ($1, $2, $3, $4) returning id, created_at`,
+    [orgId, newId('ful'), orderId, credentialId],
+  );
+  return { id: row.id, createdAt: iso(row.created_at)! };
+}
+
+/** The order's active claims become fulfilled by this fulfilment, and the order with them. */
+export async function markFulfilled(q: Queryable, orgId: string, orderId: string, fulfillmentId: string): Promise<void> {
+  await q.query(
+    `update order_allocations a set fulfillment_id = $3, fulfilled_at = now() where a.org_id = $1 and a.order_id = $2 and ${ACTIVE}`,
+    [orgId, orderId, fulfillmentId],
+  );
+  await q.query(`update orders set state = 'fulfilled', fulfilled_at = now(), updated_at = now() where org_id = $1 and id = $2`, [orgId, orderId]);
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { code, decimal, id, kg, name, page, strict, text } from '../../../rpc/schemas.js';
+
+export const CreateProfile = strict({
+  name,
+  code,
+  /** A profile written for one machine; startRoastBatch refuses it on another. */
+  machineId: id('machineId').optional(),
+  targetChargeKg: kg({ positive: true }).optional(),
+  /** Bean temperature at drop, °C, to 0.1. */
+  targetDropTempC: decimal({ scale: 1, positive: true, max: 399.9 }).optional(),
+  /** Charge to drop, in seconds. */
+  targetTotalTimeS: z.number().int().min(1).max(24 * 3600).optional(),
+  /** Development time ratio: development / total × 100. */
+  targetDtrPct: decimal({ scale: 2, positive: true, max: 99.99 }).optional(),
+  notes: text(4000).optional(),
+});
+
+export const ProfileFilter = strict({
+  machineId: id('machineId').optional(),
+  /** Case-insensitive search in name and code. */
+  q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const ListProfiles = strict({ filter: ProfileFilter.default({}), page });
+export const ById = strict({ id: id() });
+
+export type CreateProfileInput = z.output<typeof CreateProfile>;
+export type ProfileFilterInput = z.output<typeof ProfileFilter>;

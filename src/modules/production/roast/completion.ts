@@ -1,0 +1,149 @@
+import type { OperationContext } from '../../../rpc/define.js';
+import { conflict, invalidInput } from '../../../rpc/errors.js';
+import type { Curve } from '../../../telemetry/curve.js';
+import { deriveMetrics, downsampleTo1Hz, type RoastMetrics } from '../../../telemetry/metrics.js';
+import { grams, kgString } from '../../inventory/green/grams.js';
+import * as green from '../../inventory/green/repository.js';
+import * as roasted from '../../inventory/roast/repository.js';
+import { roastedLotCode } from '../../inventory/roast/schemas.js';
+import { round2 } from './comparison.js';
+import * as repo from './repository.js';
+
+/** Where the full-fidelity copy of a batch's curve lives in the blob store. */
+export const fullCurveKey = (orgId: string, batchId: string) => `curves/${orgId}/${batchId}.json`;
+
+export interface Completion {
+  dropWeightKg: string | null;
+  notes: string | null;
+  /** Remarks to add to the batch's warnings. */
+  warnings: string[];
+  /** When the coffee was roasted, for the roasted lot's freshness; null: the completion time. */
+  roastedAt: string | null;
+  event: 'production.roast.batch_completed' | 'production.roast.batch_imported';
+}
+
+/**
+ * The one completion path, shared by completeRoastBatch (live telemetry) and importLoggerRoast (a logger
+ * file), so an imported roast books exactly what a live one does. Inside the caller's transaction, on a
+ * 'live' batch the caller has locked or just created:
+ * - the full curve goes to object storage (durable before the transaction commits; a rolled-back attempt
+ *   leaves an object the retry overwrites), the 1 Hz downsample to the database;
+ * - metrics are derived from the whole curve, the weight loss exactly from the weights;
+ * - stock moves only for a batch that names a green lot (coffee the inventory tracks): the charge weight
+ *   leaves the green lot as one roast_consume row, a loose roasted lot of the drop weight opens with a
+ *   roast_output row (at the batch's location, else where the green came from), and lineage green lot → roast batch → roasted lot records the weights that followed
+ *   each edge. Without a green lot the batch is production data only (a drop weight still gives the loss).
+ * Everything outside the database that must wait for the commit (publishing the status, discarding the
+ * live buffer) is the caller's to schedule with ctx.afterCommit.
+ */
+export async function recordCompletion(ctx: OperationContext, batch: repo.RoastBatch, curve: Curve, completion: Completion): Promise<repo.RoastBatch> {
+  checkWeights(batch, completion.dropWeightKg);
+  // First what can still refuse, so a refused completion writes nothing anywhere.
+  const greenTransactions = batch.greenLotId ? await consumeGreen(ctx, batch, batch.greenLotId) : [];
+
+  const key = fullCurveKey(ctx.orgId, batch.id);
+  await ctx.services.blobs.put(key, JSON.stringify({ batchId: batch.id, samples: curve.samples, events: curve.events }), 'application/json');
+  const downsampled = downsampleTo1Hz(curve.samples);
+  await repo.insertCurve(ctx.tx, ctx.orgId, batch.id, {
+    samples: downsampled,
+    events: curve.events,
+    sampleCount: downsampled.length,
+    fullSampleCount: curve.samples.length,
+    fullCurveKey: key,
+  });
+
+  const completed = await repo.markCompleted(ctx.tx, ctx.orgId, batch.id, {
+    dropWeightKg: completion.dropWeightKg,
+    metrics: curveMetrics(curve),
+    notes: completion.notes,
+    warnings: completion.warnings,
+  });
+
+  let output: { lot: roasted.RoastedLot; transaction: roasted.RoastedLedgerEntry } | null = null;
+  if (completed.greenLotId !== null) {
+    const lotId = await roasted.insertRoastedLot(ctx.tx, ctx.orgId, {
+      lotCode: roastedLotCode(completed.batchNumber),
+      form: 'loose',
+      roastBatchId: completed.id,
+      greenLotId: completed.greenLotId,
+      profileId: completed.profileId,
+      // Roasted where the batch was, else where its green came from.
+      locationId: completed.locationId ?? greenTransactions[0].locationId,
+      roastedAt: completion.roastedAt ?? completed.completedAt!,
+      weightLossPct: completed.weightLossPct,
+    });
+    const transaction = await roasted.appendRoastedLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+      lotId,
+      kind: 'roast_output',
+      deltaKg: completed.dropWeightKg!,
+      comment: `roast batch ${completed.batchNumber}`,
+    });
+    output = { lot: (await roasted.findRoastedLot(ctx.tx, ctx.orgId, lotId))!, transaction };
+  }
+
+  const lineage = output
+    ? await green.insertLineageEdges(ctx.tx, ctx.orgId, [
+        { fromKind: 'green_lot', fromId: completed.greenLotId!, toKind: 'roast_batch', toId: completed.id, weightKg: completed.chargeWeightKg, groupId: completed.id },
+        { fromKind: 'roast_batch', fromId: completed.id, toKind: 'roasted_lot', toId: output.lot.id, weightKg: completed.dropWeightKg, groupId: completed.id },
+      ])
+    : [];
+
+  await ctx.emit(completion.event, { batch: completed, greenTransactions, roastedLotId: output?.lot.id ?? null, lineage });
+  if (output) await ctx.emit('inventory.roast.lot_created', { lot: output.lot, transactions: [output.transaction] });
+  return completed;
+}
+
+/**
+ * A roasted lot needs a weight, so a batch that consumes a green lot must say what came out of the drum;
+ * and a roast loses weight, it never gains it.
+ */
+function checkWeights(batch: repo.RoastBatch, dropWeightKg: string | null): void {
+  if (batch.greenLotId && dropWeightKg === null) {
+    throw invalidInput(
+      [{ path: 'dropWeightKg', message: `required: the batch consumes green lot ${batch.greenLotId}, and the roasted lot it makes needs its weight` }],
+      'Give the roasted weight out of the drum.',
+    );
+  }
+  if (dropWeightKg !== null && batch.chargeWeightKg !== null && grams(dropWeightKg) > grams(batch.chargeWeightKg)) {
+    throw invalidInput([{ path: 'dropWeightKg', message: `cannot exceed the charge weight of ${batch.chargeWeightKg} kg` }]);
+  }
+}
+
+/**
+ * Takes the charge weight out of the green lot with one roast_consume row (group id = the batch id). The
+ * coffee is taken from the batch's location when the lot holds the whole charge there, otherwise from the
+ * lot's largest holding (the unassigned balance included) when that holds it; coffee is never taken from
+ * two places for one batch. Quarantine and reservations were checked when the batch started: the coffee
+ * has been roasted by now, so only the physical stock is decided here.
+ */
+async function consumeGreen(ctx: OperationContext, batch: repo.RoastBatch, greenLotId: string): Promise<green.LedgerEntry[]> {
+  const lot = (await green.lockLot(ctx.tx, ctx.orgId, greenLotId))!;
+  const charge = grams(batch.chargeWeightKg!);
+  const balances = await green.balancesInGrams(ctx.tx, ctx.orgId, [greenLotId]);
+  const atBatchLocation = balances.find((b) => b.locationId === batch.locationId && b.locationId !== null && b.onHand >= charge);
+  const largest = balances.reduce<(typeof balances)[number] | undefined>((best, b) => (best === undefined || b.onHand > best.onHand ? b : best), undefined);
+  const source = atBatchLocation ?? (largest && largest.onHand >= charge ? largest : undefined);
+  if (!source) {
+    throw conflict(
+      'insufficient_stock',
+      `No single location holds the ${batch.chargeWeightKg} kg charge of green lot ${lot.lotCode} (the largest holding is ${kgString(largest?.onHand ?? 0n)} kg); ` +
+        'correct the green stock (e.g. a recount or transfer) and complete the batch again.',
+      { greenLotId, chargeWeightKg: batch.chargeWeightKg, largestHoldingKg: kgString(largest?.onHand ?? 0n) },
+    );
+  }
+  const { transactions } = await green.appendLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, [
+    { lotId: greenLotId, kind: 'roast_consume', locationId: source.locationId, deltaKg: `-${batch.chargeWeightKg}`, groupId: batch.id, comment: `roast batch ${batch.batchNumber}` },
+  ]);
+  return transactions;
+}
+
+/** The curve's metrics, to 2 decimals; the weight loss is computed from the weights in the database instead. */
+function curveMetrics(curve: Curve): Omit<RoastMetrics, 'weightLossPct'> {
+  const { weightLossPct: _ignored, ...metrics } = deriveMetrics(curve);
+  const rounded = { ...metrics };
+  for (const key of Object.keys(rounded) as (keyof typeof rounded)[]) {
+    const value = rounded[key];
+    rounded[key] = value === null ? null : round2(value);
+  }
+  return rounded;
+}

@@ -1,0 +1,306 @@
+import type { Queryable } from '../../../db/client.js';
+import { defineOperation, type OperationContext } from '../../../rpc/define.js';
+import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { downsampleTo1Hz } from '../../../telemetry/metrics.js';
+import { ImportError, importRoastLog } from '../../../telemetry/importers/index.js';
+import { findLocation } from '../../catalog/location/repository.js';
+import { findMachine, type Machine } from '../../catalog/machine/repository.js';
+import { grams, kgString } from '../../inventory/green/grams.js';
+import * as green from '../../inventory/green/repository.js';
+import { findBatchOutput } from '../../inventory/roast/repository.js';
+import { findProfile } from '../profile/repository.js';
+import { chargeOutsideRange } from './batch-range.js';
+import { compareWithProfile } from './comparison.js';
+import { recordCompletion } from './completion.js';
+import * as repo from './repository.js';
+import { ById, CompleteRoastBatch, ImportLoggerRoast, ListRoastBatches, StartRoastBatch } from './schemas.js';
+
+const module = 'roasting' as const;
+
+export const roastOperations = [
+  defineOperation({
+    name: 'production.roast.startRoastBatch',
+    summary:
+      'Start a roast batch (state live) and open its live session for the machine bridge’s telemetry. The machine must be active ' +
+      '(409 machine_inactive) and the charge within its minimum and maximum batch (400 naming chargeWeightKg); a profile bound to ' +
+      'another machine is refused (409 profile_machine_mismatch). A green lot must not be quarantined (409 lot_quarantined) and ' +
+      'must have the charge available, on hand less reserved (409 insufficient_stock); it is deducted when the batch completes. ' +
+      'locationId defaults to the machine’s location. Batch numbers are unique per organization.',
+    permission: 'production.roast.write',
+    module,
+    get: false,
+    input: StartRoastBatch,
+    emits: ['production.roast.batch_started'],
+    async handler(ctx, input) {
+      const { machine, locationId } = await checkReferences(ctx, input, 'live');
+      const batch = await repo.insertBatch(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+        batchNumber: input.batchNumber,
+        source: 'live',
+        machineId: machine!.id,
+        profileId: input.profileId ?? null,
+        greenLotId: input.greenLotId ?? null,
+        locationId,
+        chargeWeightKg: input.chargeWeightKg,
+        importFormat: null,
+        warnings: [],
+        startedAt: null,
+      });
+      await ctx.emit('production.roast.batch_started', { batch });
+      // Opened once the batch is committed, so a refused or failed start never leaves a session behind;
+      // the session is open before the answer is sent.
+      ctx.afterCommit(() => ctx.services.liveSessions.open({ orgId: ctx.orgId, batchId: batch.id, machineId: machine!.id }));
+      return batchView(ctx.tx, ctx.orgId, batch);
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.completeRoastBatch',
+    summary:
+      'Complete a live batch from its buffered curve: the full-fidelity curve is written to object storage and a 1 Hz downsample to ' +
+      'the database, and metrics are derived. When the batch names a green lot, the charge weight is deducted from it (a ' +
+      'roast_consume row at the batch’s location when the lot holds the charge there, else at its largest holding; 409 ' +
+      'insufficient_stock when no single holding has it) and a loose roasted lot of dropWeightKg (code R-<batchNumber>, at the ' +
+      'batch’s location, else where the green came from) opens, with lineage green lot → batch → roasted lot; dropWeightKg is ' +
+      'therefore required then. Without a green lot no stock moves (a drop weight still gives the weight loss). dropWeightKg cannot ' +
+      'exceed the charge. The live buffer is discarded only after the transaction commits. A batch without samples is refused ' +
+      '(409 no_telemetry). Completing a completed batch answers it unchanged, books nothing again and discards any leftover buffer.',
+    permission: 'production.roast.write',
+    module,
+    get: false,
+    input: CompleteRoastBatch,
+    emits: ['production.roast.batch_completed', 'inventory.roast.lot_created'],
+    async handler(ctx, { id, dropWeightKg, notes }) {
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const live = ctx.services.liveSessions;
+      if (batch.state === 'completed') {
+        // A retry, or the buffer outlived a completion that committed: the writes are confirmed, so it can go.
+        ctx.afterCommit(() => live.discard(ctx.orgId, id));
+        return batchView(ctx.tx, ctx.orgId, batch);
+      }
+      const buffered = await live.readCurve(ctx.orgId, id);
+      if (!buffered || buffered.samples.length === 0) {
+        throw conflict('no_telemetry', `Batch ${batch.batchNumber} has no telemetry samples to complete it with.`);
+      }
+      // From here the session takes no more posts, so every acknowledged sample is in the curve read next.
+      await live.seal(ctx.orgId, id);
+      const curve = (await live.readCurve(ctx.orgId, id))!;
+      const completed = await recordCompletion(ctx, batch, curve, {
+        dropWeightKg: dropWeightKg ?? null,
+        notes: notes ?? null,
+        warnings: [],
+        roastedAt: null,
+        event: 'production.roast.batch_completed',
+      });
+      ctx.afterCommit(async () => {
+        await live.publishStatus(ctx.orgId, id, 'completed');
+        await live.discard(ctx.orgId, id);
+      });
+      return batchView(ctx.tx, ctx.orgId, completed);
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.importLoggerRoast',
+    summary:
+      'Import a roast logger export (Artisan .alog/JSON/CSV, IKAWA, ROEST, Loring, Aillio RoasTime; a Cropster .xls base64-encoded) ' +
+      'as a completed batch, by the same completion path as a live batch: curve, metrics, the importer’s warnings, and with ' +
+      'greenLotId the deduction, roasted lot and lineage (without it no stock moves). The batch starts at the roast time the file ' +
+      'records. Sample times are rebased on the charge event. Unreadable content is refused with 400 unreadable_roast_log ' +
+      'naming the problem. Extensions beyond the specification: greenLotId, chargeWeightKg, dropWeightKg, locationId, profileId. ' +
+      'Weights recorded in the file win; chargeWeightKg and dropWeightKg are used when the file has none (a differing input is ' +
+      'reported in warnings). The machine may be inactive (the roast is history) and its batch range is not enforced.',
+    permission: 'production.roast.write',
+    module,
+    get: false,
+    input: ImportLoggerRoast,
+    emits: ['production.roast.batch_imported', 'inventory.roast.lot_created'],
+    async handler(ctx, input) {
+      let imported;
+      try {
+        imported = importRoastLog(input.content);
+      } catch (error) {
+        if (!(error instanceof ImportError)) throw error;
+        throw new ProblemError(400, 'unreadable_roast_log', `The roast log cannot be imported: ${error.message}.`, {
+          errors: [{ path: 'content', message: error.message }],
+        });
+      }
+      const warnings = [...imported.warnings];
+      const chargeWeightKg = weightFromFile(imported.meta.greenWeightKg, input.chargeWeightKg, 'chargeWeightKg', warnings);
+      const dropWeightKg = weightFromFile(imported.meta.roastedWeightKg, input.dropWeightKg, 'dropWeightKg', warnings);
+      const { machine, locationId } = await checkReferences(ctx, { ...input, chargeWeightKg }, 'import');
+      const batch = await repo.insertBatch(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+        batchNumber: input.batchNumber,
+        source: 'import',
+        machineId: machine?.id ?? null,
+        profileId: input.profileId ?? null,
+        greenLotId: input.greenLotId ?? null,
+        locationId,
+        chargeWeightKg: chargeWeightKg ?? null,
+        importFormat: imported.format,
+        warnings: [],
+        startedAt: imported.meta.roastedAt ?? null,
+      });
+      const completed = await recordCompletion(ctx, batch, imported.curve, {
+        dropWeightKg: dropWeightKg ?? null,
+        notes: null,
+        warnings,
+        roastedAt: batch.startedAt,
+        event: 'production.roast.batch_imported',
+      });
+      return batchView(ctx.tx, ctx.orgId, completed);
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.getRoastBatch',
+    summary:
+      'A roast batch: state (live, completed), source (live, import), weights, exact weight loss, metrics (charge, turning point, ' +
+      'dry end, first crack start/end, second crack, drop: time and bean temperature; drying, Maillard and development phases; DTR; ' +
+      'rate of rise per phase; total time), the importer’s warnings, profileComparison (target, actual and difference for charge ' +
+      'weight, drop temperature, total time and DTR, when the batch has a profile), its roasted lot, and curve: the stored curve’s ' +
+      'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (no operation downloads it yet).',
+    permission: 'production.roast.read',
+    module,
+    get: true,
+    input: ById,
+    async handler(ctx, { id }) {
+      return batchView(ctx.tx, ctx.orgId, (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id));
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.getRoastCurve',
+    summary:
+      'The batch’s 1 Hz curve (samples: t in ms since charge, bt and et in °C, further channels) and its events. For a completed ' +
+      'batch, the downsample stored at completion; for a live batch, the downsample of what has been buffered so far (persisted: ' +
+      'false). The full-fidelity copy is in object storage under fullCurveKey.',
+    permission: 'production.roast.read',
+    module,
+    get: true,
+    input: ById,
+    async handler(ctx, { id }) {
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      if (batch.state === 'live') {
+        const buffered = await ctx.services.liveSessions.readCurve(ctx.orgId, id);
+        const samples = downsampleTo1Hz(buffered?.samples ?? []);
+        return {
+          batchId: id,
+          state: batch.state,
+          persisted: false,
+          samples,
+          events: buffered?.events ?? [],
+          sampleCount: samples.length,
+          fullSampleCount: buffered?.samples.length ?? 0,
+          fullCurveKey: null,
+        };
+      }
+      const stored = (await repo.findCurve(ctx.tx, ctx.orgId, id, { withSamples: true }))!;
+      return { batchId: id, state: batch.state, persisted: true, ...stored };
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.listRoastBatches',
+    summary:
+      'Roast batches, newest first (by start; an import by the roast time its file records). Filters: state, source, machineId, ' +
+      'profileId, greenLotId, locationId, from and to (days the batch started, UTC, inclusive), q (batch number).',
+    permission: 'production.roast.read',
+    module,
+    get: true,
+    input: ListRoastBatches,
+    async handler(ctx, { filter, page }) {
+      return repo.listBatches(ctx.tx, ctx.orgId, filter, page);
+    },
+  }),
+];
+
+/** A batch as answered: with its profile comparison, roasted lot and stored curve summary. */
+async function batchView(q: Queryable, orgId: string, batch: repo.RoastBatch) {
+  const profile = batch.profileId ? await findProfile(q, orgId, batch.profileId) : undefined;
+  const roastedLot = batch.state === 'completed' ? await findBatchOutput(q, orgId, batch.id) : undefined;
+  const curve = batch.state === 'completed' ? await repo.findCurve(q, orgId, batch.id, { withSamples: false }) : undefined;
+  return {
+    ...batch,
+    profileComparison: profile ? compareWithProfile(profile, batch) : null,
+    roastedLot: roastedLot ?? null,
+    curve: curve ? { sampleCount: curve.sampleCount, fullSampleCount: curve.fullSampleCount, fullCurveKey: curve.fullCurveKey } : null,
+  };
+}
+
+interface BatchReferences {
+  machineId?: string;
+  profileId?: string;
+  greenLotId?: string;
+  locationId?: string;
+  chargeWeightKg?: string;
+}
+
+/**
+ * The rules a batch's references must meet, for a live start and an import alike, except that an
+ * imported roast is history: its machine may since have been deactivated and its charge is not held to
+ * today's batch range. The green lot is locked until commit, so the stock decided on stays true.
+ */
+async function checkReferences(ctx: OperationContext, refs: BatchReferences, source: 'live' | 'import') {
+  let machine: Machine | undefined;
+  if (refs.machineId !== undefined) {
+    machine = (await findMachine(ctx.tx, ctx.orgId, refs.machineId)) ?? throwRefNotFound('machine', refs.machineId, 'machineId');
+    if (source === 'live') {
+      if (!machine.isActive) {
+        throw conflict('machine_inactive', `Machine ${machine.code} is inactive.`, { errors: [{ path: 'machineId', message: 'inactive' }] });
+      }
+      const outside = chargeOutsideRange(machine, grams(refs.chargeWeightKg!));
+      if (outside) throw invalidInput([{ path: 'chargeWeightKg', message: outside }], `The charge does not fit machine ${machine.code}.`);
+    }
+  }
+  if (refs.profileId !== undefined) {
+    const profile = (await findProfile(ctx.tx, ctx.orgId, refs.profileId)) ?? throwRefNotFound('profile', refs.profileId, 'profileId');
+    if (profile.machineId !== null && machine !== undefined && profile.machineId !== machine.id) {
+      throw conflict('profile_machine_mismatch', `Profile ${profile.code} is written for another machine than ${machine.code}.`, {
+        errors: [{ path: 'profileId', message: `belongs to machine ${profile.machineId}` }],
+      });
+    }
+  }
+  if (refs.locationId !== undefined) {
+    const location = (await findLocation(ctx.tx, ctx.orgId, refs.locationId)) ?? throwRefNotFound('location', refs.locationId, 'locationId');
+    if (location.archivedAt) {
+      throw conflict('location_archived', `Location ${location.code} is archived.`, { errors: [{ path: 'locationId', message: 'archived' }] });
+    }
+  }
+  if (refs.greenLotId !== undefined) {
+    const lot = (await green.lockLot(ctx.tx, ctx.orgId, refs.greenLotId)) ?? throwRefNotFound('green lot', refs.greenLotId, 'greenLotId');
+    if (lot.quarantined) {
+      throw conflict('lot_quarantined', `Green lot ${lot.lotCode} is quarantined.`, { errors: [{ path: 'greenLotId', message: 'quarantined' }] });
+    }
+    if (refs.chargeWeightKg === undefined) {
+      throw invalidInput([{ path: 'chargeWeightKg', message: 'required with greenLotId when the file records no green weight' }]);
+    }
+    const available = lot.onHand - lot.reserved;
+    if (grams(refs.chargeWeightKg) > available) {
+      throw conflict('insufficient_stock', `Green lot ${lot.lotCode} has ${kgString(available)} kg available (on hand less reserved).`, {
+        availableKg: kgString(available),
+        errors: [{ path: 'chargeWeightKg', message: `at most ${kgString(available)} kg is available` }],
+      });
+    }
+  }
+  return { machine, locationId: refs.locationId ?? machine?.locationId ?? null };
+}
+
+/**
+ * A weight for an imported roast: the file's when it records one (to the gram), else the caller's. A
+ * caller's figure the file contradicts is reported among the warnings rather than silently dropped.
+ */
+function weightFromFile(fileKg: number | undefined, inputKg: string | undefined, field: string, warnings: string[]): string | undefined {
+  const fileGrams = fileKg !== undefined && Number.isFinite(fileKg) ? BigInt(Math.round(fileKg * 1000)) : 0n;
+  if (fileGrams <= 0n) return inputKg;
+  const fromFile = kgString(fileGrams);
+  if (inputKg !== undefined && grams(inputKg) !== fileGrams) warnings.push(`${field} ${inputKg} kg not used: the file records ${fromFile} kg`);
+  return fromFile;
+}
+
+function throwRefNotFound(what: string, id: string, path: string): never {
+  throw notFound(what, id, path);
+}
+
+function throwNotFound(id: string): never {
+  throw notFound('roast batch', id);
+}

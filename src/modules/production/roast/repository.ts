@@ -1,0 +1,172 @@
+import type { Queryable } from '../../../db/client.js';
+import { SqlParams, iso, likePattern } from '../../../db/sql.js';
+import { newId } from '../../../lib/ids.js';
+import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import type { CurveSample, RoastEvent } from '../../../telemetry/curve.js';
+import type { RoastMetrics } from '../../../telemetry/metrics.js';
+import type { BatchSource, BatchState, RoastBatchFilterInput } from './schemas.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Batches
+
+interface BatchRow {
+  id: string;
+  batch_number: string;
+  source: BatchSource;
+  state: BatchState;
+  machine_id: string | null;
+  profile_id: string | null;
+  green_lot_id: string | null;
+  location_id: string | null;
+  charge_weight_kg: string | null;
+  drop_weight_kg: string | null;
+  weight_loss_pct: string | null;
+  import_format: string | null;
+  warnings: string[];
+  metrics: Omit<RoastMetrics, 'weightLossPct'> | null;
+  notes: string | null;
+  started_at: Date;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type RoastBatch = ReturnType<typeof toBatch>;
+
+const toBatch = (r: BatchRow) => ({
+  id: r.id,
+  batchNumber: r.batch_number,
+  /** live: roasted with telemetry posted by the machine bridge; import: a logger file imported after the fact. */
+  source: r.source,
+  state: r.state,
+  machineId: r.machine_id,
+  profileId: r.profile_id,
+  greenLotId: r.green_lot_id,
+  locationId: r.location_id,
+  chargeWeightKg: r.charge_weight_kg,
+  dropWeightKg: r.drop_weight_kg,
+  /** (charge − drop) / charge × 100, 2 decimals, exact; null without both weights. */
+  weightLossPct: r.weight_loss_pct,
+  importFormat: r.import_format,
+  warnings: r.warnings,
+  /** Derived once, at completion, from the whole curve; null while live. weightLossPct repeats the exact figure as a number. */
+  metrics: r.metrics && { ...r.metrics, weightLossPct: r.weight_loss_pct === null ? null : Number(r.weight_loss_pct) },
+  notes: r.notes,
+  startedAt: iso(r.started_at)!,
+  completedAt: iso(r.completed_at),
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+export interface NewBatch {
+  batchNumber: string;
+  source: BatchSource;
+  machineId: string | null;
+  profileId: string | null;
+  greenLotId: string | null;
+  locationId: string | null;
+  chargeWeightKg: string | null;
+  importFormat: string | null;
+  warnings: string[];
+  /** Defaults to now. */
+  startedAt: string | null;
+}
+
+/** Every batch starts 'live'; an import completes in the same transaction. */
+export async function insertBatch(q: Queryable, orgId: string, credentialId: string, batch: NewBatch): Promise<RoastBatch> {
+  const [row] = await q.query<BatchRow>(
+    `insert into roast_batches (org_id, id, batch_number, source, state, machine_id, profile_id, green_lot_id, location_id,
+       charge_weight_kg, import_format, warnings, started_at, credential_id)
+     values ($1, $2, $3, $4, 'live', $5, $6, $7, $8, $9, $10, $11, date_trunc('milliseconds', coalesce($12::timestamptz, now())), $13)
+     returning *`,
+    [
+      orgId, newId('rb'), batch.batchNumber, batch.source, batch.machineId, batch.profileId, batch.greenLotId, batch.locationId,
+      batch.chargeWeightKg, batch.importFormat, batch.warnings, batch.startedAt, credentialId,
+    ],
+  );
+  return toBatch(row);
+}
+
+export async function findBatch(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<RoastBatch | undefined> {
+  const [row] = await q.query<BatchRow>(
+    `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    [orgId, id],
+  );
+  return row && toBatch(row);
+}
+
+/** Marks the batch completed with what its curve and weights say; the weight loss is computed here, in numeric. */
+export async function markCompleted(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  result: { dropWeightKg: string | null; metrics: Omit<RoastMetrics, 'weightLossPct'>; notes: string | null; warnings: string[] },
+): Promise<RoastBatch> {
+  const [row] = await q.query<BatchRow>(
+    `update roast_batches
+     set state = 'completed', completed_at = now(), updated_at = now(), drop_weight_kg = $3, metrics = $4, notes = $5,
+         warnings = warnings || $6::text[],
+         weight_loss_pct = round((charge_weight_kg - $3::numeric) * 100 / charge_weight_kg, 2)
+     where org_id = $1 and id = $2 returning *`,
+    [orgId, id, result.dropWeightKg, JSON.stringify(result.metrics), result.notes, result.warnings],
+  );
+  return toBatch(row);
+}
+
+export async function listBatches(q: Queryable, orgId: string, filter: RoastBatchFilterInput, page: Page) {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId)}`];
+  if (filter.state) where.push(`state = ${params.add(filter.state)}`);
+  if (filter.source) where.push(`source = ${params.add(filter.source)}`);
+  if (filter.machineId) where.push(`machine_id = ${params.add(filter.machineId)}`);
+  if (filter.profileId) where.push(`profile_id = ${params.add(filter.profileId)}`);
+  if (filter.greenLotId) where.push(`green_lot_id = ${params.add(filter.greenLotId)}`);
+  if (filter.locationId) where.push(`location_id = ${params.add(filter.locationId)}`);
+  if (filter.from) where.push(`started_at >= ${params.add(filter.from)}::date`);
+  if (filter.to) where.push(`started_at < ${params.add(filter.to)}::date + 1`);
+  if (filter.q) where.push(`batch_number ilike ${params.add(likePattern(filter.q))}`);
+  const after = decodeCursor(page.cursor, 2);
+  if (after) where.push(`(started_at, id) < (${params.add(String(after[0]))}::timestamptz, ${params.add(String(after[1]))})`);
+  const rows = await q.query<BatchRow>(
+    `select * from roast_batches where ${where.join(' and ')} order by started_at desc, id desc limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toBatch), page.limit, (b) => [b.startedAt, b.id]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Curves
+
+export interface StoredCurve {
+  samples: CurveSample[];
+  events: RoastEvent[];
+  sampleCount: number;
+  fullSampleCount: number;
+  fullCurveKey: string;
+}
+
+export async function insertCurve(q: Queryable, orgId: string, batchId: string, curve: StoredCurve): Promise<void> {
+  await q.query(
+    `insert into roast_curves (org_id, batch_id, samples, events, sample_count, full_sample_count, full_curve_key)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [orgId, batchId, JSON.stringify(curve.samples), JSON.stringify(curve.events), curve.sampleCount, curve.fullSampleCount, curve.fullCurveKey],
+  );
+}
+
+/** The stored curve; `withSamples: false` reads only its summary (counts and key). */
+export async function findCurve(q: Queryable, orgId: string, batchId: string, options: { withSamples: boolean }): Promise<StoredCurve | undefined> {
+  const [row] = await q.query<{ samples: CurveSample[] | null; events: RoastEvent[] | null; sample_count: number; full_sample_count: number; full_curve_key: string }>(
+    `select ${options.withSamples ? 'samples, events' : 'null as samples, null as events'}, sample_count, full_sample_count, full_curve_key
+     from roast_curves where org_id = $1 and batch_id = $2`,
+    [orgId, batchId],
+  );
+  return (
+    row && {
+      samples: row.samples ?? [],
+      events: row.events ?? [],
+      sampleCount: row.sample_count,
+      fullSampleCount: row.full_sample_count,
+      fullCurveKey: row.full_curve_key,
+    }
+  );
+}

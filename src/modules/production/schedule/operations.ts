@@ -1,0 +1,125 @@
+import type { Queryable } from '../../../db/client.js';
+import { defineOperation } from '../../../rpc/define.js';
+import { conflict, notFound } from '../../../rpc/errors.js';
+import { findLocation } from '../../catalog/location/repository.js';
+import { grams, kgString } from '../../inventory/green/grams.js';
+import { grossUpGrams, planProduction } from './planner.js';
+import * as repo from './repository.js';
+import { ById, GenerateProductionSchedule, ListDemandAggregate } from './schemas.js';
+
+const module = 'roasting' as const;
+
+export const scheduleOperations = [
+  defineOperation({
+    name: 'production.schedule.listDemandAggregate',
+    summary:
+      'What production must roast: confirmed order lines due on or before dueBefore (all open demand without it), less the roasted ' +
+      'stock allocated to them, merged by what is roasted together (profile, green lot, roast level, decaf). Each item gives the ' +
+      'roasted kilograms still open, the expected roast loss (the demand’s, else the mean of the profile’s completed batches, else ' +
+      '15%) and the green needed for it. Until sales orders exist there is no demand and the list is empty.',
+    permission: 'production.schedule.read',
+    module,
+    get: true,
+    input: ListDemandAggregate,
+    async handler(ctx, { dueBefore }) {
+      const demand = await repo.listDemand(ctx.tx, ctx.orgId, dueBefore ?? null);
+      const items = demand.map((d) => ({ ...d, greenNeededKg: kgString(grossUpGrams(grams(d.openKg), d.expectedLossPct)) }));
+      return { items, nextCursor: null };
+    },
+  }),
+
+  defineOperation({
+    name: 'production.schedule.generateProductionSchedule',
+    summary:
+      'Generate a draft schedule from the open demand (as listDemandAggregate answers it): batches sized to what each active machine ' +
+      'can run (between its minimum and maximum batch, green grossed up for roast loss), ordered by profile grouping, light before ' +
+      'dark, decaf last, at most maxBatchesPerMachine per machine, with feasibility notes (green_short, no_machine_fits, ' +
+      'over_capacity; no_demand when there is nothing to roast). With locationId only that location’s machines and green stock are ' +
+      'planned with. Green availability is on hand less reserved; a quarantined lot has none. Nothing is reserved.',
+    permission: 'production.schedule.write',
+    module,
+    get: false,
+    input: GenerateProductionSchedule,
+    emits: ['production.schedule.generated'],
+    async handler(ctx, input) {
+      const locationId = input.locationId ?? null;
+      if (locationId !== null && !(await findLocation(ctx.tx, ctx.orgId, locationId))) throw notFound('location', locationId, 'locationId');
+      const demand = await repo.listDemand(ctx.tx, ctx.orgId, input.dueBefore ?? null);
+      const lotIds = [...new Set(demand.flatMap((d) => (d.greenLotId === null ? [] : [d.greenLotId])))];
+      const plan = planProduction({
+        demand: demand.map(repo.toPlannerDemand),
+        machines: await repo.plannableMachines(ctx.tx, ctx.orgId, locationId),
+        greenAvailableKg: await repo.greenAvailable(ctx.tx, ctx.orgId, lotIds, locationId),
+        maxBatchesPerMachine: input.maxBatchesPerMachine ?? null,
+      });
+      const id = await repo.insertSchedule(
+        ctx.tx,
+        ctx.orgId,
+        ctx.principal.credentialId,
+        {
+          name: input.name,
+          scheduledDate: input.scheduledDate,
+          locationId,
+          dueBefore: input.dueBefore ?? null,
+          maxBatchesPerMachine: input.maxBatchesPerMachine ?? null,
+          notes: plan.notes,
+        },
+        plan.batches,
+      );
+      const schedule = await scheduleWithBatches(ctx.tx, ctx.orgId, id);
+      await ctx.emit('production.schedule.generated', { schedule });
+      return schedule;
+    },
+  }),
+
+  defineOperation({
+    name: 'production.schedule.getProductionSchedule',
+    summary:
+      'A production schedule (state draft or released) with its feasibility notes and its batches in roasting order: position across ' +
+      'the schedule, machine and sequence on it, profile, green lot, green kilograms, expected roasted kilograms and loss; and totals.',
+    permission: 'production.schedule.read',
+    module,
+    get: true,
+    input: ById,
+    async handler(ctx, { id }) {
+      return scheduleWithBatches(ctx.tx, ctx.orgId, id);
+    },
+  }),
+
+  defineOperation({
+    name: 'production.schedule.releaseScheduleToProduction',
+    summary:
+      'Commit a draft schedule to the roasting floor: its state becomes released, stamped with who released it and when. A deliberate ' +
+      'human step (permission production.schedule.approve). Releasing a released schedule is refused with 409 schedule_already_released.',
+    permission: 'production.schedule.approve',
+    module,
+    get: false,
+    input: ById,
+    emits: ['production.schedule.released'],
+    async handler(ctx, { id }) {
+      const current = (await repo.findSchedule(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      if (current.state === 'released') {
+        throw conflict('schedule_already_released', `Schedule ${current.name} was released at ${current.releasedAt}.`, { releasedAt: current.releasedAt });
+      }
+      await repo.markReleased(ctx.tx, ctx.orgId, id, ctx.principal.credentialId);
+      const schedule = await scheduleWithBatches(ctx.tx, ctx.orgId, id);
+      await ctx.emit('production.schedule.released', { schedule });
+      return schedule;
+    },
+  }),
+];
+
+async function scheduleWithBatches(q: Queryable, orgId: string, id: string) {
+  const schedule = (await repo.findSchedule(q, orgId, id)) ?? throwNotFound(id);
+  const batches = await repo.listScheduledBatches(q, orgId, id);
+  const total = (pick: (b: (typeof batches)[number]) => string) => kgString(batches.reduce((sum, b) => sum + grams(pick(b)), 0n));
+  return {
+    ...schedule,
+    batches,
+    totals: { batchCount: batches.length, greenKg: total((b) => b.greenKg), expectedRoastedKg: total((b) => b.expectedRoastedKg) },
+  };
+}
+
+function throwNotFound(id: string): never {
+  throw notFound('production schedule', id);
+}

@@ -1,0 +1,167 @@
+import type { Queryable } from '../../db/client.js';
+import { defineOperation } from '../../rpc/define.js';
+import { conflict, notFound } from '../../rpc/errors.js';
+import { findRoastedLot } from '../inventory/roast/repository.js';
+import { customersOf, readablePaths } from './readable.js';
+import * as repo from './repository.js';
+import { ById, IssueCertificate, ListCertificates, TRACE_DEPTH_LIMIT, Trace, type TraceKind } from './schemas.js';
+
+const module = 'core' as const;
+
+const KIND_WORDS: Record<TraceKind, string> = {
+  producer: 'producer',
+  green_lot: 'green lot',
+  roast_batch: 'roast batch',
+  roasted_lot: 'roasted lot',
+  blend_lot: 'blend lot',
+  product_batch: 'product batch',
+  order_line: 'order line',
+};
+
+const TRACE_ANSWER =
+  'Answers the graph (nodes with kind, id, label and depth, order lines with their order and customer; edges with the ' +
+  `kilograms that followed them), readable paths from origin to destination (at most 200), the customers reached, and ` +
+  `depthLimitReached when the walk stopped at ${TRACE_DEPTH_LIMIT} edges. One recursive query; cycles cannot loop it. ` +
+  '404 when the start does not exist in this organization.';
+
+export const traceabilityOperations = [
+  defineOperation({
+    name: 'traceability.traceBackward',
+    summary: `Walk lineage upstream from any traced thing to where its coffee came from, through splits, merges, blends and packing. ${TRACE_ANSWER}`,
+    permission: 'traceability.read',
+    module,
+    get: true,
+    input: Trace,
+    async handler(ctx, start) {
+      return trace(ctx.tx, ctx.orgId, 'backward', start);
+    },
+  }),
+
+  defineOperation({
+    name: 'traceability.traceForward',
+    summary:
+      'Walk lineage downstream to where the coffee ended up: from a green lot, every roast, roasted lot and shipped order line, ' +
+      `and so every customer who received any of it (customers). ${TRACE_ANSWER}`,
+    permission: 'traceability.read',
+    module,
+    get: true,
+    input: Trace,
+    async handler(ctx, start) {
+      return trace(ctx.tx, ctx.orgId, 'forward', start);
+    },
+  }),
+
+  defineOperation({
+    name: 'inventory.roast.getRoastedLotTraceability',
+    summary:
+      'A roasted lot’s chain upstream: the lot, the roast batches that made it, the green lots they roasted (through splits and ' +
+      'merges) with their coffee facts, and the producers with their details (region, altitude, coordinates, varieties, ' +
+      'processes), plus the lineage graph and readable paths.',
+    permission: 'traceability.read',
+    module,
+    get: true,
+    input: ById,
+    async handler(ctx, { id }) {
+      return (await roastedLotChain(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roasted lot', id);
+    },
+  }),
+
+  defineOperation({
+    name: 'traceability.issueCertificate',
+    summary:
+      'Issue a traceability certificate for a roasted lot: the chain as it is now (getRoastedLotTraceability’s answer, with the ' +
+      'order line and shipment when given) is frozen into the certificate, so later merges, splits or consumption do not change ' +
+      'it, and an unguessable public token (128 bits) is minted for its page at /c/{token} and QR code at /c/{token}/qr.svg and ' +
+      '/c/{token}/qr.png. An orderLineId must draw on the lot (name it, hold or have shipped a claim on it) and a fulfillmentId ' +
+      'must have shipped some of it, else 409 not_in_chain.',
+    permission: 'traceability.read',
+    module,
+    get: false,
+    input: IssueCertificate,
+    emits: ['traceability.certificate.issued'],
+    async handler(ctx, { roastedLotId, orderLineId, fulfillmentId }) {
+      const chain = (await roastedLotChain(ctx.tx, ctx.orgId, roastedLotId)) ?? throwNotFound('roasted lot', roastedLotId, 'roastedLotId');
+      const orderLine = orderLineId ? await requireOrderLine(ctx.tx, ctx.orgId, orderLineId, roastedLotId) : null;
+      const fulfillment = fulfillmentId ? await requireFulfillment(ctx.tx, ctx.orgId, fulfillmentId, roastedLotId, orderLine) : null;
+      const issuedAt = new Date().toISOString();
+      const certificate = await repo.insertCertificate(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+        roastedLotId,
+        orderLineId: orderLine?.id ?? null,
+        fulfillmentId: fulfillment?.id ?? null,
+        snapshot: { ...chain, orderLine, fulfillment: fulfillment && { id: fulfillment.id, orderId: fulfillment.orderId, shippedAt: fulfillment.shippedAt }, issuedAt },
+        issuedAt,
+      });
+      const { snapshot: _frozenChain, ...issued } = certificate;
+      await ctx.emit('traceability.certificate.issued', { certificate: issued });
+      return certificate;
+    },
+  }),
+
+  defineOperation({
+    name: 'traceability.listCertificates',
+    summary: 'Certificates with their frozen snapshots, newest first. Filters: roastedLotId, issuedFrom and issuedTo (days, UTC, inclusive).',
+    permission: 'traceability.read',
+    module,
+    get: true,
+    input: ListCertificates,
+    async handler(ctx, { filter, page }) {
+      return repo.listCertificates(ctx.tx, ctx.orgId, filter, page);
+    },
+  }),
+];
+
+async function trace(q: Queryable, orgId: string, direction: repo.Direction, start: { kind: TraceKind; id: string }) {
+  const graph = (await repo.traceGraph(q, orgId, direction, start)) ?? throwNotFound(KIND_WORDS[start.kind], start.id);
+  const { paths, truncated } = readablePaths(graph, direction, start);
+  return {
+    direction,
+    start: graph.nodes[0],
+    nodes: graph.nodes,
+    edges: graph.edges,
+    paths,
+    pathsTruncated: truncated,
+    customers: customersOf(graph),
+    depthLimit: TRACE_DEPTH_LIMIT,
+    depthLimitReached: graph.depthLimitReached,
+  };
+}
+
+/** getRoastedLotTraceability's answer, which a certificate freezes. */
+async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string) {
+  const roastedLot = await findRoastedLot(q, orgId, roastedLotId);
+  if (!roastedLot) return undefined;
+  const graph = (await repo.traceGraph(q, orgId, 'backward', { kind: 'roasted_lot', id: roastedLotId }))!;
+  const idsOf = (kind: TraceKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
+  const details = await repo.chainDetails(q, orgId, { roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
+  const { paths, truncated } = readablePaths(graph, 'backward', { kind: 'roasted_lot', id: roastedLotId });
+  return {
+    roastedLot,
+    ...details,
+    chain: { nodes: graph.nodes, edges: graph.edges, paths, pathsTruncated: truncated, depthLimitReached: graph.depthLimitReached },
+  };
+}
+
+async function requireOrderLine(q: Queryable, orgId: string, orderLineId: string, roastedLotId: string) {
+  const line = (await repo.findOrderLine(q, orgId, orderLineId)) ?? throwNotFound('order line', orderLineId, 'orderLineId');
+  if (!(await repo.orderLineDrawsOnLot(q, orgId, orderLineId, roastedLotId))) {
+    throw notInChain(`Order ${line.orderNumber} line ${line.lineNumber} takes no coffee from roasted lot ${roastedLotId}.`, 'orderLineId');
+  }
+  return line;
+}
+
+async function requireFulfillment(q: Queryable, orgId: string, fulfillmentId: string, roastedLotId: string, orderLine: repo.OrderLineSummary | null) {
+  const fulfillment = (await repo.findFulfillment(q, orgId, fulfillmentId, roastedLotId)) ?? throwNotFound('fulfillment', fulfillmentId, 'fulfillmentId');
+  if (fulfillment.orderLineIds.length === 0) {
+    throw notInChain(`Fulfillment ${fulfillmentId} shipped no coffee from roasted lot ${roastedLotId}.`, 'fulfillmentId');
+  }
+  if (orderLine && !fulfillment.orderLineIds.includes(orderLine.id)) {
+    throw notInChain(`Fulfillment ${fulfillmentId} shipped no coffee from roasted lot ${roastedLotId} on order line ${orderLine.id}.`, 'orderLineId');
+  }
+  return fulfillment;
+}
+
+const notInChain = (detail: string, path: string) => conflict('not_in_chain', detail, { errors: [{ path, message: 'not part of this roasted lot’s chain' }] });
+
+function throwNotFound(what: string, id: string, path = 'id'): never {
+  throw notFound(what, id, path);
+}

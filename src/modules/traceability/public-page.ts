@@ -1,0 +1,191 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
+import type { Database } from '../../db/client.js';
+import { RateLimiter, type RateWindow } from '../../ratelimit/limiter.js';
+import { TOKEN_PATTERN, certificatePath, findCertificateByToken, type PublicCertificate } from './repository.js';
+
+/**
+ * The certificate's public page, GET /c/{token}, and its QR code at /c/{token}/qr.svg and /c/{token}/qr.png:
+ * no credential, outside /rpc/v1/, readable on a phone, with no script and no external asset. The token is
+ * the only key; an unknown token and a malformed one get the same plain 404 page. Requests are counted
+ * per client address (the API's budget is per credential, and there is none here).
+ */
+
+/** Per client address: a person scanning codes is far below this; a crawler guessing tokens is not. */
+export const PUBLIC_PAGE_WINDOWS: RateWindow[] = [
+  { name: 'burst', points: 60, seconds: 10 },
+  { name: 'sustained', points: 300, seconds: 60 },
+];
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  // The token is in the URL: never send it to the map site or anywhere else a link leads.
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Robots-Tag': 'noindex, nofollow',
+};
+
+export function certificatePages(db: Database, options: { windows?: RateWindow[] } = {}) {
+  const limiter = new RateLimiter(options.windows ?? PUBLIC_PAGE_WINDOWS, { keyPrefix: 'firstcrack:rl-public' });
+
+  return async (app: FastifyInstance) => {
+    /** The certificate a request names, or undefined after answering 404 or 429 itself. */
+    const certificateFor = async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
+      reply.headers(SECURITY_HEADERS);
+      const decision = await limiter.consume(`ip:${request.ip}`);
+      reply.headers(decision.headers);
+      if (!decision.allowed) {
+        reply.code(429).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(messagePage('Too many requests', 'Please wait a moment and try again.'));
+        return undefined;
+      }
+      const token = request.params.token;
+      const certificate = TOKEN_PATTERN.test(token) ? await findCertificateByToken(db, token) : undefined;
+      if (!certificate) {
+        reply.code(404).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+        return undefined;
+      }
+      // A certificate never changes once issued.
+      reply.header('Cache-Control', 'public, max-age=3600');
+      return { certificate, pageUrl: `${request.protocol}://${request.host}${certificatePath(token)}`, token };
+    };
+
+    app.get<{ Params: { token: string } }>('/c/:token', async (request, reply) => {
+      const found = await certificateFor(request, reply);
+      if (!found) return reply;
+      return reply.type('text/html; charset=utf-8').send(renderCertificatePage(found.certificate, found.token));
+    });
+
+    app.get<{ Params: { token: string } }>('/c/:token/qr.svg', async (request, reply) => {
+      const found = await certificateFor(request, reply);
+      if (!found) return reply;
+      const svg = await QRCode.toString(found.pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+      return reply.type('image/svg+xml').send(svg);
+    });
+
+    app.get<{ Params: { token: string } }>('/c/:token/qr.png', async (request, reply) => {
+      const found = await certificateFor(request, reply);
+      if (!found) return reply;
+      const png = await QRCode.toBuffer(found.pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
+      return reply.type('image/png').send(png);
+    });
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Rendering. Everything shown comes from the certificate's frozen snapshot, escaped.
+
+/** The parts of a snapshot (getRoastedLotTraceability's answer at issue time) the page shows. */
+interface Snapshot {
+  roastedLot: { lotCode: string; form: string; roastedAt: string; weightLossPct: string | null };
+  roastBatches: { batchNumber: string; startedAt: string | null; completedAt: string | null }[];
+  greenLots: { lotCode: string; name: string; varieties: string[]; processMethod: string | null; harvestYear: number | null; certifications: string[]; producerId: string | null }[];
+  producers: {
+    id: string;
+    name: string;
+    kind: string;
+    country: string | null;
+    region: string | null;
+    subregion: string | null;
+    altitudeMinM: number | null;
+    altitudeMaxM: number | null;
+    latitude: number | null;
+    longitude: number | null;
+    varieties: string[];
+    processMethods: string[];
+  }[];
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const day = (isoTime: string) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(isoTime));
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+const countryName = (code: string) => {
+  try {
+    return regionNames.of(code) ?? code;
+  } catch {
+    return code;
+  }
+};
+
+const words = (value: string) => value.replaceAll('_', ' ');
+const sentence = (value: string) => value.charAt(0).toUpperCase() + value.slice(1);
+
+function fact(label: string, value: string | null | undefined): string {
+  return value ? `<div class="fact"><dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd></div>` : '';
+}
+
+function altitude(min: number | null, max: number | null): string | null {
+  if (min === null && max === null) return null;
+  if (min !== null && max !== null && min !== max) return `${min}–${max} m above sea level`;
+  return `${min ?? max} m above sea level`;
+}
+
+function mapLink(latitude: number | null, longitude: number | null): string {
+  if (latitude === null || longitude === null) return '';
+  const position = `${Math.abs(latitude).toFixed(4)}° ${latitude >= 0 ? 'N' : 'S'}, ${Math.abs(longitude).toFixed(4)}° ${longitude >= 0 ? 'E' : 'W'}`;
+  const href = `https://www.openstreetmap.org/?mlat=${latitude}&mlon=${longitude}#map=12/${latitude}/${longitude}`;
+  return `<div class="fact"><dt>Location</dt><dd>${escapeHtml(position)} · <a href="${escapeHtml(href)}" rel="noreferrer noopener" target="_blank">Open map</a></dd></div>`;
+}
+
+function producerCard(p: Snapshot['producers'][number]): string {
+  const place = [p.subregion, p.region, p.country && countryName(p.country)].filter(Boolean).join(', ');
+  return `<li class="step"><h3>${escapeHtml(p.name)}</h3><p class="kind">${escapeHtml(sentence(words(p.kind)))}</p><dl>
+${fact('Region', place)}${fact('Altitude', altitude(p.altitudeMinM, p.altitudeMaxM))}${fact('Process', p.processMethods.map(words).join(', '))}${fact('Varieties', p.varieties.join(', '))}${mapLink(p.latitude, p.longitude)}
+</dl></li>`;
+}
+
+function greenLotCard(g: Snapshot['greenLots'][number]): string {
+  return `<li class="step"><h3>${escapeHtml(g.name)}</h3><p class="kind">Green coffee lot ${escapeHtml(g.lotCode)}</p><dl>
+${fact('Process', g.processMethod && words(g.processMethod))}${fact('Varieties', g.varieties.join(', '))}${fact('Harvest', g.harvestYear?.toString())}${fact('Certifications', g.certifications.join(', '))}
+</dl></li>`;
+}
+
+function roastCard(b: Snapshot['roastBatches'][number]): string {
+  const roastedAt = b.completedAt ?? b.startedAt;
+  return `<li class="step"><h3>Roast batch ${escapeHtml(b.batchNumber)}</h3><dl>${fact('Roasted on', roastedAt && day(roastedAt))}</dl></li>`;
+}
+
+export function renderCertificatePage(certificate: PublicCertificate, token: string): string {
+  const s = certificate.snapshot as Snapshot;
+  const section = (title: string, items: string[]) => (items.length ? `<h2>${escapeHtml(title)}</h2><ol class="journey">${items.join('\n')}</ol>` : '');
+  return page(
+    `${s.roastedLot.lotCode} · Traceability certificate`,
+    `<header><p class="brand">${escapeHtml(certificate.organizationName)}</p><h1>Where this coffee comes from</h1>
+<p class="lead">Roasted lot <strong>${escapeHtml(s.roastedLot.lotCode)}</strong>, roasted on <strong>${escapeHtml(day(s.roastedLot.roastedAt))}</strong>.</p></header>
+<main>
+${section('Grown by', s.producers.map(producerCard))}
+${section('Green coffee', s.greenLots.map(greenLotCard))}
+${section('Roasted', s.roastBatches.map(roastCard))}
+<h2>Your coffee</h2><ol class="journey"><li class="step"><h3>Roasted lot ${escapeHtml(s.roastedLot.lotCode)}</h3><dl>
+${fact('Roasted on', day(s.roastedLot.roastedAt))}${fact('Form', words(s.roastedLot.form))}</dl></li></ol>
+<section class="certificate"><h2>Certificate</h2><dl>${fact('Certificate', certificate.id)}${fact('Issued on', day(certificate.issuedAt))}</dl>
+<p class="note">This record was frozen when the certificate was issued.</p>
+<img class="qr" src="${certificatePath(token)}/qr.svg" width="200" height="200" alt="QR code linking to this certificate"></section>
+</main>`,
+  );
+}
+
+const NOT_FOUND_PAGE = messagePage('Certificate not found', 'This link does not lead to a certificate. Check that the whole address was copied.');
+
+function messagePage(title: string, text: string): string {
+  return page(title, `<main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>`);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#2b1d14;background:#faf6f1}
+header,main{max-width:40rem;margin:0 auto;padding:1rem 1.25rem}header{padding-top:1.5rem}
+h1{font-size:1.6rem;line-height:1.2;margin:.25rem 0 .5rem}h2{font-size:1.1rem;margin:1.75rem 0 .5rem;color:#6f4e37;text-transform:uppercase;letter-spacing:.04em}
+h3{font-size:1.1rem;margin:0}.brand{margin:0;font-weight:600;color:#6f4e37}.lead{margin:0}
+.journey{list-style:none;margin:0;padding:0 0 0 1rem;border-left:3px solid #c8a27a}
+.step{position:relative;background:#fff;border-radius:.6rem;padding:.85rem 1rem;margin:0 0 .75rem;box-shadow:0 1px 3px rgba(43,29,20,.12)}
+.step::before{content:"";position:absolute;left:-1.45rem;top:1.1rem;width:.75rem;height:.75rem;border-radius:50%;background:#6f4e37}
+.kind{margin:.1rem 0 .4rem;color:#7a6455;font-size:.9rem}
+dl{margin:0}.fact{display:flex;flex-wrap:wrap;gap:0 .5rem;padding:.15rem 0}dt{font-weight:600;min-width:7.5rem}dd{margin:0;overflow-wrap:anywhere}
+a{color:#6f4e37}.certificate{margin-top:1.5rem}.note{color:#7a6455;font-size:.9rem}
+.qr{display:block;width:12.5rem;max-width:100%;height:auto;margin:1rem auto;background:#fff;padding:.5rem;border-radius:.4rem}
+</style></head><body>${body}</body></html>`;
+}

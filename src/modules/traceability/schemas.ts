@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { date, id, page, strict } from '../../rpc/schemas.js';
+
+export const TRACE_KINDS = ['producer', 'green_lot', 'roast_batch', 'roasted_lot', 'blend_lot', 'product_batch', 'order_line'] as const;
+export type TraceKind = (typeof TRACE_KINDS)[number];
+
+/** How far a trace walks from its start; deeper chains are cut there and say so (depthLimitReached). */
+export const TRACE_DEPTH_LIMIT = 50;
+/** How many readable paths a trace lists; the graph itself is always whole up to the depth limit. */
+export const MAX_READABLE_PATHS = 200;
+
+export const Trace = strict({ kind: z.enum(TRACE_KINDS), id: id() });
+
+export const ById = strict({ id: id() });
+
+export const IssueCertificate = strict({
+  roastedLotId: id('roastedLotId'),
+  /** The order line the coffee went out on: it must draw on the roasted lot (its coffee, a claim or a shipment). */
+  orderLineId: id('orderLineId').optional(),
+  /** The shipment the coffee left with: it must have shipped some of the roasted lot. */
+  fulfillmentId: id('fulfillmentId').optional(),
+});
+
+export const CertificateFilter = strict({
+  roastedLotId: id('roastedLotId').optional(),
+  /** Issued on or after this day (UTC). */
+  issuedFrom: date.optional(),
+  /** Issued on or before this day (UTC). */
+  issuedTo: date.optional(),
+});
+
+export const ListCertificates = strict({ filter: CertificateFilter.default({}), page });
+
+export type CertificateFilterInput = z.output<typeof CertificateFilter>;

@@ -1,0 +1,292 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CredentialResolver, Principal } from '../auth/credentials.js';
+import { requireGrant } from '../auth/grant.js';
+import type { Database } from '../db/client.js';
+import { authenticateApiCaller, authenticateBearer, consumeRateLimit, requireBoundOrganization, unauthorized } from '../http/guards.js';
+import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
+import { ProblemError, conflict, invalidInput, notFound } from '../rpc/errors.js';
+import { fieldErrors, id, strict } from '../rpc/schemas.js';
+import { SessionClosedError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
+import { TelemetryPost } from './schemas.js';
+import { issueStreamTicket, redeemStreamTicket } from './tickets.js';
+
+/**
+ * The telemetry channel (DESIGN.md, "The telemetry channel"): machine bridges post samples to
+ * /ingest/v1/, watchers follow them on /stream/v1/. Both sit beside the RPC pipeline, not inside it: the
+ * live session is the source of truth for a batch being roasted, so the hot path is credential (cached),
+ * rate limit, one session lookup and the append, with no database transaction.
+ */
+
+/**
+ * The ingest budget, per bridge token, separate from the API's (which it never draws on). A bridge posting
+ * every 100 ms (10 Hz, the fastest loggers) makes 600 posts a minute: the sustained window leaves it double
+ * that, and the burst window lets it catch up on a backlog at 30 posts a second after a network outage.
+ */
+export const INGEST_WINDOWS: RateWindow[] = [
+  { name: 'burst', points: 300, seconds: 10 },
+  { name: 'sustained', points: 1200, seconds: 60 },
+];
+
+/** Comments on an idle stream keep proxies and load balancers from closing it. */
+export const HEARTBEAT_MS = 15_000;
+
+/** A watcher this far behind (unsent bytes) is cut off; it reconnects with Last-Event-ID and loses nothing. */
+const MAX_WATCHER_BACKLOG_BYTES = 4 * 1024 * 1024;
+
+/** At most this many field errors are listed for one refused post (a post can hold 2,000 bad samples). */
+const MAX_LISTED_ERRORS = 50;
+
+export interface TelemetryRoutesDeps {
+  /** The service database (row-level security per organization). */
+  db: Database;
+  resolvers: CredentialResolver[];
+  liveSessions: LiveSessionStore;
+  /** The API's budget: opening a stream and asking for a ticket are API requests. */
+  apiRateLimiter: RateLimiter;
+  ingestRateLimiter: RateLimiter;
+  heartbeatMs?: number;
+}
+
+type BatchRequest = FastifyRequest<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>;
+
+const batchIdSchema = id('batchId');
+const resumeIdPattern = /^\d{1,15}$/;
+
+export function telemetryRoutes(deps: TelemetryRoutesDeps) {
+  const heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
+  const watchers = new Set<Watcher>();
+
+  /** The batch's open session in this organization; otherwise 404, or 409 when the batch exists but is not live. */
+  async function liveSession(orgId: string, batchId: string): Promise<LiveSessionInfo> {
+    if (!batchIdSchema.safeParse(batchId).success) throw notFound('roast batch', batchId, 'batchId');
+    const session = await deps.liveSessions.get(orgId, batchId);
+    if (session) return session;
+    throw await notLive(orgId, batchId);
+  }
+
+  async function notLive(orgId: string, batchId: string): Promise<ProblemError> {
+    const state = await storedBatchState(deps.db, orgId, batchId);
+    if (state === null) return notFound('roast batch', batchId, 'batchId');
+    // A batch still 'live' here is in the moment between startRoastBatch's commit and its session opening.
+    const detail =
+      state === 'live'
+        ? `Roast batch ${batchId} is starting and its live session is not open yet; retry shortly.`
+        : `Roast batch ${batchId} is ${state}; telemetry is taken only while it roasts.`;
+    return conflict('batch_not_live', detail, { state });
+  }
+
+  return async (app: FastifyInstance) => {
+    await app.register(async (ingest) => {
+      // Before the body is read, as on /rpc/v1/: an unauthenticated or rate-limited caller costs no parsing.
+      ingest.addHook('onRequest', async (request, reply) => {
+        const principal = await authenticateBearer(deps.resolvers, request);
+        if (principal.kind !== 'machine_bridge') {
+          throw new ProblemError(403, 'bridge_token_required', 'Telemetry is posted with the machine’s bridge token (fcb_…), not an API key.');
+        }
+        requireBoundOrganization(principal, request);
+        await consumeRateLimit(deps.ingestRateLimiter, principal, reply);
+        request.principal = principal;
+      });
+
+      ingest.post('/ingest/v1/roast/:batchId/samples', async (request: BatchRequest, reply) => {
+        const principal = request.principal!;
+        const { batchId } = request.params;
+        const session = await liveSession(principal.orgId, batchId);
+        if (session.machineId !== principal.machineId) {
+          throw new ProblemError(403, 'wrong_machine', `Roast batch ${batchId} is roasting on another machine than this bridge token’s.`);
+        }
+        const parsed = TelemetryPost.safeParse(request.body);
+        if (!parsed.success) {
+          throw invalidInput(fieldErrors(parsed.error).slice(0, MAX_LISTED_ERRORS), 'The post is not valid; nothing of it was stored.');
+        }
+        const { seq, samples, events = [] } = parsed.data;
+        let result;
+        try {
+          result = await deps.liveSessions.append(principal.orgId, batchId, seq, samples, events);
+        } catch (error) {
+          if (!(error instanceof SessionClosedError)) throw error;
+          // The batch is being completed (sealed) or completed between the lookup and the append.
+          if (error.reason === 'gone') throw await notLive(principal.orgId, batchId);
+          throw conflict('batch_not_live', `Roast batch ${batchId} is being completed; telemetry is taken only while it roasts.`, { state: 'completing' });
+        }
+        if (result.duplicate) return reply.code(200).send({ accepted: 0, seq, duplicate: true });
+        return reply.code(202).send({ accepted: result.accepted, seq });
+      });
+    });
+
+    await app.register(async (stream) => {
+      stream.post('/stream/v1/roast/:batchId/tickets', async (request: BatchRequest, reply) => {
+        const principal = await authenticateApiCaller(deps.resolvers, request);
+        await consumeRateLimit(deps.apiRateLimiter, principal, reply);
+        requireGrant(principal, 'roasting', 'production.roast.read');
+        const input = NoInput.safeParse(request.body ?? {});
+        if (!input.success) throw invalidInput(fieldErrors(input.error));
+        const { batchId } = request.params;
+        await liveSession(principal.orgId, batchId);
+        return reply.code(201).send(await issueStreamTicket(deps.db, principal, batchId));
+      });
+
+      stream.get('/stream/v1/roast/:batchId', async (request: BatchRequest, reply) => {
+        const { batchId } = request.params;
+        // Read before a ticket is spent on a request that would be refused for its form.
+        const afterId = resumePoint(request);
+        const principal = await watcherPrincipal(request, reply, batchId);
+        requireGrant(principal, 'roasting', 'production.roast.read');
+        await liveSession(principal.orgId, batchId);
+
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(200, {
+          ...(reply.getHeaders() as Record<string, string>),
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-cache, no-transform',
+          Connection: 'keep-alive',
+          'X-Accel-Buffering': 'no',
+          'X-Request-Id': request.id,
+        });
+        raw.flushHeaders();
+
+        const watcher = new Watcher(raw);
+        watchers.add(watcher);
+        let unsubscribe = () => {};
+        let heartbeat: NodeJS.Timeout | undefined;
+        const stop = () => {
+          watchers.delete(watcher);
+          clearInterval(heartbeat);
+          unsubscribe();
+        };
+        raw.on('close', stop);
+        try {
+          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (message) => watcher.send(message));
+        } catch (error) {
+          request.log.error({ err: error }, 'stream subscription failed');
+          raw.destroy();
+          return;
+        }
+        if (watcher.ended) return stop();
+        heartbeat = setInterval(async () => {
+          watcher.comment('heartbeat');
+          // A session discarded without a final status (or whose status this process missed) ends the stream.
+          const open = await deps.liveSessions.get(principal.orgId, batchId).catch(() => true);
+          if (!open) watcher.end();
+        }, heartbeatMs);
+        heartbeat.unref();
+      });
+    });
+
+    // Open streams would hold the server open forever; ending them lets watchers reconnect to another process.
+    app.addHook('preClose', async () => {
+      for (const watcher of watchers) watcher.end();
+    });
+  };
+
+  /** An API key in Authorization (counted against the API budget), or a stream ticket for a browser's EventSource. */
+  async function watcherPrincipal(request: BatchRequest, reply: FastifyReply, batchId: string): Promise<Principal> {
+    const ticket = request.query.ticket;
+    if (request.headers.authorization !== undefined || ticket === undefined) {
+      const principal = await authenticateApiCaller(deps.resolvers, request);
+      await consumeRateLimit(deps.apiRateLimiter, principal, reply);
+      return principal;
+    }
+    // The ticket's issue was counted against the API budget; redeeming it is not counted again.
+    const principal = typeof ticket === 'string' ? await redeemStreamTicket(deps.db, ticket, batchId) : null;
+    if (!principal) throw unauthorized('The stream ticket is not valid: unknown, for another batch, expired or already used.');
+    return principal;
+  }
+}
+
+const NoInput = strict({});
+
+/** The id of the last message the watcher has: the Last-Event-ID header (an EventSource reconnecting) or ?lastEventId=. */
+function resumePoint(request: BatchRequest): number {
+  const header = request.headers['last-event-id'];
+  const given = header !== undefined ? header : request.query.lastEventId;
+  if (given === undefined || given === '') return 0;
+  if (typeof given !== 'string' || !resumeIdPattern.test(given)) {
+    throw new ProblemError(400, 'invalid_last_event_id', 'Last-Event-ID must be the id of a message received on this stream.', {
+      errors: [{ path: header !== undefined ? 'Last-Event-ID' : 'lastEventId', message: 'must be a non-negative integer' }],
+    });
+  }
+  return Number(given);
+}
+
+/**
+ * The SSE text of a message, made once however many watchers receive it: the stores hand every watcher the
+ * same message object.
+ */
+const frames = new WeakMap<LiveMessage, string>();
+function frameOf(message: LiveMessage): string {
+  let frame = frames.get(message);
+  if (frame === undefined) {
+    frame = `id: ${message.id}\nevent: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`;
+    frames.set(message, frame);
+  }
+  return frame;
+}
+
+/**
+ * One open stream. What arrives in one tick (the messages of one post) is written once, so a post costs each
+ * watcher one write and one system call however many samples it holds.
+ */
+class Watcher {
+  ended = false;
+  private pending = '';
+
+  constructor(private readonly raw: ServerResponse) {}
+
+  send(message: LiveMessage): void {
+    this.queue(frameOf(message));
+    // The batch is done: nothing more will come, and a closed session is no longer resumable.
+    if (message.event === 'status' && (message.data as { state: string }).state === 'completed') this.end();
+  }
+
+  comment(text: string): void {
+    this.queue(`: ${text}\n\n`);
+  }
+
+  private queue(text: string): void {
+    if (this.ended) return;
+    if (this.pending === '') process.nextTick(this.flush);
+    this.pending += text;
+  }
+
+  private readonly flush = () => {
+    if (this.ended || this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    this.raw.write(text);
+    if (this.raw.writableLength > MAX_WATCHER_BACKLOG_BYTES) {
+      this.ended = true;
+      this.raw.destroy();
+    }
+  };
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const text = this.pending;
+    this.pending = '';
+    this.raw.end(text);
+  }
+}
+
+/**
+ * The batch's state in roast_batches (production.roast's table), read only when no live session answers, to
+ * tell a finished batch (409) from one that never existed here (404). Before that table exists every such
+ * batch is unknown.
+ */
+async function storedBatchState(db: Database, orgId: string, batchId: string): Promise<string | null> {
+  try {
+    const [row] = await db.transaction(
+      (tx) => tx.query<{ state: string }>(`select state from roast_batches where org_id = $1 and id = $2`, [orgId, batchId]),
+      { orgId, readOnly: true },
+    );
+    return row?.state ?? null;
+  } catch (error) {
+    if ((error as { code?: string }).code === UNDEFINED_TABLE) return null;
+    throw error;
+  }
+}
+
+const UNDEFINED_TABLE = '42P01';

@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DiskLiveSessionStore } from './live-disk.js';
+import type { LiveMessage } from './live.js';
+
+const orgId = 'org_disk';
+const batchId = 'rb_disk';
+const sample = (t: number) => ({ t, bt: 150, et: 220 });
+
+async function scratch(t: { after(fn: () => Promise<void>): void }) {
+  const root = await mkdtemp(join(tmpdir(), 'fc-live-disk-'));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  return root;
+}
+
+test('a new store on the same directory (a restart) has every acknowledged post, status and seq', async (t) => {
+  const root = await scratch(t);
+  const before = new DiskLiveSessionStore(root);
+  await before.open({ orgId, batchId, machineId: 'mch_a' });
+  await before.append(orgId, batchId, 1, [sample(1000), sample(0)], [{ type: 'charge', t: 0 }]);
+  await before.publishStatus(orgId, batchId, 'roasting');
+  await before.append(orgId, batchId, 2, [sample(2000)], []);
+  await before.close();
+
+  const after = new DiskLiveSessionStore(root);
+  assert.deepEqual(await after.get(orgId, batchId), { orgId, batchId, machineId: 'mch_a' });
+  assert.deepEqual(await after.readCurve(orgId, batchId), { samples: [sample(0), sample(1000), sample(2000)], events: [{ type: 'charge', t: 0 }] });
+  assert.deepEqual(await after.append(orgId, batchId, 2, [sample(9000)], []), { duplicate: true, accepted: 0 });
+  const seen: LiveMessage[] = [];
+  const stop = await after.subscribe(orgId, batchId, 2, (message) => seen.push(message));
+  await after.append(orgId, batchId, 3, [sample(3000)], []);
+  stop();
+  assert.deepEqual(
+    seen.map((m) => [m.id, m.event]),
+    [[3, 'roast_event'], [4, 'status'], [5, 'sample'], [6, 'sample']],
+  );
+  await after.close();
+});
+
+test('a torn last line (a crash mid-write) is cut off, and later posts survive the next restart', async (t) => {
+  const root = await scratch(t);
+  const first = new DiskLiveSessionStore(root);
+  await first.open({ orgId, batchId, machineId: 'mch_a' });
+  await first.append(orgId, batchId, 1, [sample(0)], []);
+  await first.close();
+  const log = join(root, orgId, batchId, 'posts.jsonl');
+  await appendFile(log, '{"seq":2,"samples":[{"t":1000,"b'); // never acknowledged
+
+  const second = new DiskLiveSessionStore(root);
+  assert.deepEqual((await second.readCurve(orgId, batchId))!.samples, [sample(0)]);
+  assert.deepEqual(await second.append(orgId, batchId, 2, [sample(1000)], []), { duplicate: false, accepted: 1 });
+  await second.close();
+  assert.equal((await readFile(log, 'utf8')).split('\n').filter(Boolean).length, 2);
+
+  const third = new DiskLiveSessionStore(root);
+  assert.deepEqual((await third.readCurve(orgId, batchId))!.samples, [sample(0), sample(1000)]);
+  await third.close();
+});
+
+test('an append queued behind a discard is refused, never written to a log that is gone', async (t) => {
+  const root = await scratch(t);
+  const store = new DiskLiveSessionStore(root);
+  await store.open({ orgId, batchId, machineId: 'mch_a' });
+  await store.append(orgId, batchId, 1, [sample(0)], []);
+  const discarding = store.discard(orgId, batchId);
+  const late = assert.rejects(store.append(orgId, batchId, 2, [sample(1000)], []), /No live session/);
+  await Promise.all([discarding, late]);
+  assert.equal(await store.get(orgId, batchId), null);
+  assert.equal(await store.readCurve(orgId, batchId), null);
+  await store.close();
+});

@@ -1,0 +1,278 @@
+import type { Redis } from 'ioredis';
+import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import { curveOf } from './live-disk.js';
+import { SessionClosedError, type AppendResult, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
+
+/**
+ * Server-mode live sessions, shared by every API process through Redis. Per batch, under keys that share one
+ * hash tag (so a cluster keeps them in one slot and a script may touch them together):
+ *
+ *   …:info  hash    orgId, batchId, machineId; its presence is what "the session is open" means
+ *   …:seqs  set     every stored post's seq, for dedupe
+ *   …:next  string  the last message id handed out
+ *   …:log   stream  one entry per post (or status), entry id `0-<its last message id>`, fields s (samples
+ *                   JSON), e (events JSON), t (status JSON or ''); its messages are the samples, then the
+ *                   events, then the status, numbered consecutively up to the entry id
+ *
+ * A post is stored by one Lua script (existence check, seq dedupe, ids, the entry and the publish to
+ * watchers), so concurrent posts from any process never interleave ids and a duplicate stores nothing.
+ * Nothing expires: the buffer is the only copy of the curve until completeRoastBatch has written it elsewhere
+ * and discards it. Durability across a Redis restart is Redis's own (run it with appendonly yes).
+ *
+ * Fan-out: each post is published once to the batch's channel; every process keeps one subscriber connection
+ * and hands each message to its local watchers. A watcher first subscribes, then reads the log from its
+ * resume point, then takes published messages with a higher id: whatever was stored before the subscription
+ * is in the log, whatever after reaches the channel, and the id filter drops the overlap, so there is no gap
+ * and no duplicate at the seam. A gap seen on the channel (posts published while the subscriber connection
+ * was reconnecting) is filled from the log before anything newer is delivered.
+ */
+export class RedisLiveSessionStore implements LiveSessionStore {
+  private readonly subscriber: Redis;
+  private readonly feeds = new Map<string, Feed>();
+  /**
+   * A session's info never changes once opened, so a lookup is remembered for INFO_CACHE_MS: the ingest path's
+   * lookup then costs no round trip. A post to a session that another process discarded meanwhile is still
+   * refused, by the append script's own existence check, which also drops the remembered info.
+   */
+  private readonly infoCache = new Map<string, { info: LiveSessionInfo; until: number }>();
+  private closed = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: { keyPrefix?: string; ownsClient?: boolean } = {},
+  ) {
+    redis.defineCommand('firstcrackLiveAppend', { numberOfKeys: 4, lua: APPEND_SCRIPT });
+    this.subscriber = redis.duplicate();
+    this.subscriber.on('message', (channel: string, payload: string) => this.feeds.get(channel)?.receive(payload));
+    // Errors surface on the commands that meet them; a dropped connection reconnects and resubscribes.
+    this.subscriber.on('error', () => {});
+  }
+
+  private keys(orgId: string, batchId: string) {
+    const base = `${this.options.keyPrefix ?? 'firstcrack:live'}:{${orgId}:${batchId}}`;
+    return { info: `${base}:info`, seqs: `${base}:seqs`, next: `${base}:next`, log: `${base}:log`, channel: `${base}:feed` };
+  }
+
+  async open(info: LiveSessionInfo): Promise<void> {
+    const { info: key } = this.keys(info.orgId, info.batchId);
+    await this.redis.hset(key, { orgId: info.orgId, batchId: info.batchId, machineId: info.machineId });
+  }
+
+  async get(orgId: string, batchId: string): Promise<LiveSessionInfo | null> {
+    const key = this.keys(orgId, batchId).info;
+    const now = Date.now();
+    const cached = this.infoCache.get(key);
+    if (cached && cached.until > now) return cached.info;
+    this.infoCache.delete(key);
+    const stored = await this.redis.hgetall(key);
+    if (!stored.machineId) return null;
+    const info = { orgId: stored.orgId, batchId: stored.batchId, machineId: stored.machineId };
+    if (this.infoCache.size >= 10_000) this.infoCache.delete(this.infoCache.keys().next().value!); // oldest first
+    this.infoCache.set(key, { info, until: now + INFO_CACHE_MS });
+    return info;
+  }
+
+  async append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[]): Promise<AppendResult> {
+    const outcome = await this.store(orgId, batchId, String(seq), samples, events, null);
+    if (outcome === SESSION_GONE) {
+      this.infoCache.delete(this.keys(orgId, batchId).info);
+      throw new SessionClosedError(batchId, 'gone');
+    }
+    if (outcome === SESSION_SEALED) throw new SessionClosedError(batchId, 'sealed');
+    return outcome === DUPLICATE ? { duplicate: true, accepted: 0 } : { duplicate: false, accepted: samples.length };
+  }
+
+  async readCurve(orgId: string, batchId: string): Promise<Curve | null> {
+    const k = this.keys(orgId, batchId);
+    const [[, exists], [, entries]] = (await this.redis.multi().exists(k.info).xrange(k.log, '-', '+').exec()) as [
+      [unknown, number],
+      [unknown, StreamEntry[]],
+    ];
+    return exists ? curveOf(entries.flatMap((entry) => messagesOf(entry))) : null;
+  }
+
+  async publishStatus(orgId: string, batchId: string, state: string): Promise<void> {
+    // A status is stored like a post without a seq: same ids, same log, same channel.
+    await this.store(orgId, batchId, '', [], [], { state });
+  }
+
+  private store(orgId: string, batchId: string, seq: string, samples: CurveSample[], events: RoastEvent[], status: { state: string } | null) {
+    const k = this.keys(orgId, batchId);
+    const count = samples.length + events.length + (status ? 1 : 0);
+    return (this.redis as RedisWithScripts).firstcrackLiveAppend(
+      k.info, k.seqs, k.next, k.log,
+      k.channel, seq, JSON.stringify(samples), JSON.stringify(events), status ? JSON.stringify(status) : '', String(count),
+    );
+  }
+
+  async subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void> {
+    const k = this.keys(orgId, batchId);
+    if (!(await this.redis.exists(k.info))) return () => {};
+    let feed = this.feeds.get(k.channel);
+    if (!feed) {
+      feed = new Feed(this.subscriber, k.channel, (from) => this.range(k.log, from));
+      this.feeds.set(k.channel, feed);
+    }
+    let last = afterId;
+    let backlog: LiveMessage[] | null = [];
+    const deliver = (message: LiveMessage) => {
+      if (message.id <= last) return;
+      last = message.id;
+      onMessage(message);
+    };
+    const listener = (message: LiveMessage) => (backlog ? backlog.push(message) : deliver(message));
+    feed.listeners.add(listener);
+    const unsubscribe = () => {
+      feed.listeners.delete(listener);
+      if (feed.listeners.size === 0 && this.feeds.get(k.channel) === feed) {
+        this.feeds.delete(k.channel);
+        feed.close();
+      }
+    };
+    try {
+      await feed.subscribed;
+      for (const message of await this.range(k.log, afterId + 1)) deliver(message);
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
+    for (const message of backlog) deliver(message);
+    backlog = null;
+    return unsubscribe;
+  }
+
+  /** Stored messages with ids from `from` on. An entry is keyed by its last id, so the one holding `from` is the first returned. */
+  private async range(log: string, from: number): Promise<LiveMessage[]> {
+    const entries = (await this.redis.xrange(log, `0-${from}`, '+')) as StreamEntry[];
+    return entries.flatMap((entry) => messagesOf(entry)).filter((message) => message.id >= from);
+  }
+
+  async seal(orgId: string, batchId: string): Promise<void> {
+    // The append script reads the flag atomically: once HSET returns, no post is stored any more.
+    await this.redis.eval(`if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'sealed', '1') end`, 1, this.keys(orgId, batchId).info);
+  }
+
+  async discard(orgId: string, batchId: string): Promise<void> {
+    const k = this.keys(orgId, batchId);
+    this.infoCache.delete(k.info);
+    await this.redis.del(k.info, k.seqs, k.next, k.log);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const feed of this.feeds.values()) feed.listeners.clear();
+    this.feeds.clear();
+    this.subscriber.disconnect();
+    if (this.options.ownsClient) await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+const INFO_CACHE_MS = 2000;
+
+/** The script's answers besides a stored post's last message id (≥ 1). */
+const SESSION_GONE = -1;
+const SESSION_SEALED = -2;
+const DUPLICATE = 0;
+
+/**
+ * KEYS: info, seqs, next, log. ARGV: channel, seq ('' for a status, which has none), samples JSON, events
+ * JSON, status JSON (or ''), message count. Answers -1 (no session), -2 (sealed), 0 (duplicate seq), or a positive number
+ * when stored. The published payload is "<last id>\n<samples>\n<events>\n<status>" (JSON has no raw newlines).
+ */
+const APPEND_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return ${SESSION_GONE} end
+if ARGV[2] ~= '' then
+  if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return ${DUPLICATE} end
+  if redis.call('HEXISTS', KEYS[1], 'sealed') == 1 then return ${SESSION_SEALED} end
+  redis.call('SADD', KEYS[2], ARGV[2])
+end
+local count = tonumber(ARGV[6])
+if count == 0 then return 1 end
+local last = string.format('%d', redis.call('INCRBY', KEYS[3], count))
+redis.call('XADD', KEYS[4], '0-' .. last, 's', ARGV[3], 'e', ARGV[4], 't', ARGV[5])
+redis.call('PUBLISH', ARGV[1], last .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4] .. '\\n' .. ARGV[5])
+return 1
+`;
+
+type RedisWithScripts = Redis & {
+  firstcrackLiveAppend(info: string, seqs: string, next: string, log: string, ...args: string[]): Promise<number>;
+};
+
+type StreamEntry = [id: string, fields: string[]];
+
+function messagesOf([entryId, fields]: StreamEntry): LiveMessage[] {
+  const field = (name: string) => fields[fields.indexOf(name) + 1];
+  return numbered(Number(entryId.slice(2)), field('s'), field('e'), field('t'));
+}
+
+/** A stored post's messages, numbered so the last one has `lastId`. */
+function numbered(lastId: number, samplesJson: string, eventsJson: string, statusJson: string): LiveMessage[] {
+  const messages: Omit<LiveMessage, 'id'>[] = [
+    ...(JSON.parse(samplesJson) as CurveSample[]).map((data) => ({ event: 'sample' as const, data })),
+    ...(JSON.parse(eventsJson) as RoastEvent[]).map((data) => ({ event: 'roast_event' as const, data })),
+    ...(statusJson ? [{ event: 'status' as const, data: JSON.parse(statusJson) as { state: string } }] : []),
+  ];
+  const first = lastId - messages.length + 1;
+  return messages.map((message, i) => ({ id: first + i, ...message }));
+}
+
+/**
+ * One batch channel in this process: a single Redis subscription shared by all local watchers of the batch.
+ * Payloads are delivered in channel order; when one starts past the next expected id, the missing messages
+ * are read from the log first, and later payloads wait behind that read so order holds.
+ */
+class Feed {
+  readonly listeners = new Set<(message: LiveMessage) => void>();
+  readonly subscribed: Promise<unknown>;
+  /** Highest id delivered through this feed; null until the first payload. */
+  private lastId: number | null = null;
+  /** A read of missed messages in progress; payloads arriving meanwhile queue behind it. */
+  private pending: Promise<void> | null = null;
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly channel: string,
+    private readonly range: (from: number) => Promise<LiveMessage[]>,
+  ) {
+    this.subscribed = subscriber.subscribe(channel);
+    // A subscription that fails may not crash the process; the awaiting watcher sees the rejection.
+    this.subscribed.catch(() => {});
+  }
+
+  receive(payload: string): void {
+    const [lastId, samples, events, status] = payload.split('\n');
+    const messages = numbered(Number(lastId), samples, events, status);
+    if (messages.length === 0) return;
+    const first = messages[0].id;
+    if (!this.pending && !this.missesBefore(first)) return this.emit(messages);
+    const task = (this.pending ?? Promise.resolve()).then(async () => {
+      if (this.missesBefore(first)) {
+        // Redis unreachable: deliver what arrived; a watcher that reconnects resumes by id from the log.
+        this.emit(await this.range(this.lastId! + 1).catch(() => []));
+      }
+      this.emit(messages);
+    });
+    this.pending = task;
+    const settle = () => {
+      if (this.pending === task) this.pending = null;
+    };
+    task.then(settle, settle);
+  }
+
+  private missesBefore(first: number): boolean {
+    return this.lastId !== null && first > this.lastId + 1;
+  }
+
+  private emit(messages: LiveMessage[]): void {
+    for (const message of messages) {
+      if (this.lastId !== null && message.id <= this.lastId) continue;
+      this.lastId = message.id;
+      for (const listener of this.listeners) listener(message);
+    }
+  }
+
+  close(): void {
+    this.subscriber.unsubscribe(this.channel).catch(() => {});
+  }
+}

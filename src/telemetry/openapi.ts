@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { INGEST_WINDOWS } from './http.js';
+import { ROAST_EVENT_TYPES, TelemetryPost } from './schemas.js';
+import { STREAM_TICKET_TTL_SECONDS } from './tickets.js';
+
+/** The telemetry channel's paths for the OpenAPI document: hand-written, as they are not RPC operations. */
+export function telemetryOpenApiPaths(): Record<string, unknown> {
+  const problem = (description: string) => ({
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  });
+  const json = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
+  const batchId = { name: 'batchId', in: 'path', required: true, schema: { type: 'string' }, description: 'The roast batch (`rb_…`).' };
+  const postSchema = z.toJSONSchema(TelemetryPost, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete postSchema.$schema;
+  const budget = INGEST_WINDOWS.map((w) => `${w.points} per ${w.seconds} s`).join(' and ');
+  const tags = ['telemetry'];
+
+  return {
+    '/ingest/v1/roast/{batchId}/samples': {
+      post: {
+        operationId: 'telemetry.postSamples',
+        tags,
+        summary: 'Post live samples and roast events of a batch in the drum, from its machine’s bridge.',
+        description:
+          'Only the bridge token of the machine the batch roasts on. `seq` is the bridge’s own counter, one per post: a post whose seq ' +
+          'was stored before is acknowledged (200, `duplicate: true`) and stores nothing, so a bridge resends freely. A post is stored ' +
+          'whole or not at all: any invalid value (temperatures outside −50…700 °C, non-numbers, more than 2,000 samples) refuses it ' +
+          'with 400 naming each path. Samples out of order are placed by `t` in the curve. ' +
+          `Rate limit per bridge token, apart from the API’s: ${budget}, with the same RateLimit headers.`,
+        security: [{ machineBridge: [] }],
+        parameters: [batchId],
+        requestBody: { required: true, content: { 'application/json': { schema: postSchema } } },
+        responses: {
+          '200': json('A repeated seq: nothing stored.', {
+            type: 'object',
+            properties: { accepted: { const: 0 }, seq: { type: 'integer' }, duplicate: { const: true } },
+          }),
+          '202': json('Stored; `accepted` samples are in the buffer and on their way to watchers.', {
+            type: 'object',
+            properties: { accepted: { type: 'integer' }, seq: { type: 'integer' } },
+          }),
+          '400': problem('Malformed JSON or invalid post; `errors` names each path (`samples[3].bt`). Nothing was stored.'),
+          '401': problem('No credential, or one that is invalid, expired or revoked.'),
+          '403': problem('An API key (`bridge_token_required`), or the token of another machine than the batch’s (`wrong_machine`).'),
+          '404': problem('No such batch in the token’s organization.'),
+          '409': problem('The batch exists but is not live (`batch_not_live`): it completed or was imported.'),
+          '413': problem('Body over 1 MiB.'),
+          '415': problem('Body is not application/json.'),
+          '429': problem('Ingest budget exhausted; see Retry-After.'),
+        },
+      },
+    },
+    '/stream/v1/roast/{batchId}': {
+      get: {
+        operationId: 'telemetry.streamBatch',
+        tags,
+        summary: 'Follow a live batch as Server-Sent Events.',
+        description:
+          '`text/event-stream` of `event: sample` (data: one sample as posted), `event: roast_event` (data: `{ "type", "t" }`, type one of ' +
+          `${ROAST_EVENT_TYPES.join(', ')}) and \`event: status\` (data: \`{ "state" }\`; after \`completed\` the stream ends). Every ` +
+          'message has an `id:`, increasing per batch; reconnecting with `Last-Event-ID` (or `?lastEventId=`) resumes after it without ' +
+          'gaps, from the start of the roast when absent. A comment line is sent every 15 s. Authenticate with an API key holding ' +
+          '`production.roast.read` (module roasting), or, from a browser EventSource, with `?ticket=` from the tickets endpoint.',
+        security: [{ apiKey: [] }, { streamTicket: [] }],
+        parameters: [
+          batchId,
+          { name: 'ticket', in: 'query', required: false, schema: { type: 'string' }, description: 'A stream ticket (`fcs_…`), used once.' },
+          { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^\\d+$' } },
+          { name: 'lastEventId', in: 'query', required: false, schema: { type: 'string', pattern: '^\\d+$' } },
+        ],
+        responses: {
+          '200': { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          '400': problem('Last-Event-ID is not a message id (`invalid_last_event_id`).'),
+          '401': problem('No credential, or an invalid, expired, spent or other batch’s ticket.'),
+          '403': problem('Permission or module missing, or a bridge token.'),
+          '404': problem('No such batch in this organization.'),
+          '409': problem('The batch exists but is not live (`batch_not_live`).'),
+          '429': problem('Rate limited (API budget; a ticket’s connection is not counted again).'),
+        },
+      },
+    },
+    '/stream/v1/roast/{batchId}/tickets': {
+      post: {
+        operationId: 'telemetry.createStreamTicket',
+        tags,
+        summary: 'A one-time ticket to open the batch’s stream where no Authorization header can be sent (browser EventSource).',
+        description:
+          `Permission \`production.roast.read\`, module \`roasting\`. The ticket is valid for this batch only, for ${STREAM_TICKET_TTL_SECONDS} s, ` +
+          'for one connection (it sits in a URL, where logs keep it); any API process accepts it. A dropped stream reconnects with a new ' +
+          'ticket and `?lastEventId=`.',
+        security: [{ apiKey: [] }],
+        parameters: [batchId],
+        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } } },
+        responses: {
+          '201': json('The ticket.', {
+            type: 'object',
+            properties: { ticket: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } },
+          }),
+          '401': problem('No credential, or an invalid one.'),
+          '403': problem('Permission or module missing, or a bridge token.'),
+          '404': problem('No such batch in this organization.'),
+          '409': problem('The batch exists but is not live (`batch_not_live`).'),
+          '429': problem('Rate limited; see Retry-After.'),
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { Database } from '../db/client.js';
+import { hashSecret, toPrincipal, type CredentialRow, type Principal } from '../auth/credentials.js';
+import { newId, newSecret } from '../lib/ids.js';
+import { iso } from '../db/sql.js';
+
+/**
+ * Stream tickets (migrations/0008_stream_tickets.sql): what a browser's EventSource, which cannot send an
+ * Authorization header, presents instead of the API key: one batch, one connection, 60 seconds.
+ */
+export const STREAM_TICKET_PREFIX = 'fcs_';
+export const STREAM_TICKET_TTL_SECONDS = 60;
+
+export async function issueStreamTicket(
+  db: Database,
+  principal: Principal,
+  batchId: string,
+  ttlSeconds = STREAM_TICKET_TTL_SECONDS,
+): Promise<{ ticket: string; expiresAt: string }> {
+  const ticket = STREAM_TICKET_PREFIX + newSecret();
+  return db.transaction(
+    async (tx) => {
+      // Swept here rather than by a job: the table only ever holds about a minute of an organization's tickets.
+      await tx.query(`delete from stream_tickets where org_id = $1 and expires_at < now()`, [principal.orgId]);
+      const [row] = await tx.query<{ expires_at: Date }>(
+        `insert into stream_tickets (org_id, id, batch_id, credential_id, secret_hash, expires_at)
+         values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
+         returning expires_at`,
+        [principal.orgId, newId('stk'), batchId, principal.credentialId, hashSecret(ticket), ttlSeconds],
+      );
+      return { ticket, expiresAt: iso(row.expires_at)! };
+    },
+    { orgId: principal.orgId },
+  );
+}
+
+/**
+ * Spends the ticket and answers the principal of the API key that asked for it, or null when the ticket is
+ * unknown, for another batch, expired, already spent, or its key has been revoked since.
+ */
+export async function redeemStreamTicket(db: Database, ticket: string, batchId: string): Promise<Principal | null> {
+  if (!ticket.startsWith(STREAM_TICKET_PREFIX)) return null;
+  const [row] = await db.query<CredentialRow>(`select * from firstcrack_redeem_stream_ticket($1, $2)`, [hashSecret(ticket), batchId]);
+  return row ? toPrincipal(row) : null;
+}
