@@ -18,7 +18,7 @@ import { startBenchApp, median, printTable } from './lib.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import type { Database, Queryable } from '../src/db/client.js';
 import { newId } from '../src/lib/ids.js';
-import { grams } from '../src/modules/inventory/green/grams.js';
+import { grams } from '../src/lib/grams.js';
 import * as green from '../src/modules/inventory/green/repository.js';
 import { ledgerInvariantViolations } from '../src/modules/inventory/green/invariants.js';
 

@@ -95,7 +95,8 @@ test('the registry matches the specification', async (t) => {
       }
     });
   }
-  console.log(`Operation coverage: ${operations.length}/${spec.length} of the specification registered and conforming`);
+  const covered = operations.filter((op) => specByName.has(op.name)).length;
+  console.log(`Operation coverage: ${covered}/${spec.length} of the specification registered and conforming (plus ${operations.length - covered} documented extra)`);
 });
 
 test('the permission list is exactly the specification’s, and every role is drawn from it', () => {

@@ -1,4 +1,4 @@
-import { kgString } from '../inventory/green/grams.js';
+import { kgString } from '../../lib/grams.js';
 import type { ClaimableLot, NewClaim, OpenLine } from './repository.js';
 import type { AllocationStrategy } from './schemas.js';
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound, type FieldError } from '../../rpc/errors.js';
-import { grams, kgString } from '../inventory/green/grams.js';
+import { grams, kgString } from '../../lib/grams.js';
 import { insertLineageEdges } from '../inventory/green/repository.js';
 import { appendRoastedLedger, type RoastedLedgerKind } from '../inventory/roast/repository.js';
 import { planClaims } from './allocation.js';

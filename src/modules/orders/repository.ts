@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../rpc/schemas.js';
-import { grams } from '../inventory/green/grams.js';
+import { grams } from '../../lib/grams.js';
 import type {
   AllocationStrategy,
   CreateCustomerInput,

@@ -1,6 +1,6 @@
 import { defineOperation } from '../../../rpc/define.js';
 import { notFound } from '../../../rpc/errors.js';
-import { grams, kgString } from '../green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import * as repo from './repository.js';
 import { ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { code, decimal, id, kg, name, page, strict } from '../../../rpc/schemas.js';
-import { scaled } from '../green/grams.js';
+import { scaled } from '../../../lib/grams.js';
 
 export const BLEND_TYPES = ['pre_roast', 'post_roast'] as const;
 export const ROAST_LEVELS = ['light', 'medium', 'dark'] as const;

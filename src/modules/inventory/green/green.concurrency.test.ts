@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CallResult } from '../../../testing/harness.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
-import { grams, kgString } from './grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import { assertLedgerInvariants, importLot } from './testing.js';
 
 test('many clients adjusting, reserving, transferring, splitting and merging the same lots keep every kilogram', async (t) => {

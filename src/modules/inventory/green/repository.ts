@@ -3,7 +3,7 @@ import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { invalidInput } from '../../../rpc/errors.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
-import { grams } from './grams.js';
+import { grams } from '../../../lib/grams.js';
 import type { CostBucket, GreenLotFilterInput, ImportGreenLotInput } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { code, currency, id, kg, money, name, page, strict, text } from '../../../rpc/schemas.js';
-import { grams } from './grams.js';
+import { grams } from '../../../lib/grams.js';
 
 export const GREEN_STATES = ['green', 'parchment', 'dry_cherry', 'wet_parchment', 'raw_green', 'decaf_green'] as const;
 export const ADJUSTMENT_REASONS = ['adjust', 'shrinkage', 'write_off', 'recount', 'sample_draw', 'return'] as const;

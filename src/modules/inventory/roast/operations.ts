@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { conflict, notFound } from '../../../rpc/errors.js';
-import { grams, kgString } from '../green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import * as repo from './repository.js';
 import { AdjustRoastedLotQuantity, ById, ListRoastedLots } from './schemas.js';
 

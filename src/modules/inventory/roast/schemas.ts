@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
-import { grams } from '../green/grams.js';
+import { grams } from '../../../lib/grams.js';
 import { ADJUSTMENT_REASONS, NEGATIVE_ONLY_REASONS } from '../green/schemas.js';
 
 export const ROASTED_FORMS = ['loose', 'packaged', 'blended'] as const;

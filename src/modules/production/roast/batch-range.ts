@@ -1,4 +1,4 @@
-import { grams, kgString } from '../../inventory/green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 
 /** What a machine record says about batch sizes (kilogram decimal strings, null when unset). */
 export interface MachineSizes {

@@ -1,4 +1,4 @@
-import { grams, kgString } from '../../inventory/green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import type { Profile } from '../profile/repository.js';
 import type { RoastBatch } from './repository.js';
 

@@ -2,7 +2,7 @@ import type { OperationContext } from '../../../rpc/define.js';
 import { conflict, invalidInput } from '../../../rpc/errors.js';
 import type { Curve } from '../../../telemetry/curve.js';
 import { deriveMetrics, downsampleTo1Hz, type RoastMetrics } from '../../../telemetry/metrics.js';
-import { grams, kgString } from '../../inventory/green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import * as green from '../../inventory/green/repository.js';
 import * as roasted from '../../inventory/roast/repository.js';
 import { roastedLotCode } from '../../inventory/roast/schemas.js';

@@ -5,7 +5,7 @@ import { downsampleTo1Hz } from '../../../telemetry/metrics.js';
 import { ImportError, importRoastLog } from '../../../telemetry/importers/index.js';
 import { findLocation } from '../../catalog/location/repository.js';
 import { findMachine, type Machine } from '../../catalog/machine/repository.js';
-import { grams, kgString } from '../../inventory/green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import * as green from '../../inventory/green/repository.js';
 import { findBatchOutput } from '../../inventory/roast/repository.js';
 import { findProfile } from '../profile/repository.js';

@@ -2,7 +2,7 @@ import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { conflict, notFound } from '../../../rpc/errors.js';
 import { findLocation } from '../../catalog/location/repository.js';
-import { grams, kgString } from '../../inventory/green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import { grossUpGrams, planProduction } from './planner.js';
 import * as repo from './repository.js';
 import { ById, GenerateProductionSchedule, ListDemandAggregate } from './schemas.js';

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grams, kgString } from '../../inventory/green/grams.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import { expectedRoastedGrams, grossUpGrams, planProduction, type DemandItem, type PlanInput, type PlanMachine } from './planner.js';
 
 const machine = (id: string, sizes: Partial<PlanMachine> = {}): PlanMachine => ({

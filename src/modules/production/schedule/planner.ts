@@ -1,4 +1,4 @@
-import { grams, kgString, scaled } from '../../inventory/green/grams.js';
+import { grams, kgString, scaled } from '../../../lib/grams.js';
 import { batchRange, type MachineSizes } from '../roast/batch-range.js';
 
 /**
