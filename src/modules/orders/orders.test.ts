@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
-import { assertProblem, makeGreenLot } from '../inventory/green/testing.js';
+import { makeGreenLot } from '../inventory/green/testing.js';
 import { makeProfile } from '../production/roast/testing.js';
 import { createOrder, makeCustomer, refusedUnchanged, roastLot, unique } from './testing.js';
+import { assertProblem } from '../../testing/problems.js';
 
 const server = await startTestServer();
 

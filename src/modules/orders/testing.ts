@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Queryable } from '../../db/client.js';
 import type { CallResult, TestOrg } from '../../testing/harness.js';
-import { assertProblem, makeGreenLot } from '../inventory/green/testing.js';
+import { makeGreenLot } from '../inventory/green/testing.js';
+import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 
 /** Test fixtures for sales orders, shared by the orders and traceability tests and their tenancy cases. */
 
@@ -102,18 +103,6 @@ export async function ordersState(owner: Queryable, orgId: string): Promise<unkn
   return row.state;
 }
 
-/** Runs a call that must be refused and proves it changed nothing. */
-export async function refusedUnchanged(
-  owner: Queryable,
-  org: TestOrg,
-  call: () => Promise<CallResult>,
-  status: number,
-  code: string,
-  path?: string,
-): Promise<CallResult> {
-  const before = await ordersState(owner, org.id);
-  const res = await call();
-  assertProblem(res, status, code, path);
-  assert.deepEqual(await ordersState(owner, org.id), before, 'a refused call changed stored state');
-  return res;
-}
+/** Runs a call that must be refused and proves it changed nothing this module stores. */
+export const refusedUnchanged = (owner: Queryable, org: TestOrg, call: () => Promise<CallResult>, status: number, code: string, path?: string) =>
+  assertRefusedWithout(() => ordersState(owner, org.id), call, status, code, path);

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import QRCode from 'qrcode';
 import { startTestServer } from '../../testing/harness.js';
-import { assertProblem, importLot } from '../inventory/green/testing.js';
+import { importLot } from '../inventory/green/testing.js';
 import { confirmedOrder, makeCustomer, roastLot } from '../orders/testing.js';
 import { certificatePages } from './public-page.js';
 import { buildChain, shipFromLot, type Chain } from './testing.js';
+import { assertProblem } from '../../testing/problems.js';
 
 const server = await startTestServer();
 const org = await server.createOrg('enterprise', 'Firstcrack Rösterei');

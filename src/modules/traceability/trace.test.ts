@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
-import { assertProblem } from '../inventory/green/testing.js';
+
 import { createOrder, makeCustomer, roastLot } from '../orders/testing.js';
 import { buildChain, insertEdges, type Chain } from './testing.js';
+import { assertProblem } from '../../testing/problems.js';
 
 const server = await startTestServer();
 const org = await server.createOrg();

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../../../testing/harness.js';
-import { assertProblem, assertRefusedUnchanged, greenState, makeGreenLot } from '../green/testing.js';
+import { assertRefusedUnchanged, greenState, makeGreenLot } from '../green/testing.js';
+import { assertProblem } from '../../../testing/problems.js';
 
 const server = await startTestServer();
 const org = await server.createOrg();

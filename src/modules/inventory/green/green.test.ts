@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg, type TestServer } from '../../../testing/harness.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
-import { assertLedgerInvariants, assertProblem, assertRefusedUnchanged, greenState, importLot } from './testing.js';
+import { assertLedgerInvariants, assertRefusedUnchanged, greenState, importLot } from './testing.js';
+import { assertProblem } from '../../../testing/problems.js';
 
 const server: TestServer = await startTestServer();
 const org: TestOrg = await server.createOrg();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Queryable } from '../../../db/client.js';
 import type { CallResult, TestOrg } from '../../../testing/harness.js';
+import { assertRefusedWithout } from '../../../testing/problems.js';
 import { ledgerInvariantViolations } from './invariants.js';
 
 /** Test fixtures for green inventory, shared by this module's tests, its tenancy cases and the blend tests. */
@@ -23,15 +24,6 @@ export async function makeGreenLot(org: TestOrg, input: Record<string, unknown> 
   return (await importLot(org, input)).id;
 }
 
-/** Expects a problem answer with this status and code, naming `path` in its errors when given. */
-export function assertProblem(res: CallResult, status: number, code: string, path?: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.body.code, code, JSON.stringify(res.body));
-  if (path !== undefined) {
-    const paths = (res.body.errors ?? []).map((e: { path: string }) => e.path);
-    assert.ok(paths.includes(path), `expected an error at ${path}, got ${JSON.stringify(res.body.errors)}`);
-  }
-}
 
 /**
  * Everything a green-inventory call can write for an organization, as one comparable value: a refused
@@ -54,21 +46,9 @@ export async function greenState(owner: Queryable, orgId: string): Promise<unkno
   return row.state;
 }
 
-/** Runs a call that must be refused and proves it changed nothing. */
-export async function assertRefusedUnchanged(
-  owner: Queryable,
-  org: TestOrg,
-  call: () => Promise<CallResult>,
-  status: number,
-  code: string,
-  path?: string,
-): Promise<CallResult> {
-  const before = await greenState(owner, org.id);
-  const res = await call();
-  assertProblem(res, status, code, path);
-  assert.deepEqual(await greenState(owner, org.id), before, 'a refused call changed stored state');
-  return res;
-}
+/** Runs a call that must be refused and proves it changed nothing this module stores. */
+export const assertRefusedUnchanged = (owner: Queryable, org: TestOrg, call: () => Promise<CallResult>, status: number, code: string, path?: string) =>
+  assertRefusedWithout(() => greenState(owner, org.id), call, status, code, path);
 
 export async function assertLedgerInvariants(owner: Queryable, orgId?: string): Promise<void> {
   assert.deepEqual(await ledgerInvariantViolations(owner, orgId), []);

@@ -3,16 +3,9 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg } from '../../../testing/harness.js';
 import { makeProduct } from '../../catalog/product/tenancy.cases.js';
 import { makeMaterial } from './tenancy.cases.js';
+import { assertProblem } from '../../../testing/problems.js';
 
 const server = await startTestServer();
-
-function assertProblem(res: { status: number; body: any }, status: number, code: string, path?: string) {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-  assert.equal(res.body.code, code);
-  if (path !== undefined) {
-    assert.ok(res.body.errors?.some((e: { path: string }) => e.path === path), `expected an error at ${path}: ${JSON.stringify(res.body)}`);
-  }
-}
 
 const publish = (org: TestOrg, input: Record<string, unknown>) => org.call('inventory.material.setBillOfMaterials', input);
 const getBom = (org: TestOrg, productId: string) => org.call('inventory.material.getBillOfMaterials', { productId }, { method: 'GET' });

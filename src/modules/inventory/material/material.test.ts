@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg } from '../../../testing/harness.js';
 import { makeMaterial } from './tenancy.cases.js';
+import { assertProblem } from '../../../testing/problems.js';
 
 const server = await startTestServer();
 
@@ -25,14 +26,6 @@ async function assertBalanceIsLedgerSum(org: TestOrg, materialId: string) {
   );
   assert.equal(row.on_hand, row.ledger_sum);
   return row.on_hand;
-}
-
-function assertProblem(res: { status: number; body: any }, status: number, code: string, path?: string) {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-  assert.equal(res.body.code, code);
-  if (path !== undefined) {
-    assert.ok(res.body.errors?.some((e: { path: string }) => e.path === path), `expected an error at ${path}: ${JSON.stringify(res.body)}`);
-  }
 }
 
 const adjust = (org: TestOrg, id: string, deltaQty: string | number, reason: string, extra: Record<string, unknown> = {}) =>

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startTestServer, type TestOrg } from '../../../testing/harness.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
-import { assertProblem, importLot } from '../green/testing.js';
+import { importLot } from '../green/testing.js';
 import { makeProfile, refusedUnchanged, roastedLedgerViolations, unique } from '../../production/roast/testing.js';
+import { assertProblem } from '../../../testing/problems.js';
 
 const server = await startTestServer();
 const org = await server.createOrg('enterprise', 'Roasted stock roastery');

@@ -1,8 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../../../testing/harness.js';
-import { assertProblem } from '../../inventory/green/testing.js';
+
 import { makeRoaster, refusedUnchanged } from '../roast/testing.js';
+import { assertProblem } from '../../../testing/problems.js';
 
 const server = await startTestServer();
 const org = await server.createOrg('enterprise', 'Profile roastery');

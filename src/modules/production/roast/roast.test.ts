@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { startTestServer } from '../../../testing/harness.js';
 import { deriveMetrics, downsampleTo1Hz } from '../../../telemetry/metrics.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
-import { assertLedgerInvariants, assertProblem, importLot } from '../../inventory/green/testing.js';
+import { assertLedgerInvariants, importLot } from '../../inventory/green/testing.js';
+import { assertProblem } from '../../../testing/problems.js';
 import {
   bridgeToken,
   makeProfile,

@@ -3,7 +3,8 @@ import type { Queryable } from '../../../db/client.js';
 import type { CallResult, TestOrg, TestServer } from '../../../testing/harness.js';
 import type { Curve, CurveSample, RoastEvent } from '../../../telemetry/curve.js';
 import { postSamples } from '../../../telemetry/testing.js';
-import { assertProblem } from '../../inventory/green/testing.js';
+import { assertProblem, assertRefusedWithout } from '../../../testing/problems.js';
+
 
 /** Test fixtures for roasting, shared by the roasting tests, their tenancy cases and the roasted-stock tests. */
 
@@ -109,21 +110,9 @@ export async function roastingState(owner: Queryable, orgId: string): Promise<un
   return row.state;
 }
 
-/** Runs a call that must be refused and proves it changed nothing. */
-export async function refusedUnchanged(
-  owner: Queryable,
-  org: TestOrg,
-  call: () => Promise<CallResult>,
-  status: number,
-  code: string,
-  path?: string,
-): Promise<CallResult> {
-  const before = await roastingState(owner, org.id);
-  const res = await call();
-  assertProblem(res, status, code, path);
-  assert.deepEqual(await roastingState(owner, org.id), before, 'a refused call changed stored state');
-  return res;
-}
+/** Runs a call that must be refused and proves it changed nothing this module stores. */
+export const refusedUnchanged = (owner: Queryable, org: TestOrg, call: () => Promise<CallResult>, status: number, code: string, path?: string) =>
+  assertRefusedWithout(() => roastingState(owner, org.id), call, status, code, path);
 
 /** The owner's roasted-stock promises, by SQL over the whole ledger: one line per violation. */
 export async function roastedLedgerViolations(owner: Queryable, orgId: string): Promise<string[]> {

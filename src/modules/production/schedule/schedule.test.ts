@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startTestServer } from '../../../testing/harness.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
-import { assertProblem, importLot } from '../../inventory/green/testing.js';
+import { importLot } from '../../inventory/green/testing.js';
 import { makeProfile, makeRoaster, refusedUnchanged, unique } from '../roast/testing.js';
+import { assertProblem } from '../../../testing/problems.js';
 
 const server = await startTestServer();
 
