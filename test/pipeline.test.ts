@@ -255,3 +255,15 @@ test('maintenance removes idempotency records older than 24 hours and keeps the 
   assert.equal(reused.status, 200);
   assert.equal(reused.body.code, 'OLD2');
 });
+
+test('append-only history refuses rewrites from every role, the owner included', async () => {
+  await org.call('catalog.location.createLocation', createInput('AO1'));
+  await assert.rejects(server.owner.query(`update events set type = 'forged' where org_id = $1`, [org.id]), /events is append-only/);
+  await assert.rejects(server.owner.query(`delete from events where org_id = $1`, [org.id]), /events is append-only/);
+  const guarded = (
+    await server.owner.query<{ table: string }>(`select c.relname as table from pg_trigger t join pg_class c on c.oid = t.tgrelid where t.tgname = 'append_only'`)
+  ).map((r) => r.table);
+  for (const ledger of ['events', 'green_lot_ledger', 'roasted_lot_ledger', 'material_transactions', 'lineage_edges', 'certificates']) {
+    assert.ok(guarded.includes(ledger), `${ledger} has no append-only trigger`);
+  }
+});

@@ -65,23 +65,3 @@ export const notFound = (what: string, id: string, path = 'id') =>
 
 export const conflict = (code: string, detail: string, extensions: Record<string, unknown> = {}) =>
   new ProblemError(409, code, detail, extensions);
-
-/** Maps PostgreSQL constraint violations to the problems a client can act on. */
-export function problemFromDatabaseError(error: unknown, uniqueFields: Record<string, string> = {}): ProblemError | undefined {
-  const e = error as { code?: string; constraint?: string; message?: string };
-  if (e?.code === '23505') {
-    const field = Object.entries(uniqueFields).find(([constraint]) => e.constraint === constraint)?.[1];
-    return conflict(
-      'duplicate',
-      field ? `Another record in this organization already has this ${field}.` : 'A record with the same unique value exists.',
-      field ? { errors: [{ path: field, message: 'already used in this organization' }] } : {},
-    );
-  }
-  if (e?.code === '23503') {
-    return new ProblemError(404, 'not_found', 'A referenced record does not exist in this organization.');
-  }
-  if (e?.code === '40001' || e?.code === '40P01') {
-    return conflict('concurrent_update', 'A concurrent request changed the same records; retry the request.');
-  }
-  return undefined;
-}
