@@ -35,7 +35,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const databases = options.databases ?? (await openDatabases(config));
   let redis: Redis | undefined;
   if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
     await redis.connect();
   }
   const services = createServices(config);

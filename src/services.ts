@@ -11,7 +11,7 @@ export function createServices(config: Config): Services {
   return {
     liveSessions: config.redisUrl
       ? // Its own connections (commands and a subscriber), closed with the store.
-        new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ownsClient: true })
+        new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
       : new DiskLiveSessionStore(join(config.dataDir, 'live')),
     blobs: new FsBlobStore(blobDir(config.dataDir)),
   };

@@ -25,6 +25,8 @@ export interface ServerDeps {
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /** The JSON body's text as received, for a route that stores it verbatim (telemetry ingest). */
+    rawBody?: string;
   }
 }
 
@@ -49,8 +51,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   // Only JSON is accepted. An empty body means "no input", which operations without inputs need.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([a-z0-9.+-]*\+)?json$/, { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser(/^application\/([a-z0-9.+-]*\+)?json$/, { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
+    request.rawBody = text;
     if (text.trim() === '') return done(null, {});
     try {
       done(null, JSON.parse(text));

@@ -8,7 +8,7 @@ import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../rpc/errors.js';
 import { fieldErrors, id, strict } from '../rpc/schemas.js';
 import { SessionClosedError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
-import { TelemetryPost } from './schemas.js';
+import { checkTelemetryPost } from './schemas.js';
 import { issueStreamTicket, redeemStreamTicket } from './tickets.js';
 
 /**
@@ -96,14 +96,13 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         if (session.machineId !== principal.machineId) {
           throw new ProblemError(403, 'wrong_machine', `Roast batch ${batchId} is roasting on another machine than this bridge token’s.`);
         }
-        const parsed = TelemetryPost.safeParse(request.body);
-        if (!parsed.success) {
-          throw invalidInput(fieldErrors(parsed.error).slice(0, MAX_LISTED_ERRORS), 'The post is not valid; nothing of it was stored.');
-        }
-        const { seq, samples, events = [] } = parsed.data;
+        const checked = checkTelemetryPost(request.body);
+        if (!checked.ok) throw invalidInput(checked.errors.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; nothing of it was stored.');
+        const { seq, samples, events = [] } = checked.post;
         let result;
         try {
-          result = await deps.liveSessions.append(principal.orgId, batchId, seq, samples, events);
+          // The received text is exactly the valid post: the store keeps it rather than serialising it again.
+          result = await deps.liveSessions.append(principal.orgId, batchId, seq, samples, events, oneLine(request.rawBody!));
         } catch (error) {
           if (!(error instanceof SessionClosedError)) throw error;
           // The batch is being completed (sealed) or completed between the lookup and the append.
@@ -197,6 +196,9 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 }
 
 const NoInput = strict({});
+
+/** JSON text on one line: outside strings a newline is only whitespace, and inside them JSON allows none raw. */
+const oneLine = (json: string) => (json.includes('\n') ? json.replace(/\r?\n/g, ' ') : json);
 
 /** The id of the last message the watcher has: the Last-Event-ID header (an EventSource reconnecting) or ?lastEventId=. */
 function resumePoint(request: BatchRequest): number {

@@ -1,13 +1,26 @@
 import { EventEmitter } from 'node:events';
+import { constants } from 'node:fs';
 import { mkdir, open, readFile, rm, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
-import { SessionClosedError, type AppendResult, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
+import {
+  SessionClosedError,
+  curveOf,
+  entrySize,
+  messagesOf,
+  postLine,
+  type AppendResult,
+  type LiveEntry,
+  type LiveMessage,
+  type LiveSessionInfo,
+  type LiveSessionStore,
+} from './live.js';
 
+/** A post as logged: `events` is absent when the bridge sent none (the log holds the post's own text). */
 interface Post {
   seq: number;
   samples: CurveSample[];
-  events: RoastEvent[];
+  events?: RoastEvent[];
 }
 
 /** A status message in the log: logged like a post, so its id is not handed out again after a restart. */
@@ -18,7 +31,9 @@ interface StatusLine {
 interface Session {
   info: LiveSessionInfo;
   seqs: Set<number>;
-  messages: LiveMessage[];
+  entries: LiveEntry[];
+  /** The last message id handed out. */
+  lastId: number;
   feed: EventEmitter;
   /** Appends to one session are serialized, so message ids follow the order in the log. */
   tail: Promise<unknown>;
@@ -34,7 +49,8 @@ interface Session {
 
 /**
  * Embedded live sessions: one directory per batch holding the session's info and an append-only log of
- * posts, each fsync'd before the post is acknowledged, so a restart loses no acknowledged sample. The
+ * posts, each on disk before the post is acknowledged (the log is opened O_DSYNC: every write returns only
+ * once its data is durable, one system call per post), so a restart loses no acknowledged sample. The
  * log is replayed into memory on first use after a start. A torn last line (a crash mid-write) was never
  * acknowledged: replay cuts it off, so the next line starts clean.
  */
@@ -69,7 +85,8 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     const session: Session = {
       info,
       seqs: new Set(),
-      messages: [],
+      entries: [],
+      lastId: 0,
       feed: new EventEmitter().setMaxListeners(0),
       tail: Promise.resolve(),
       file: null,
@@ -112,15 +129,14 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     return (await this.load(orgId, batchId))?.info ?? null;
   }
 
-  async append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[]): Promise<AppendResult> {
+  async append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult> {
     const session = await this.load(orgId, batchId);
     if (!session) throw new SessionClosedError(batchId, 'gone');
     const result = session.tail.then(async (): Promise<AppendResult> => {
       if (session.seqs.has(seq)) return { duplicate: true, accepted: 0 };
       if (session.sealed) throw new SessionClosedError(batchId, 'sealed');
-      const post: Post = { seq, samples, events };
-      await this.log(session, post);
-      for (const message of record(session, post)) session.feed.emit('message', message);
+      await this.log(session, postLine(seq, samples, events, postJson));
+      this.publish(session, record(session, { seq, samples, events }));
       return { duplicate: false, accepted: samples.length };
     });
     session.tail = result.catch(() => {});
@@ -128,14 +144,13 @@ export class DiskLiveSessionStore implements LiveSessionStore {
   }
 
   /** Appends one line to the session's log and waits until it is on disk. Called behind the session's tail. */
-  private async log(session: Session, entry: Post | StatusLine): Promise<void> {
+  private async log(session: Session, entryJson: string): Promise<void> {
     const { orgId, batchId } = session.info;
     if (session.discarded) throw new SessionClosedError(batchId, 'gone');
-    session.file ??= await open(join(this.dirOf(orgId, batchId), 'posts.jsonl'), 'a');
-    const line = Buffer.from(JSON.stringify(entry) + '\n');
+    session.file ??= await open(join(this.dirOf(orgId, batchId), 'posts.jsonl'), LOG_FLAGS);
+    const line = Buffer.from(entryJson + '\n');
     try {
       await session.file.write(line);
-      await session.file.datasync();
     } catch (error) {
       await session.file.truncate(session.logBytes).catch(() => {});
       throw error;
@@ -143,11 +158,17 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     session.logBytes += line.length;
   }
 
+  /** Hands a new entry's messages to the session's watchers; with none, no message is made. */
+  private publish(session: Session, entry: LiveEntry): void {
+    if (session.feed.listenerCount('message') === 0) return;
+    for (const message of messagesOf(entry)) session.feed.emit('message', message);
+  }
+
   async readCurve(orgId: string, batchId: string): Promise<Curve | null> {
     const session = await this.load(orgId, batchId);
     if (!session) return null;
     await session.tail;
-    return curveOf(session.messages);
+    return curveOf(session.entries);
   }
 
   async publishStatus(orgId: string, batchId: string, state: string): Promise<void> {
@@ -155,8 +176,8 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     if (!session) return;
     // Behind the posts in flight, so ids stay in log order.
     const result = session.tail.then(async () => {
-      await this.log(session, { status: state });
-      session.feed.emit('message', recordStatus(session, state));
+      await this.log(session, JSON.stringify({ status: state } satisfies StatusLine));
+      this.publish(session, recordStatus(session, state));
     });
     session.tail = result.catch(() => {});
     return result;
@@ -165,7 +186,9 @@ export class DiskLiveSessionStore implements LiveSessionStore {
   async subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void> {
     const session = await this.load(orgId, batchId);
     if (!session) return () => {};
-    for (const message of session.messages) if (message.id > afterId) onMessage(message);
+    for (const entry of session.entries) {
+      if (entry.firstId + entrySize(entry) - 1 > afterId) for (const message of messagesOf(entry, afterId)) onMessage(message);
+    }
     const listener = (message: LiveMessage) => onMessage(message);
     session.feed.on('message', listener);
     return () => session.feed.off('message', listener);
@@ -211,29 +234,21 @@ export class DiskLiveSessionStore implements LiveSessionStore {
 
 const SEALED_MARKER = 'sealed';
 
-/** Adds a post's samples then events to the session's messages; returns the new messages. */
-function record(session: Session, post: Post): LiveMessage[] {
+/** Appending, and durable on return from each write (O_DSYNC: data and what is needed to read it back). */
+const LOG_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC;
+
+/** Adds a post to the session's entries. */
+function record(session: Session, post: Post): LiveEntry {
   session.seqs.add(post.seq);
-  const added: LiveMessage[] = [
-    ...post.samples.map((data) => ({ id: 0, event: 'sample' as const, data })),
-    ...post.events.map((data) => ({ id: 0, event: 'roast_event' as const, data })),
-  ];
-  for (const message of added) {
-    message.id = session.messages.length + 1;
-    session.messages.push(message);
-  }
-  return added;
+  return push(session, { firstId: session.lastId + 1, samples: post.samples, events: post.events ?? [] });
 }
 
-function recordStatus(session: Session, state: string): LiveMessage {
-  const message: LiveMessage = { id: session.messages.length + 1, event: 'status', data: { state } };
-  session.messages.push(message);
-  return message;
+function recordStatus(session: Session, state: string): LiveEntry {
+  return push(session, { firstId: session.lastId + 1, samples: [], events: [], status: { state } });
 }
 
-/** The buffered curve from a session's messages: samples placed by time, events in time order. */
-export function curveOf(messages: LiveMessage[]): Curve {
-  const samples = messages.filter((m) => m.event === 'sample').map((m) => m.data as CurveSample);
-  const events = messages.filter((m) => m.event === 'roast_event').map((m) => m.data as RoastEvent);
-  return { samples: samples.sort((a, b) => a.t - b.t), events: events.sort((a, b) => a.t - b.t) };
+function push(session: Session, entry: LiveEntry): LiveEntry {
+  session.entries.push(entry);
+  session.lastId += entrySize(entry);
+  return entry;
 }

@@ -1,7 +1,17 @@
 import type { Redis } from 'ioredis';
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
-import { curveOf } from './live-disk.js';
-import { SessionClosedError, type AppendResult, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
+import {
+  SessionClosedError,
+  curveOf,
+  entrySize,
+  messagesOf,
+  postLine,
+  type AppendResult,
+  type LiveEntry,
+  type LiveMessage,
+  type LiveSessionInfo,
+  type LiveSessionStore,
+} from './live.js';
 
 /**
  * Server-mode live sessions, shared by every API process through Redis. Per batch, under keys that share one
@@ -10,9 +20,9 @@ import { SessionClosedError, type AppendResult, type LiveMessage, type LiveSessi
  *   …:info  hash    orgId, batchId, machineId; its presence is what "the session is open" means
  *   …:seqs  set     every stored post's seq, for dedupe
  *   …:next  string  the last message id handed out
- *   …:log   stream  one entry per post (or status), entry id `0-<its last message id>`, fields s (samples
- *                   JSON), e (events JSON), t (status JSON or ''); its messages are the samples, then the
- *                   events, then the status, numbered consecutively up to the entry id
+ *   …:log   stream  one entry per post (or status), entry id `0-<its last message id>`, fields p (the post's
+ *                   JSON: seq, samples, events; or '') and t (status JSON or ''); its messages are the
+ *                   samples, then the events, then the status, numbered consecutively up to the entry id
  *
  * A post is stored by one Lua script (existence check, seq dedupe, ids, the entry and the publish to
  * watchers), so concurrent posts from any process never interleave ids and a duplicate stores nothing.
@@ -72,8 +82,9 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     return info;
   }
 
-  async append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[]): Promise<AppendResult> {
-    const outcome = await this.store(orgId, batchId, String(seq), samples, events, null);
+  async append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult> {
+    const count = samples.length + events.length;
+    const outcome = await this.store(orgId, batchId, String(seq), postLine(seq, samples, events, postJson), '', count);
     if (outcome === SESSION_GONE) {
       this.infoCache.delete(this.keys(orgId, batchId).info);
       throw new SessionClosedError(batchId, 'gone');
@@ -88,21 +99,17 @@ export class RedisLiveSessionStore implements LiveSessionStore {
       [unknown, number],
       [unknown, StreamEntry[]],
     ];
-    return exists ? curveOf(entries.flatMap((entry) => messagesOf(entry))) : null;
+    return exists ? curveOf(entries.map(entryOf)) : null;
   }
 
   async publishStatus(orgId: string, batchId: string, state: string): Promise<void> {
     // A status is stored like a post without a seq: same ids, same log, same channel.
-    await this.store(orgId, batchId, '', [], [], { state });
+    await this.store(orgId, batchId, '', '', JSON.stringify({ state }), 1);
   }
 
-  private store(orgId: string, batchId: string, seq: string, samples: CurveSample[], events: RoastEvent[], status: { state: string } | null) {
+  private store(orgId: string, batchId: string, seq: string, postJson: string, statusJson: string, count: number) {
     const k = this.keys(orgId, batchId);
-    const count = samples.length + events.length + (status ? 1 : 0);
-    return (this.redis as RedisWithScripts).firstcrackLiveAppend(
-      k.info, k.seqs, k.next, k.log,
-      k.channel, seq, JSON.stringify(samples), JSON.stringify(events), status ? JSON.stringify(status) : '', String(count),
-    );
+    return (this.redis as RedisWithScripts).firstcrackLiveAppend(k.info, k.seqs, k.next, k.log, k.channel, seq, postJson, statusJson, String(count));
   }
 
   async subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void> {
@@ -144,7 +151,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
   /** Stored messages with ids from `from` on. An entry is keyed by its last id, so the one holding `from` is the first returned. */
   private async range(log: string, from: number): Promise<LiveMessage[]> {
     const entries = (await this.redis.xrange(log, `0-${from}`, '+')) as StreamEntry[];
-    return entries.flatMap((entry) => messagesOf(entry)).filter((message) => message.id >= from);
+    return entries.flatMap((entry) => messagesOf(entryOf(entry), from - 1));
   }
 
   async seal(orgId: string, batchId: string): Promise<void> {
@@ -176,9 +183,9 @@ const SESSION_SEALED = -2;
 const DUPLICATE = 0;
 
 /**
- * KEYS: info, seqs, next, log. ARGV: channel, seq ('' for a status, which has none), samples JSON, events
- * JSON, status JSON (or ''), message count. Answers -1 (no session), -2 (sealed), 0 (duplicate seq), or a positive number
- * when stored. The published payload is "<last id>\n<samples>\n<events>\n<status>" (JSON has no raw newlines).
+ * KEYS: info, seqs, next, log. ARGV: channel, seq ('' for a status, which has none), post JSON (or ''),
+ * status JSON (or ''), message count. Answers -1 (no session), -2 (sealed), 0 (duplicate seq), or a positive
+ * number when stored. The published payload is "<last id>\n<post>\n<status>" (both JSON texts are one line).
  */
 const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return ${SESSION_GONE} end
@@ -187,11 +194,11 @@ if ARGV[2] ~= '' then
   if redis.call('HEXISTS', KEYS[1], 'sealed') == 1 then return ${SESSION_SEALED} end
   redis.call('SADD', KEYS[2], ARGV[2])
 end
-local count = tonumber(ARGV[6])
+local count = tonumber(ARGV[5])
 if count == 0 then return 1 end
 local last = string.format('%d', redis.call('INCRBY', KEYS[3], count))
-redis.call('XADD', KEYS[4], '0-' .. last, 's', ARGV[3], 'e', ARGV[4], 't', ARGV[5])
-redis.call('PUBLISH', ARGV[1], last .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4] .. '\\n' .. ARGV[5])
+redis.call('XADD', KEYS[4], '0-' .. last, 'p', ARGV[3], 't', ARGV[4])
+redis.call('PUBLISH', ARGV[1], last .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
 return 1
 `;
 
@@ -201,20 +208,18 @@ type RedisWithScripts = Redis & {
 
 type StreamEntry = [id: string, fields: string[]];
 
-function messagesOf([entryId, fields]: StreamEntry): LiveMessage[] {
+function entryOf([entryId, fields]: StreamEntry): LiveEntry {
   const field = (name: string) => fields[fields.indexOf(name) + 1];
-  return numbered(Number(entryId.slice(2)), field('s'), field('e'), field('t'));
+  return numbered(Number(entryId.slice(2)), field('p'), field('t'));
 }
 
-/** A stored post's messages, numbered so the last one has `lastId`. */
-function numbered(lastId: number, samplesJson: string, eventsJson: string, statusJson: string): LiveMessage[] {
-  const messages: Omit<LiveMessage, 'id'>[] = [
-    ...(JSON.parse(samplesJson) as CurveSample[]).map((data) => ({ event: 'sample' as const, data })),
-    ...(JSON.parse(eventsJson) as RoastEvent[]).map((data) => ({ event: 'roast_event' as const, data })),
-    ...(statusJson ? [{ event: 'status' as const, data: JSON.parse(statusJson) as { state: string } }] : []),
-  ];
-  const first = lastId - messages.length + 1;
-  return messages.map((message, i) => ({ id: first + i, ...message }));
+/** A stored post (or status), numbered so its last message has `lastId`. */
+function numbered(lastId: number, postJson: string, statusJson: string): LiveEntry {
+  const post = postJson ? (JSON.parse(postJson) as { samples: CurveSample[]; events?: RoastEvent[] }) : { samples: [] };
+  const entry: LiveEntry = { firstId: 0, samples: post.samples, events: post.events ?? [] };
+  if (statusJson) entry.status = JSON.parse(statusJson) as { state: string };
+  entry.firstId = lastId - entrySize(entry) + 1;
+  return entry;
 }
 
 /**
@@ -241,8 +246,8 @@ class Feed {
   }
 
   receive(payload: string): void {
-    const [lastId, samples, events, status] = payload.split('\n');
-    const messages = numbered(Number(lastId), samples, events, status);
+    const [lastId, post, status] = payload.split('\n');
+    const messages = messagesOf(numbered(Number(lastId), post, status));
     if (messages.length === 0) return;
     const first = messages[0].id;
     if (!this.pending && !this.missesBefore(first)) return this.emit(messages);

@@ -44,9 +44,11 @@ export interface LiveSessionStore {
   get(orgId: string, batchId: string): Promise<LiveSessionInfo | null>;
   /**
    * Stores one post atomically: all its samples and events, or nothing. A seq already stored is a
-   * duplicate and stores nothing. Each stored sample and event is published to watchers.
+   * duplicate and stores nothing. Each stored sample and event is published to watchers. `postJson`, when
+   * given, is the post's JSON text as received (validated to hold exactly these seq, samples and events, on
+   * one line): the store keeps it as is instead of serialising the post again.
    */
-  append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[]): Promise<AppendResult>;
+  append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult>;
   /** The whole buffered curve, samples sorted by t (out-of-order posts are placed by time). */
   readCurve(orgId: string, batchId: string): Promise<Curve | null>;
   /** Publishes a status message (e.g. `{ state: 'completed' }`) to watchers. */
@@ -66,4 +68,44 @@ export interface LiveSessionStore {
   /** Drops the buffer. Called only after the curve's writes are confirmed. */
   discard(orgId: string, batchId: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A post's JSON text on one line: the received text when there is one, otherwise the post serialised. */
+export function postLine(seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): string {
+  return postJson ?? JSON.stringify({ seq, samples, events });
+}
+
+/**
+ * One stored post (its samples and events) or status. Its messages are numbered consecutively from
+ * `firstId`: the samples, then the events, then the status. Stores keep entries, not a message per sample,
+ * and make messages only for watchers.
+ */
+export interface LiveEntry {
+  firstId: number;
+  samples: CurveSample[];
+  events: RoastEvent[];
+  status?: { state: string };
+}
+
+export const entrySize = (entry: LiveEntry) => entry.samples.length + entry.events.length + (entry.status ? 1 : 0);
+
+/** The entry's messages with ids above `afterId`. */
+export function messagesOf(entry: LiveEntry, afterId = 0): LiveMessage[] {
+  const messages: LiveMessage[] = [];
+  let id = entry.firstId;
+  const add = (event: LiveMessage['event'], data: LiveMessage['data']) => {
+    if (id > afterId) messages.push({ id, event, data });
+    id++;
+  };
+  for (const sample of entry.samples) add('sample', sample);
+  for (const event of entry.events) add('roast_event', event);
+  if (entry.status) add('status', entry.status);
+  return messages;
+}
+
+/** The buffered curve from a session's entries: samples placed by time, events in time order. */
+export function curveOf(entries: LiveEntry[]): Curve {
+  const samples = entries.flatMap((entry) => entry.samples);
+  const events = entries.flatMap((entry) => entry.events);
+  return { samples: samples.sort((a, b) => a.t - b.t), events: events.sort((a, b) => a.t - b.t) };
 }

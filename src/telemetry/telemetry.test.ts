@@ -396,7 +396,9 @@ describe('durability and processes', () => {
     const batchId = await openSession(machineId, org, first.services.liveSessions);
     const watcher = await watchStream(`${firstUrl}/stream/v1/roast/${batchId}`, { authorization: `Bearer ${org.key}` });
     assert.equal((await postSamples(firstUrl, token, batchId, { seq: 0, samples: [sample(0), sample(1000)] })).status, 202);
-    assert.equal((await postSamples(firstUrl, token, batchId, { seq: 1, samples: [sample(2000)], events: [{ type: 'charge', t: 0 }] })).status, 202);
+    // Stores keep a post's text as received: a pretty-printed one (newlines and all) must replay just the same.
+    const pretty = JSON.stringify({ seq: 1, samples: [sample(2000)], events: [{ type: 'charge', t: 0 }] }, null, 2);
+    assert.equal((await postSamples(firstUrl, token, batchId, pretty)).status, 202);
     await first.services.liveSessions.publishStatus(org.id, batchId, 'roasting');
     await watcher.until((w) => w.messages.length === 5);
     await first.close();
@@ -458,7 +460,7 @@ describe('durability and processes', () => {
     // published (the store's key layout, documented in live-redis.ts).
     const base = `firstcrack:live:{${org.id}:${batchId}}`;
     assert.equal(await redis.incrby(`${base}:next`, 2), 3);
-    await redis.xadd(`${base}:log`, '0-3', 's', JSON.stringify([sample(1000), sample(2000)]), 'e', '[]', 't', '');
+    await redis.xadd(`${base}:log`, '0-3', 'p', JSON.stringify({ seq: 9, samples: [sample(1000), sample(2000)] }), 't', '');
     assert.equal((await post(token, batchId, { seq: 1, samples: [sample(3000)] })).status, 202);
     await watcher.until((w) => w.messages.length === 4);
     assert.deepEqual(watcher.messages.map((m) => m.id), ['1', '2', '3', '4']);
