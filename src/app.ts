@@ -67,6 +67,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       stopMaintenance();
       await server.close();
       await services.liveSessions.close();
+      await services.blobs.close();
       redis?.disconnect();
       if (!options.databases) await databases.close();
     },

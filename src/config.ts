@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
+/** An empty variable counts as unset (as `S3_BUCKET=` in an env file means "not configured"). */
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** Every S3_* variable but S3_BUCKET, which turns S3-compatible storage on: none of them means anything without it. */
+const S3_SETTINGS = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX'] as const;
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
@@ -10,7 +16,47 @@ const Env = z.object({
   DATABASE_APP_URL: z.string().url().optional(),
   REDIS_URL: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  S3_BUCKET: unsetIfEmpty(
+    z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens'),
+  ),
+  S3_ENDPOINT: unsetIfEmpty(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://127.0.0.1:9000' })),
+  S3_REGION: unsetIfEmpty(z.string().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1 (Cloudflare R2: auto)')),
+  S3_ACCESS_KEY_ID: unsetIfEmpty(z.string()),
+  S3_SECRET_ACCESS_KEY: unsetIfEmpty(z.string()),
+  S3_FORCE_PATH_STYLE: unsetIfEmpty(z.stringbool({ error: 'must be true or false' })),
+  S3_PREFIX: unsetIfEmpty(z.string().refine((prefix) => !prefix.startsWith('/'), 'must not start with /')),
 });
+
+/** Settings that only make sense together, judged on the raw variables so they are reported alongside malformed values. */
+function combinationIssues(env: NodeJS.ProcessEnv): string[] {
+  const isSet = (name: string) => env[name] !== undefined && env[name] !== '';
+  const issues: string[] = [];
+  if (!isSet('S3_BUCKET')) {
+    for (const name of S3_SETTINGS.filter(isSet)) issues.push(`${name}: is set but S3_BUCKET is not; set S3_BUCKET to store blobs in S3, or unset ${name}`);
+  }
+  if (isSet('S3_ACCESS_KEY_ID') !== isSet('S3_SECRET_ACCESS_KEY')) {
+    const missing = isSet('S3_ACCESS_KEY_ID') ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
+    issues.push(`${missing}: is required when the other S3 key is set (or unset both to use the default AWS credential chain)`);
+  }
+  return issues;
+}
+
+/** S3-compatible object storage for blobs (server mode); absent: blobs on the local filesystem. */
+export interface S3Config {
+  bucket: string;
+  /** Unset: AWS S3 itself. */
+  endpoint?: string;
+  region: string;
+  /** Unset: the AWS SDK's default credential chain (AWS_* environment, shared profile, instance or task role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Bucket in the path (http://host/bucket/key), as MinIO and most self-hosted stores need. */
+  forcePathStyle: boolean;
+  /** Empty, or a folder ending with '/' that every key is stored under. */
+  prefix: string;
+}
+
+/** Thrown for unusable environment variables; each line names the variable. */
+export class ConfigError extends Error {}
 
 export interface Config {
   port: number;
@@ -20,14 +66,13 @@ export interface Config {
   databaseAppUrl?: string;
   redisUrl?: string;
   logLevel: string;
+  s3?: S3Config;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = Env.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`Invalid configuration:\n${lines}`);
-  }
+  const issues = [...(parsed.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? []), ...combinationIssues(env)];
+  if (!parsed.success || issues.length > 0) throw new ConfigError(`Invalid configuration:\n${issues.map((issue) => `  ${issue}`).join('\n')}`);
   const e = parsed.data;
   return {
     port: e.PORT,
@@ -37,6 +82,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseAppUrl: e.DATABASE_APP_URL ?? (e.DATABASE_URL ? appRoleUrl(e.DATABASE_URL) : undefined),
     redisUrl: e.REDIS_URL || undefined,
     logLevel: e.LOG_LEVEL,
+    s3: e.S3_BUCKET
+      ? {
+          bucket: e.S3_BUCKET,
+          endpoint: e.S3_ENDPOINT,
+          region: e.S3_REGION ?? 'us-east-1',
+          credentials: e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY } : undefined,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE ?? false,
+          prefix: e.S3_PREFIX ? e.S3_PREFIX.replace(/\/*$/, '/') : '',
+        }
+      : undefined,
   };
 }
 

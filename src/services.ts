@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Services } from './rpc/define.js';
 import { FsBlobStore, blobDir } from './blobs/fs.js';
+import { S3BlobStore } from './blobs/s3.js';
 import { DiskLiveSessionStore } from './telemetry/live-disk.js';
 import { RedisLiveSessionStore } from './telemetry/live-redis.js';
 
@@ -13,6 +14,6 @@ export function createServices(config: Config): Services {
       ? // Its own connections (commands and a subscriber), closed with the store.
         new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
       : new DiskLiveSessionStore(join(config.dataDir, 'live')),
-    blobs: new FsBlobStore(blobDir(config.dataDir)),
+    blobs: config.s3 ? S3BlobStore.fromConfig(config.s3) : new FsBlobStore(blobDir(config.dataDir)),
   };
 }

@@ -34,6 +34,8 @@ export class FsBlobStore implements BlobStore {
       throw error;
     }
   }
+
+  async close(): Promise<void> {}
 }
 
 export const blobDir = (dataDir: string) => join(dataDir, 'blobs');

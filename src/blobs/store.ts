@@ -7,4 +7,6 @@ export interface BlobStore {
   put(key: string, body: Buffer | string, contentType: string): Promise<void>;
   /** The object, or null when there is none. */
   get(key: string): Promise<Buffer | null>;
+  /** Releases connections; called once when the service stops. */
+  close(): Promise<void>;
 }

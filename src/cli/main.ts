@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabases, DataDirInUseError, type Databases } from '../db/open.js';
 import { migrate } from '../db/migrate.js';
 import { createApp } from '../app.js';
@@ -18,7 +18,9 @@ const USAGE = `Usage: firstcrack <command>
                                                 roles: ${ROLES.join(', ')}; scopes are permission patterns (inventory.*)
   apikey revoke ID                              revoke an API key or bridge token
 
-Environment: PORT (8080), HOST (127.0.0.1), FIRSTCRACK_DATA_DIR (./.firstcrack), DATABASE_URL, REDIS_URL, LOG_LEVEL.`;
+Environment: PORT (8080), HOST (127.0.0.1), FIRSTCRACK_DATA_DIR (./.firstcrack), DATABASE_URL, REDIS_URL, LOG_LEVEL,
+S3_BUCKET (blobs in S3-compatible storage) with S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY,
+S3_FORCE_PATH_STYLE, S3_PREFIX.`;
 
 class UsageError extends Error {}
 
@@ -126,6 +128,10 @@ async function serve(config: Config) {
 main(process.argv.slice(2)).catch((error) => {
   if (error instanceof UsageError) {
     console.error(`firstcrack: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (error instanceof ConfigError) {
+    console.error(`firstcrack: ${error.message}`);
     process.exit(2);
   }
   if (error instanceof DataDirInUseError) {

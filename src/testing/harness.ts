@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appRoleUrl, loadConfig } from '../config.js';
+import { appRoleUrl, loadConfig, type Config } from '../config.js';
 import { PostgresDatabase, type Database } from '../db/client.js';
 import type { Databases } from '../db/open.js';
 import { createApp, type RunningApp } from '../app.js';
@@ -69,12 +69,13 @@ export async function createTestDatabase(databaseUrl: string): Promise<{ url: st
 
 /**
  * Starts the real service over HTTP on a fresh database cloned from the migrated template: PostgreSQL
- * when DATABASE_URL is set (and Redis when REDIS_URL is), PGlite otherwise. Closed after the file's tests.
+ * when DATABASE_URL is set (and Redis when REDIS_URL is), PGlite otherwise; `config` overrides settings
+ * (an S3 store, say). Closed after the file's tests.
  */
-export async function startTestServer(options: { rateWindows?: RateWindow[] } = {}): Promise<TestServer> {
+export async function startTestServer(options: { rateWindows?: RateWindow[]; config?: Partial<Config> } = {}): Promise<TestServer> {
   // Live sessions and blobs go to a directory of this test file's own.
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-test-'));
-  const config = { ...loadConfig(), dataDir, logLevel: process.env.LOG_LEVEL ?? 'silent' };
+  const config = { ...loadConfig(), dataDir, logLevel: process.env.LOG_LEVEL ?? 'silent', ...options.config };
   let databases: Databases;
   let drop: () => Promise<void> = async () => {};
   if (config.databaseUrl) {
