@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskLiveSessionStore } from './live-disk.js';
@@ -46,8 +46,8 @@ test('a torn last line (a crash mid-write) is cut off, and later posts survive t
   await first.open({ orgId, batchId, machineId: 'mch_a' });
   await first.append(orgId, batchId, 1, [sample(0)], []);
   await first.close();
-  const log = join(root, orgId, batchId, 'posts.jsonl');
-  await appendFile(log, '{"seq":2,"samples":[{"t":1000,"b'); // never acknowledged
+  const log = join(root, 'journal', '0000000001.log');
+  await appendFile(log, `${orgId}/${batchId}\t{"seq":2,"samples":[{"t":1000,"b`); // never acknowledged
 
   const second = new DiskLiveSessionStore(root);
   assert.deepEqual((await second.readCurve(orgId, batchId))!.samples, [sample(0)]);
@@ -71,4 +71,56 @@ test('an append queued behind a discard is refused, never written to a log that 
   assert.equal(await store.get(orgId, batchId), null);
   assert.equal(await store.readCurve(orgId, batchId), null);
   await store.close();
+});
+
+test('concurrent posts of many sessions share the journal, and each session gets back exactly its own, in order', async (t) => {
+  const root = await scratch(t);
+  const before = new DiskLiveSessionStore(root);
+  const batches = Array.from({ length: 20 }, (_, i) => `rb_many_${i}`);
+  for (const id of batches) await before.open({ orgId, batchId: id, machineId: 'mch_a' });
+  // Each session posts 10 times back to back while the others do the same: writes are grouped across sessions.
+  await Promise.all(batches.map(async (id, i) => {
+    for (let seq = 0; seq < 10; seq++) await before.append(orgId, id, seq, [sample(seq * 1000 + i)], []);
+  }));
+  await before.close();
+
+  const after = new DiskLiveSessionStore(root);
+  for (const [i, id] of batches.entries()) {
+    assert.deepEqual((await after.readCurve(orgId, id))!.samples.map((s) => s.t), Array.from({ length: 10 }, (_, seq) => seq * 1000 + i));
+  }
+  await after.close();
+});
+
+test('journal segments are deleted once every session with lines in them is discarded, also across a restart', async (t) => {
+  const root = await scratch(t);
+  const segments = () => readdir(join(root, 'journal'));
+  const store = new DiskLiveSessionStore(root, { segmentBytes: 100 });
+  for (const id of ['rb_seg_a', 'rb_seg_b']) await store.open({ orgId, batchId: id, machineId: 'mch_a' });
+  // Each post is larger than a segment: every write after the first begins a new one.
+  for (let seq = 0; seq < 3; seq++) {
+    await store.append(orgId, 'rb_seg_a', seq, [sample(seq), sample(seq + 1), sample(seq + 2)], []);
+    await store.append(orgId, 'rb_seg_b', seq, [sample(seq), sample(seq + 1), sample(seq + 2)], []);
+  }
+  assert.equal((await segments()).length, 6);
+  await store.discard(orgId, 'rb_seg_a');
+  // b's segments stay, and the one being written: a's three are gone.
+  assert.equal((await segments()).length, 3);
+  await store.close();
+
+  const restarted = new DiskLiveSessionStore(root, { segmentBytes: 100 });
+  assert.equal((await restarted.readCurve(orgId, 'rb_seg_b'))!.samples.length, 9);
+  await restarted.discard(orgId, 'rb_seg_b');
+  assert.deepEqual(await segments(), ['0000000006.log'], 'only the segment being written is left');
+  await restarted.close();
+
+  // A session discarded while the process was down (its directory removed) frees its segments at the next start.
+  const third = new DiskLiveSessionStore(root, { segmentBytes: 100 });
+  await third.open({ orgId, batchId: 'rb_seg_c', machineId: 'mch_a' });
+  for (let seq = 0; seq < 3; seq++) await third.append(orgId, 'rb_seg_c', seq, [sample(seq), sample(seq + 1), sample(seq + 2)], []);
+  await third.close();
+  await rm(join(root, orgId, 'rb_seg_c'), { recursive: true });
+  const fourth = new DiskLiveSessionStore(root, { segmentBytes: 100 });
+  assert.equal(await fourth.get(orgId, 'rb_seg_c'), null);
+  assert.equal((await segments()).length, 1);
+  await fourth.close();
 });

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { constants } from 'node:fs';
-import { mkdir, open, readFile, rm, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import { Journal, SEGMENT_BYTES } from './journal.js';
 import {
   SessionClosedError,
   curveOf,
@@ -35,29 +35,52 @@ interface Session {
   /** The last message id handed out. */
   lastId: number;
   feed: EventEmitter;
-  /** Appends to one session are serialized, so message ids follow the order in the log. */
+  /** Appends to one session are serialized, so message ids follow the order in the journal. */
   tail: Promise<unknown>;
-  /** The log, open for appending from the first append until the session is discarded or the store closed. */
-  file: FileHandle | null;
-  /** Bytes of whole lines in the log: a failed write is cut back to this, so a later line never joins its debris. */
-  logBytes: number;
-  /** Set by discard: an append queued behind the discard must not write to a log that no longer exists. */
+  /** Set by discard: an append queued behind the discard must not write to the journal for a session that is gone. */
   discarded: boolean;
   /** Set by seal, and kept on disk as a marker file so a restart does not reopen the session to posts. */
   sealed: boolean;
 }
 
 /**
- * Embedded live sessions: one directory per batch holding the session's info and an append-only log of
- * posts, each on disk before the post is acknowledged (the log is opened O_DSYNC: every write returns only
- * once its data is durable, one system call per post), so a restart loses no acknowledged sample. The
- * log is replayed into memory on first use after a start. A torn last line (a crash mid-write) was never
- * acknowledged: replay cuts it off, so the next line starts clean.
+ * Embedded live sessions: one directory per batch holding the session's info (and a marker once sealed),
+ * and one journal (journal.ts) holding every session's posts and statuses, each durable before the post
+ * is acknowledged, so a restart loses no acknowledged sample. Concurrent posts of many machines share a
+ * durable write. The journal is read once after a start; each session takes its lines on first use.
  */
 export class DiskLiveSessionStore implements LiveSessionStore {
   private readonly sessions = new Map<string, Promise<Session | null>>();
+  private readonly journal: Journal;
+  /** The journal's lines per session key, read at first use; a session's lines leave when it is loaded. */
+  private replayed: Promise<Map<string, string[]>> | null = null;
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    options: { segmentBytes?: number } = {},
+  ) {
+    this.journal = new Journal(join(root, 'journal'), options.segmentBytes ?? SEGMENT_BYTES);
+  }
+
+  private replayJournal(): Promise<Map<string, string[]>> {
+    this.replayed ??= (async () => {
+      const lines = new Map<string, string[]>();
+      await this.journal.replay((key, text) => {
+        const list = lines.get(key);
+        if (list) list.push(text);
+        else lines.set(key, [text]);
+      });
+      // Lines of sessions discarded before the restart (their directory is gone) are not needed.
+      for (const key of lines.keys()) {
+        const exists = await stat(join(this.root, key, 'session.json')).then(() => true, () => false);
+        if (exists) continue;
+        lines.delete(key);
+        await this.journal.release(key);
+      }
+      return lines;
+    })();
+    return this.replayed;
+  }
 
   private dirOf(orgId: string, batchId: string) {
     return join(this.root, orgId, batchId);
@@ -74,6 +97,7 @@ export class DiskLiveSessionStore implements LiveSessionStore {
   }
 
   private async replay(orgId: string, batchId: string): Promise<Session | null> {
+    const journalLines = await this.replayJournal();
     const dir = this.dirOf(orgId, batchId);
     let info: LiveSessionInfo;
     try {
@@ -89,29 +113,16 @@ export class DiskLiveSessionStore implements LiveSessionStore {
       lastId: 0,
       feed: new EventEmitter().setMaxListeners(0),
       tail: Promise.resolve(),
-      file: null,
-      logBytes: 0,
       discarded: false,
       sealed: await stat(join(dir, SEALED_MARKER)).then(() => true, () => false),
     };
-    const logPath = join(dir, 'posts.jsonl');
-    const log = await readFile(logPath).catch(() => Buffer.alloc(0));
-    // Only whole lines were acknowledged. What follows the last whole line (a torn write) is cut off, so
-    // the next append starts on a line of its own instead of joining the debris.
-    while (session.logBytes < log.length) {
-      const end = log.indexOf(0x0a, session.logBytes);
-      if (end < 0) break;
-      let entry: Post | StatusLine;
-      try {
-        entry = JSON.parse(log.toString('utf8', session.logBytes, end));
-      } catch {
-        break;
-      }
+    const key = `${orgId}/${batchId}`;
+    for (const line of journalLines.get(key) ?? []) {
+      const entry = JSON.parse(line) as Post | StatusLine;
       if ('status' in entry) recordStatus(session, entry.status);
       else record(session, entry);
-      session.logBytes = end + 1;
     }
-    if (session.logBytes < log.length) await truncate(logPath, session.logBytes);
+    journalLines.delete(key);
     return session;
   }
 
@@ -143,19 +154,11 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     return result;
   }
 
-  /** Appends one line to the session's log and waits until it is on disk. Called behind the session's tail. */
+  /** Appends one line for the session to the journal and waits until it is durable. Called behind the session's tail. */
   private async log(session: Session, entryJson: string): Promise<void> {
     const { orgId, batchId } = session.info;
     if (session.discarded) throw new SessionClosedError(batchId, 'gone');
-    session.file ??= await open(join(this.dirOf(orgId, batchId), 'posts.jsonl'), LOG_FLAGS);
-    const line = Buffer.from(entryJson + '\n');
-    try {
-      await session.file.write(line);
-    } catch (error) {
-      await session.file.truncate(session.logBytes).catch(() => {});
-      throw error;
-    }
-    session.logBytes += line.length;
+    await this.journal.write(`${orgId}/${batchId}`, entryJson);
   }
 
   /** Hands a new entry's messages to the session's watchers; with none, no message is made. */
@@ -212,30 +215,20 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     if (session) {
       await session.tail;
       session.discarded = true;
-      await session.file?.close();
-      session.file = null;
     }
     await rm(this.dirOf(orgId, batchId), { recursive: true, force: true });
+    await this.journal.release(`${orgId}/${batchId}`);
     this.sessions.delete(`${orgId}/${batchId}`);
   }
 
   async close(): Promise<void> {
-    await Promise.all(
-      [...this.sessions.values()].map(async (loading) => {
-        const session = await loading;
-        if (!session) return;
-        await session.tail;
-        await session.file?.close();
-        session.file = null;
-      }),
-    );
+    await Promise.all([...this.sessions.values()].map(async (loading) => (await loading)?.tail));
+    await this.journal.close();
   }
 }
 
 const SEALED_MARKER = 'sealed';
 
-/** Appending, and durable on return from each write (O_DSYNC: data and what is needed to read it back). */
-const LOG_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC;
 
 /** Adds a post to the session's entries. */
 function record(session: Session, post: Post): LiveEntry {
