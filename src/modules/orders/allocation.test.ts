@@ -14,19 +14,22 @@ async function eventsOf(org: TestOrg, type: string) {
   return server.owner.query<{ data: any }>(`select data from events where org_id = $1 and type = $2 order by id`, [org.id, type]);
 }
 
-/** Shelf life has no operation yet (the roasting module owns roasted lots): set it as the owner. */
-async function setShelfLife(org: TestOrg, roastedLotId: string, days: number) {
-  await server.owner.query(`update roasted_lots set shelf_life_days = $3 where org_id = $1 and id = $2`, [org.id, roastedLotId, days]);
-}
-
 const claimsOf = (order: any) => order.lines.map((l: any) => l.allocations.map((a: any) => [a.lotCode, a.quantityKg, a.state]));
 
-/** Two roasts of one green coffee: `older` roasted 10 days ago keeps 90 days; `fresher` roasted 5 days ago keeps 20. */
+/**
+ * Two roasts of one green coffee: `older` roasted 10 days ago keeps the default 90 days; `fresher`, roasted 5
+ * days ago on a profile whose roasts keep 20 days, is best before the older one.
+ */
 async function twoRoasts(org: TestOrg) {
   const greenLotId = await makeGreenLot(org);
+  const shortLived = await makeProfile(org, { shelfLifeDays: 20 });
   const older = await roastLot(org, { kg: '10', greenLotId, roastedAt: daysAgo(10) });
-  const fresher = await roastLot(org, { kg: '10', greenLotId, roastedAt: daysAgo(5) });
-  await setShelfLife(org, fresher.roastedLotId, 20);
+  const fresher = await roastLot(org, { kg: '10', greenLotId, roastedAt: daysAgo(5), profileId: shortLived.id });
+  for (const [lot, days] of [[older, 90], [fresher, 20]] as const) {
+    const stock = (await org.call('inventory.roast.getRoastedLot', { id: lot.roastedLotId })).body;
+    assert.equal(stock.shelfLifeDays, days);
+    assert.equal(stock.bestBefore, new Date(Date.parse(stock.roastedAt.slice(0, 10)) + days * 86_400_000).toISOString().slice(0, 10));
+  }
   return { greenLotId, older, fresher };
 }
 

@@ -3,6 +3,7 @@ import { SqlParams, iso, likePattern } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../rpc/schemas.js';
 import { grams } from '../../lib/grams.js';
+import { bestBeforeSql } from '../inventory/roast/repository.js';
 import type {
   AllocationStrategy,
   CreateCustomerInput,
@@ -238,7 +239,7 @@ const LINES_JSON = `
             coalesce(sum(a.quantity_kg) filter (where a.fulfilled_at is not null), 0)::numeric(14, 3) as fulfilled_kg,
             coalesce(jsonb_agg(jsonb_build_object(
               'id', a.id, 'roasted_lot_id', a.roasted_lot_id, 'lot_code', ar.lot_code, 'quantity_kg', a.quantity_kg::text,
-              'strategy', a.strategy, 'best_before', ${bestBefore('ar')}::text,
+              'strategy', a.strategy, 'best_before', ${bestBeforeSql('ar')}::text,
               'fulfillment_id', a.fulfillment_id, 'created_at', a.created_at) order by a.seq)
               filter (where a.released_at is null), '[]'::jsonb) as claims
      from order_allocations a
@@ -246,11 +247,6 @@ const LINES_JSON = `
      where a.org_id = l.org_id and a.order_line_id = l.id
    ) k
    where l.org_id = o.org_id and l.order_id = o.id) as lines`;
-
-/** The UTC day a roasted lot is best before: what FEFO sorts by. */
-function bestBefore(lot: string): string {
-  return `((${lot}.roasted_at at time zone 'UTC')::date + ${lot}.shelf_life_days)`;
-}
 
 /** The order with its lines and claims, read in one statement so header and lines agree. */
 export async function findOrder(q: Queryable, orgId: string, id: string): Promise<Order | undefined> {
@@ -477,7 +473,7 @@ export interface ClaimableLot {
  */
 export async function lockClaimableLots(q: Queryable, orgId: string, orderId: string): Promise<ClaimableLot[]> {
   const locked = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; on_hand_kg: string }>(
-    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBefore('r')}::text as best_before, r.on_hand_kg
+    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, r.on_hand_kg
      from roasted_lots r
      where r.org_id = $1 and r.on_hand_kg > 0
        and exists (

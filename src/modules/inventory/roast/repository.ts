@@ -21,6 +21,8 @@ interface RoastedLotRow {
   location_id: string | null;
   roasted_at: Date;
   weight_loss_pct: string | null;
+  shelf_life_days: number;
+  best_before: string;
   opening_kg: string;
   on_hand_kg: string;
   created_at: Date;
@@ -42,6 +44,9 @@ const toRoastedLot = (r: RoastedLotRow) => ({
   roastedAt: iso(r.roasted_at)!,
   /** (charge − drop) / charge × 100 of the roast that made the lot, 2 decimals. */
   weightLossPct: r.weight_loss_pct,
+  shelfLifeDays: r.shelf_life_days,
+  /** The UTC day the lot is best before: roast day + shelf life (its profile's, or 90 days). FEFO spends the earliest first. */
+  bestBefore: r.best_before,
   /** What the lot opened with (its roast_output rows). */
   openingKg: r.opening_kg,
   onHandKg: r.on_hand_kg,
@@ -49,9 +54,14 @@ const toRoastedLot = (r: RoastedLotRow) => ({
   updatedAt: iso(r.updated_at)!,
 });
 
+/** The UTC day a roasted lot (table alias `lot`) is best before: what FEFO allocation sorts by. */
+export function bestBeforeSql(lot: string): string {
+  return `((${lot}.roasted_at at time zone 'UTC')::date + ${lot}.shelf_life_days)`;
+}
+
 /** One definition of a lot as answered: the batch number and green lot code travel with their ids. */
 const LOT_SELECT = `
-  select r.*, b.batch_number, g.lot_code as green_lot_code
+  select r.*, ${bestBeforeSql('r')}::text as best_before, b.batch_number, g.lot_code as green_lot_code
   from roasted_lots r
   left join roast_batches b on b.org_id = r.org_id and b.id = r.roast_batch_id
   left join green_lots g on g.org_id = r.org_id and g.id = r.green_lot_id`;
@@ -68,12 +78,16 @@ export interface NewRoastedLot {
   weightLossPct: string | null;
 }
 
-/** A lot is created empty; its weight only ever arrives as ledger rows. */
+/** Days a roasted lot keeps when its profile states none (the column's default in migration 0009 too). */
+const DEFAULT_SHELF_LIFE_DAYS = 90;
+
+/** A lot is created empty; its weight only ever arrives as ledger rows; it keeps as long as its profile says. */
 export async function insertRoastedLot(q: Queryable, orgId: string, lot: NewRoastedLot): Promise<string> {
   const id = newId('rl');
   await q.query(
-    `insert into roasted_lots (org_id, id, lot_code, form, roast_batch_id, green_lot_id, profile_id, location_id, roasted_at, weight_loss_pct)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('milliseconds', $9::timestamptz), $10)`,
+    `insert into roasted_lots (org_id, id, lot_code, form, roast_batch_id, green_lot_id, profile_id, location_id, roasted_at, weight_loss_pct, shelf_life_days)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('milliseconds', $9::timestamptz), $10,
+             coalesce((select shelf_life_days from roast_profiles where org_id = $1 and id = $7), ${DEFAULT_SHELF_LIFE_DAYS}))`,
     [orgId, id, lot.lotCode, lot.form, lot.roastBatchId, lot.greenLotId, lot.profileId, lot.locationId, lot.roastedAt, lot.weightLossPct],
   );
   return id;

@@ -22,6 +22,7 @@ describe('roast profiles', () => {
       targetTotalTimeS: 630,
       targetDtrPct: 18.25,
       notes: 'gentle finish',
+      shelfLifeDays: 21,
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(res.body.id, /^prf_[0-9a-z]+$/);
@@ -35,6 +36,7 @@ describe('roast profiles', () => {
       targetTotalTimeS: 630,
       targetDtrPct: 18.25,
       notes: 'gentle finish',
+      shelfLifeDays: 21,
       createdAt: undefined,
       updatedAt: undefined,
     });
@@ -46,7 +48,10 @@ describe('roast profiles', () => {
   test('every target is optional', async () => {
     const res = await create({ code: 'BARE' });
     assert.equal(res.status, 200);
-    assert.deepEqual([res.body.machineId, res.body.targetChargeKg, res.body.targetDropTempC, res.body.targetTotalTimeS, res.body.targetDtrPct], [null, null, null, null, null]);
+    assert.deepEqual(
+      [res.body.machineId, res.body.targetChargeKg, res.body.targetDropTempC, res.body.targetTotalTimeS, res.body.targetDtrPct, res.body.shelfLifeDays],
+      [null, null, null, null, null, null],
+    );
   });
 
   test('refusals change nothing', async () => {
@@ -61,6 +66,9 @@ describe('roast profiles', () => {
       [{ targetDropTempC: '205.55' }, 'targetDropTempC'],
       [{ targetChargeKg: '0' }, 'targetChargeKg'],
       [{ code: 'has space' }, 'code'],
+      [{ shelfLifeDays: 0 }, 'shelfLifeDays'],
+      [{ shelfLifeDays: 731 }, 'shelfLifeDays'],
+      [{ shelfLifeDays: 14.5 }, 'shelfLifeDays'],
       [{ color: 'brown' }, 'color'],
     ];
     for (const [input, path] of invalid) await refusedUnchanged(server.owner, org, () => create({ code: 'X2', ...input }), 400, 'invalid_input', path);

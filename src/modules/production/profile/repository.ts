@@ -14,6 +14,7 @@ interface ProfileRow {
   target_total_time_s: number | null;
   target_dtr_pct: string | null;
   notes: string | null;
+  shelf_life_days: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,6 +32,8 @@ const toProfile = (r: ProfileRow) => ({
   targetTotalTimeS: r.target_total_time_s,
   targetDtrPct: numberOrNull(r.target_dtr_pct),
   notes: r.notes,
+  /** Null: its roasts keep the default 90 days. */
+  shelfLifeDays: r.shelf_life_days,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
 });
@@ -39,11 +42,11 @@ const numberOrNull = (value: string | null) => (value === null ? null : Number(v
 
 export async function insertProfile(q: Queryable, orgId: string, input: CreateProfileInput): Promise<Profile> {
   const [row] = await q.query<ProfileRow>(
-    `insert into roast_profiles (org_id, id, code, name, machine_id, target_charge_kg, target_drop_temp_c, target_total_time_s, target_dtr_pct, notes)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *`,
+    `insert into roast_profiles (org_id, id, code, name, machine_id, target_charge_kg, target_drop_temp_c, target_total_time_s, target_dtr_pct, notes, shelf_life_days)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
     [
       orgId, newId('prf'), input.code, input.name, input.machineId ?? null, input.targetChargeKg ?? null, input.targetDropTempC ?? null,
-      input.targetTotalTimeS ?? null, input.targetDtrPct ?? null, input.notes ?? null,
+      input.targetTotalTimeS ?? null, input.targetDtrPct ?? null, input.notes ?? null, input.shelfLifeDays ?? null,
     ],
   );
   return toProfile(row);

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { code, decimal, id, kg, name, page, strict, text } from '../../../rpc/schemas.js';
 
+/** Two years: green coffee keeps about that long; roasted coffee far less. */
+const MAX_SHELF_LIFE_DAYS = 730;
+
 export const CreateProfile = strict({
   name,
   code,
@@ -14,6 +17,11 @@ export const CreateProfile = strict({
   /** Development time ratio: development / total × 100. */
   targetDtrPct: decimal({ scale: 2, positive: true, max: 99.99 }).optional(),
   notes: text(4000).optional(),
+  /**
+   * Days its roasts keep (an extension of the specification): a lot roasted on this profile is best before
+   * its roast day plus this many days, which FEFO allocation spends first. Unset: 90 days.
+   */
+  shelfLifeDays: z.number().int().min(1).max(MAX_SHELF_LIFE_DAYS).optional(),
 });
 
 export const ProfileFilter = strict({
