@@ -136,11 +136,15 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 
         reply.hijack();
         const raw = reply.raw;
+        // The body runs until the connection closes (HTTP/1.1 allows it, and an event stream has no other end),
+        // so each write is the frame itself, without chunk framing: the fan-out makes one write per watcher per
+        // post, and framing them cost about a fifth of that.
+        raw.useChunkedEncodingByDefault = false;
         raw.writeHead(200, {
           ...(reply.getHeaders() as Record<string, string>),
           'Content-Type': 'text/event-stream; charset=utf-8',
           'Cache-Control': 'no-cache, no-transform',
-          Connection: 'keep-alive',
+          Connection: 'close',
           'X-Accel-Buffering': 'no',
           'X-Request-Id': request.id,
         });
