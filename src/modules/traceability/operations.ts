@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
 import { conflict, notFound } from '../../rpc/errors.js';
 import { findRoastedLot } from '../inventory/roast/repository.js';
-import { customersOf, readablePaths } from './readable.js';
+import { customersOf, readableSteps } from './readable.js';
 import * as repo from './repository.js';
 import { ById, IssueCertificate, ListCertificates, TRACE_DEPTH_LIMIT, Trace, type TraceKind } from './schemas.js';
 
@@ -20,9 +20,12 @@ const KIND_WORDS: Record<TraceKind, string> = {
 
 const TRACE_ANSWER =
   'Answers the graph (nodes with kind, id, label and depth, order lines with their order and customer; edges with the ' +
-  `kilograms that followed them), readable paths from origin to destination (at most 200), the customers reached, and ` +
-  `depthLimitReached when the walk stopped at ${TRACE_DEPTH_LIMIT} edges. One recursive query; cycles cannot loop it. ` +
-  '404 when the start does not exist in this organization.';
+  'kilograms that followed them), readable steps, the customers reached, and ' +
+  `depthLimitReached when the walk stopped at ${TRACE_DEPTH_LIMIT} edges. Steps are sentences written from origin to ` +
+  'destination and listed in that order, one per node the coffee went on from (forward: "Green lot GL-7 (Ethiopia Gerba) → ' +
+  'roast batch B-12, green lot GL-7B (Gerba base)") or came together in (backward: "Green lot GL-7 (Ethiopia Gerba) + green ' +
+  'lot GL-9 (Huila) → green lot GL-7B (Gerba base)"); every link of the graph appears once, so the steps grow with the graph ' +
+  'and are never cut. One recursive query; cycles cannot loop it. 404 when the start does not exist in this organization.';
 
 export const traceabilityOperations = [
   defineOperation({
@@ -56,7 +59,7 @@ export const traceabilityOperations = [
     summary:
       'A roasted lot’s chain upstream: the lot, the roast batches that made it, the green lots they roasted (through splits and ' +
       'merges) with their coffee facts, and the producers with their details (region, altitude, coordinates, varieties, ' +
-      'processes), plus the lineage graph and readable paths.',
+      'processes), plus the lineage graph and its readable steps from origin to roasted lot.',
     permission: 'traceability.read',
     module,
     get: true,
@@ -112,14 +115,12 @@ export const traceabilityOperations = [
 
 async function trace(q: Queryable, orgId: string, direction: repo.Direction, start: { kind: TraceKind; id: string }) {
   const graph = (await repo.traceGraph(q, orgId, direction, start)) ?? throwNotFound(KIND_WORDS[start.kind], start.id);
-  const { paths, truncated } = readablePaths(graph, direction, start);
   return {
     direction,
     start: graph.nodes[0],
     nodes: graph.nodes,
     edges: graph.edges,
-    paths,
-    pathsTruncated: truncated,
+    steps: readableSteps(graph, direction),
     customers: customersOf(graph),
     depthLimit: TRACE_DEPTH_LIMIT,
     depthLimitReached: graph.depthLimitReached,
@@ -133,11 +134,10 @@ async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string
   const graph = (await repo.traceGraph(q, orgId, 'backward', { kind: 'roasted_lot', id: roastedLotId }))!;
   const idsOf = (kind: TraceKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
   const details = await repo.chainDetails(q, orgId, { roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
-  const { paths, truncated } = readablePaths(graph, 'backward', { kind: 'roasted_lot', id: roastedLotId });
   return {
     roastedLot,
     ...details,
-    chain: { nodes: graph.nodes, edges: graph.edges, paths, pathsTruncated: truncated, depthLimitReached: graph.depthLimitReached },
+    chain: { nodes: graph.nodes, edges: graph.edges, steps: readableSteps(graph, 'backward'), depthLimitReached: graph.depthLimitReached },
   };
 }
 

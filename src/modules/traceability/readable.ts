@@ -1,5 +1,5 @@
 import type { Direction, TraceGraph, TraceNode } from './repository.js';
-import { MAX_READABLE_PATHS, type TraceKind } from './schemas.js';
+import type { TraceKind } from './schemas.js';
 
 const KIND_NAMES: Record<TraceKind, string> = {
   producer: 'producer',
@@ -11,56 +11,44 @@ const KIND_NAMES: Record<TraceKind, string> = {
   order_line: 'order',
 };
 
-const key = (kind: string, id: string) => `${kind}:${id}`;
-
 function describe(node: TraceNode): string {
   const text = `${KIND_NAMES[node.kind]} ${node.label ?? node.id}`;
-  return node.customer ? `${text} → customer ${node.customer.name}` : text;
+  return node.customer ? `${text} (customer ${node.customer.name})` : text;
 }
 
-/**
- * The graph as sentences a person can follow, always written from origin to destination: for a backward
- * trace every way from an origin (a node nothing flowed into) to the start, for a forward trace every way
- * from the start to a destination (a node nothing flowed out of), e.g. "Green lot GL-7 (Ethiopia Gerba) →
- * roast batch B-12 → roasted lot R-B-12 → order SO-5 line 1 → customer Café Nord". Merges and splits
- * multiply the ways, so the list stops at MAX_READABLE_PATHS and says so.
- */
-export function readablePaths(graph: TraceGraph, direction: Direction, start: { kind: TraceKind; id: string }): { paths: string[]; truncated: boolean } {
-  const texts = new Map(graph.nodes.map((n) => [key(n.kind, n.id), describe(n)]));
-  // Adjacency in the direction of the walk: upstream for backward, downstream for forward.
-  const next = new Map<string, string[]>();
-  for (const e of graph.edges) {
-    const [from, to] = direction === 'backward' ? [key(e.toKind, e.toId), key(e.fromKind, e.fromId)] : [key(e.fromKind, e.fromId), key(e.toKind, e.toId)];
-    if (!next.has(from)) next.set(from, []);
-    next.get(from)!.push(to);
-  }
-  for (const list of next.values()) list.sort();
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-  const paths: string[] = [];
-  let truncated = false;
-  const trail: string[] = [];
-  const onTrail = new Set<string>();
-  const walk = (at: string): void => {
-    if (paths.length >= MAX_READABLE_PATHS) {
-      truncated = true;
-      return;
-    }
-    trail.push(at);
-    onTrail.add(at);
-    // A cycle's way back onto the trail is not followed; a node whose every way leads back ends the path.
-    const onward = (next.get(at) ?? []).filter((n) => !onTrail.has(n) && texts.has(n));
-    if (onward.length === 0) {
-      const ordered = direction === 'backward' ? [...trail].reverse() : trail;
-      const text = ordered.map((k) => texts.get(k)!).join(' → ');
-      paths.push(text.charAt(0).toUpperCase() + text.slice(1));
-    } else {
-      for (const n of onward) walk(n);
-    }
-    trail.pop();
-    onTrail.delete(at);
-  };
-  walk(key(start.kind, start.id));
-  return { paths, truncated };
+/**
+ * The graph as sentences a person can follow, one per node the coffee moved on from (forward) or
+ * came together in (backward), always written from origin to destination and listed in that order:
+ *
+ *   forward:  "Green lot GL-7 (Ethiopia Gerba) → roast batch B-12, green lot GL-7B (Gerba base)"  (where it went)
+ *   backward: "Green lot GL-7 (Ethiopia Gerba) + green lot GL-9 (Huila) → green lot GL-7B (Gerba base)"  (what it came from)
+ *
+ * An order line reads "order SO-5 line 1 (customer Café Nord)". Every edge of the graph appears once, so
+ * the list grows with the graph, never with the number of ways through it (merges and splits multiply
+ * those); a trace without edges is the start alone.
+ */
+export function readableSteps(graph: TraceGraph, direction: Direction): string[] {
+  const { nodes, ends } = graph;
+  // For each node, the nodes the walk reached from it: downstream for forward, upstream for backward.
+  const reached: number[][] = nodes.map(() => []);
+  for (const [from, to] of ends) {
+    if (direction === 'forward') reached[from].push(to);
+    else reached[to].push(from);
+  }
+  const texts = nodes.map(describe);
+  const steps: { depth: number; text: string }[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    if (reached[i].length === 0) continue;
+    // Positions follow the nodes' order (depth, kind, id); parallel edges name a node once.
+    const others = reached[i].sort((a, b) => a - b).filter((j, k, all) => k === 0 || all[k - 1] !== j).map((j) => texts[j]);
+    const text = direction === 'forward' ? `${capitalized(texts[i])} → ${others.join(', ')}` : `${capitalized(others.join(' + '))} → ${texts[i]}`;
+    steps.push({ depth: nodes[i].depth, text });
+  }
+  // Nodes come by depth from the start, so a backward trace's steps are read deepest first: origins first.
+  if (direction === 'backward') steps.sort((a, b) => b.depth - a.depth);
+  return steps.length > 0 ? steps.map((s) => s.text) : [capitalized(texts[0])];
 }
 
 /** Every customer an order line in the graph belongs to, with those lines. */

@@ -34,8 +34,12 @@ export interface TraceEdge {
 }
 
 export interface TraceGraph {
+  /** By depth, kind and id: the start first. */
   nodes: TraceNode[];
+  /** By depth and id, each edge once, at the depth the walk first reached it. */
   edges: TraceEdge[];
+  /** For each edge, the positions of its from and to nodes in `nodes`: the graph without lookups by key. */
+  ends: [from: number, to: number][];
   /** True when the walk stopped at the depth limit with more lineage beyond it. */
   depthLimitReached: boolean;
 }
@@ -51,41 +55,94 @@ export interface TraceGraph {
  * Answers undefined when the start does not exist in this organization.
  */
 export async function traceGraph(q: Queryable, orgId: string, direction: Direction, start: { kind: TraceKind; id: string }): Promise<TraceGraph | undefined> {
-  const [row] = await q.query<{ trace: { exists: boolean; nodes: NodeRow[]; edges: EdgeRow[]; depthLimitReached: boolean } }>(
+  const [{ trace }] = await q.query<{ trace: TraceColumns | null }>(
     `select firstcrack_trace($1, $2, $3, $4, $5) as trace`,
     [orgId, start.kind, start.id, direction === 'backward', TRACE_DEPTH_LIMIT],
+    { name: 'firstcrack_trace' },
   );
-  const trace = row.trace;
-  if (!trace.exists) return undefined;
-  return { nodes: trace.nodes.map(toNode), edges: trace.edges.map(toEdge), depthLimitReached: trace.depthLimitReached };
+  if (!trace) return undefined;
+  return { ...graphOf(trace), depthLimitReached: trace.depthLimitReached };
 }
 
 /**
- * A node as firstcrack_trace answers it: kind, id, depth, and what its own table knows, null when it has
- * no row there: [label], or for an order line [label, order id, customer id, customer code, customer name].
+ * firstcrack_trace's answer, column-wise: one array per field, in the order of the fields below, rows in
+ * no particular order. The customer's fields are null for anything but an order line; an edge reached at
+ * several depths comes once per depth.
  */
-type NodeRow = [TraceKind, string, number, string[] | null];
-type EdgeRow = [string, TraceKind, string, TraceKind, string, string | null, string | null, string];
+interface TraceColumns {
+  nodes: [
+    kinds: TraceKind[],
+    ids: string[],
+    depths: number[],
+    labels: (string | null)[],
+    orderIds: (string | null)[],
+    customerIds: (string | null)[],
+    customerCodes: (string | null)[],
+    customerNames: (string | null)[],
+  ];
+  /** All null when the walk found no edge. */
+  edges:
+    | [
+        ids: string[],
+        depths: number[],
+        fromKinds: TraceKind[],
+        fromIds: string[],
+        toKinds: TraceKind[],
+        toIds: string[],
+        weightsKg: (string | null)[],
+        groupIds: (string | null)[],
+        createdAtMs: number[],
+      ]
+    | null[];
+  depthLimitReached: boolean;
+}
 
-const toNode = ([kind, id, depth, known]: NodeRow): TraceNode => ({
-  kind,
-  id,
-  depth,
-  label: known?.[0] ?? null,
-  orderId: known?.[1] ?? null,
-  customer: known && known.length === 5 ? { id: known[2], code: known[3], name: known[4] } : null,
-});
+/** Code-unit order, the same for every database and locale. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const toEdge = ([id, fromKind, fromId, toKind, toId, weightKg, groupId, createdAt]: EdgeRow): TraceEdge => ({
-  id,
-  fromKind,
-  fromId,
-  toKind,
-  toId,
-  weightKg,
-  groupId,
-  createdAt: iso(createdAt)!,
-});
+/** Nodes by depth, kind and id; each edge once, at the least depth it was reached at, by depth and id. */
+function graphOf({ nodes: nodeColumns, edges: edgeColumns }: TraceColumns): Omit<TraceGraph, 'depthLimitReached'> {
+  const [kinds, ids, depths, labels, orderIds, customerIds, customerCodes, customerNames] = nodeColumns;
+  const nodeRows = kinds.map((_, i) => i).sort((a, b) => depths[a] - depths[b] || compare(kinds[a], kinds[b]) || compare(ids[a], ids[b]));
+  const positionOf = new Map<TraceKind, Map<string, number>>();
+  const nodes = nodeRows.map((i, position) => {
+    (positionOf.get(kinds[i]) ?? positionOf.set(kinds[i], new Map()).get(kinds[i])!).set(ids[i], position);
+    return {
+      kind: kinds[i],
+      id: ids[i],
+      depth: depths[i],
+      label: labels[i],
+      orderId: orderIds[i],
+      customer: customerIds[i] === null ? null : { id: customerIds[i]!, code: customerCodes[i]!, name: customerNames[i]! },
+    };
+  });
+
+  const [edgeIds, edgeDepths, fromKinds, fromIds, toKinds, toIds, weights, groupIds, createdAtMs] = edgeColumns;
+  if (!edgeIds) return { nodes, edges: [], ends: [] };
+  const least = new Map<string, number>();
+  edgeIds.forEach((id, i) => {
+    const seen = least.get(id);
+    if (seen === undefined || edgeDepths![i] < edgeDepths![seen]) least.set(id, i);
+  });
+  const edgeRows = [...least.values()].sort((a, b) => edgeDepths![a] - edgeDepths![b] || compare(edgeIds[a], edgeIds[b]));
+  // Edges recorded by one change share its time: each distinct time is formatted once.
+  const times = new Map<number, string>();
+  const timeOf = (ms: number) => times.get(ms) ?? times.set(ms, new Date(ms).toISOString()).get(ms)!;
+  return {
+    nodes,
+    edges: edgeRows.map((i) => ({
+      id: edgeIds[i],
+      fromKind: fromKinds![i],
+      fromId: fromIds![i],
+      toKind: toKinds![i],
+      toId: toIds![i],
+      weightKg: weights![i],
+      groupId: groupIds![i],
+      createdAt: timeOf(createdAtMs![i]),
+    })),
+    ends: edgeRows.map((i) => [positionOf.get(fromKinds![i])!.get(fromIds![i])!, positionOf.get(toKinds![i])!.get(toIds![i])!]),
+  };
+}
 
 // ---------------------------------------------------------------------------------------------------
 // What a roasted lot's chain is made of, for getRoastedLotTraceability and certificates

@@ -6,8 +6,6 @@ export type TraceKind = (typeof TRACE_KINDS)[number];
 
 /** How far a trace walks from its start; deeper chains are cut there and say so (depthLimitReached). */
 export const TRACE_DEPTH_LIMIT = 50;
-/** How many readable paths a trace lists; the graph itself is always whole up to the depth limit. */
-export const MAX_READABLE_PATHS = 200;
 
 export const Trace = strict({ kind: z.enum(TRACE_KINDS), id: id() });
 

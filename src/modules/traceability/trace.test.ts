@@ -31,24 +31,30 @@ test('traceForward from a green lot finds every customer who received any of it,
   ].sort());
   assert.deepEqual(fromEthiopia.body.start, { kind: 'green_lot', id: chain.ethiopia.id, depth: 0, label: `${chain.ethiopia.lotCode} (Ethiopia Gerba)`, orderId: null, customer: null });
   assert.equal(fromEthiopia.body.depthLimitReached, false);
-  assert.deepEqual([...fromEthiopia.body.paths].sort(), [
-    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) → roast batch ${batchNumberOf(chain.firstRoast)} → roasted lot ${chain.firstRoast.lotCode} → order ${chain.nordShipment.order.orderNumber} line 1 → customer Café Nord`,
-    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) → green lot ${chain.blendBase.lotCode} (Gerba Huila base) → roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 → customer Rösterei Süd`,
-  ].sort());
+  // One step per node the coffee went on from, from the start outwards; the split sends it two ways.
+  assert.deepEqual(fromEthiopia.body.steps, [
+    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) → green lot ${chain.blendBase.lotCode} (Gerba Huila base), roast batch ${batchNumberOf(chain.firstRoast)}`,
+    `Green lot ${chain.blendBase.lotCode} (Gerba Huila base) → roast batch ${batchNumberOf(chain.secondRoast)}`,
+    `Roast batch ${batchNumberOf(chain.firstRoast)} → roasted lot ${chain.firstRoast.lotCode}`,
+    `Roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode}`,
+    `Roasted lot ${chain.firstRoast.lotCode} → order ${chain.nordShipment.order.orderNumber} line 1 (customer Café Nord)`,
+    `Roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`,
+  ]);
 
   // Colombian coffee only entered the merged lot, so only Rösterei Süd received any of it; the same from its producer.
   const fromColombia = await trace('Forward', 'green_lot', chain.colombia.id);
   assert.deepEqual(fromColombia.body.customers.map((c: any) => c.name), ['Rösterei Süd']);
   const fromHuila = await trace('Forward', 'producer', chain.huila.id);
   assert.deepEqual(fromHuila.body.customers.map((c: any) => c.name), ['Rösterei Süd']);
-  assert.equal(fromHuila.body.paths.length, 1);
-  assert.match(fromHuila.body.paths[0], /^Producer Finca La Esperanza → green lot .* → customer Rösterei Süd$/);
+  assert.equal(fromHuila.body.steps.length, 5);
+  assert.equal(fromHuila.body.steps[0], `Producer Finca La Esperanza → green lot ${chain.colombia.lotCode} (Colombia Huila)`);
+  assert.equal(fromHuila.body.steps[4], `Roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`);
 });
 
 test('traceBackward from an order line walks up to every producer, with the weights that flowed', async () => {
   const res = await trace('Backward', 'order_line', chain.suedShipment.lineId);
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  const { start, nodes, edges, paths, customers } = res.body;
+  const { start, nodes, edges, steps, customers } = res.body;
   assert.deepEqual(start.customer, { id: chain.sued.id, code: chain.sued.code, name: 'Rösterei Süd' });
   assert.equal(start.label, `${chain.suedShipment.order.orderNumber} line 1`);
   assert.equal(start.orderId, chain.suedShipment.order.id);
@@ -63,10 +69,14 @@ test('traceBackward from an order line walks up to every producer, with the weig
   assert.equal(weight(chain.ethiopia.id, chain.blendBase.id), '30.000');
   assert.equal(weight(chain.colombia.id, chain.blendBase.id), '60.000');
   assert.equal(edges.length, 7);
-  const tail = `roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 → customer Rösterei Süd`;
-  assert.deepEqual([...paths].sort(), [
-    `Producer Finca La Esperanza → green lot ${chain.colombia.lotCode} (Colombia Huila) → green lot ${chain.blendBase.lotCode} (Gerba Huila base) → ${tail}`,
-    `Producer Gerba Cooperative → green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) → green lot ${chain.blendBase.lotCode} (Gerba Huila base) → ${tail}`,
+  // One step per node the coffee came together in, origins first; the merge names both its sources.
+  assert.deepEqual(steps, [
+    `Producer Gerba Cooperative → green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba)`,
+    `Producer Finca La Esperanza → green lot ${chain.colombia.lotCode} (Colombia Huila)`,
+    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) + green lot ${chain.colombia.lotCode} (Colombia Huila) → green lot ${chain.blendBase.lotCode} (Gerba Huila base)`,
+    `Green lot ${chain.blendBase.lotCode} (Gerba Huila base) → roast batch ${batchNumberOf(chain.secondRoast)}`,
+    `Roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode}`,
+    `Roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`,
   ]);
   // GET and POST answer the same.
   assert.deepEqual((await org.call('traceability.traceBackward', { kind: 'order_line', id: chain.suedShipment.lineId })).body, res.body);
@@ -89,8 +99,13 @@ test('traces follow blending and packing, which are recorded as lineage edges', 
   const kinds = new Set(back.body.nodes.map((n: any) => n.kind));
   assert.deepEqual([...kinds].sort(), ['blend_lot', 'green_lot', 'order_line', 'producer', 'product_batch', 'roast_batch', 'roasted_lot']);
   assert.deepEqual(back.body.nodes.filter((n: any) => n.kind === 'producer').map((n: any) => n.label).sort(), ['Finca La Esperanza', 'Gerba Cooperative']);
-  assert.ok(back.body.paths.every((p: string) => p.includes(`blend lot ${blendLot} → product batch ${productBatch} → order ${order.orderNumber} line 1 → customer Espresso Bar Ost`)));
-  assert.equal(back.body.paths.length, 3); // Gerba via R1; Gerba and Huila via R2
+  // Neither the blend lot nor the product batch has a row to name it: they read as their ids.
+  assert.deepEqual(back.body.steps.slice(-3), [
+    `Roasted lot ${chain.firstRoast.lotCode} + roasted lot ${chain.secondRoast.lotCode} → blend lot ${blendLot}`,
+    `Blend lot ${blendLot} → product batch ${productBatch}`,
+    `Product batch ${productBatch} → order ${order.orderNumber} line 1 (customer Espresso Bar Ost)`,
+  ]);
+  assert.ok(back.body.steps[0].startsWith('Producer '));
 
   const forward = await trace('Forward', 'producer', chain.huila.id);
   assert.deepEqual(forward.body.customers.map((c: any) => c.name), ['Espresso Bar Ost', 'Rösterei Süd']);
@@ -121,7 +136,26 @@ test('a cycle in the lineage cannot loop the walk, and long chains stop at the d
   assert.equal(cycle.status, 200);
   assert.deepEqual(nodeKeys(cycle.body), ['blend_lot:bl_a', 'blend_lot:bl_b', 'blend_lot:bl_c']);
   assert.equal(cycle.body.edges.length, 3);
-  assert.deepEqual(cycle.body.paths, ['Blend lot bl_b → blend lot bl_c → blend lot bl_a']);
+  assert.deepEqual(cycle.body.steps, ['Blend lot bl_a → blend lot bl_b', 'Blend lot bl_b → blend lot bl_c', 'Blend lot bl_c → blend lot bl_a']);
+
+  // Two ways of different length lead to pb_dc, so the walk reaches pb_dc → pb_dd at two depths: it is one
+  // edge, listed once, and pb_dd is as near as its nearest way.
+  await insertEdges(server.owner, other.id, [
+    ['product_batch', 'pb_da', 'product_batch', 'pb_db', '1.000'],
+    ['product_batch', 'pb_db', 'product_batch', 'pb_dc', '1.000'],
+    ['product_batch', 'pb_da', 'product_batch', 'pb_dc', '1.000'],
+    ['product_batch', 'pb_dc', 'product_batch', 'pb_dd', '1.000'],
+  ]);
+  const diamond = await trace('Forward', 'product_batch', 'pb_da', other);
+  assert.equal(diamond.status, 200, JSON.stringify(diamond.body));
+  assert.deepEqual(diamond.body.nodes.map((n: any) => [n.id, n.depth]), [['pb_da', 0], ['pb_db', 1], ['pb_dc', 1], ['pb_dd', 2]]);
+  assert.equal(new Set(diamond.body.edges.map((e: any) => e.id)).size, 4);
+  assert.equal(diamond.body.edges.length, 4);
+  assert.deepEqual(diamond.body.steps, [
+    'Product batch pb_da → product batch pb_db, product batch pb_dc',
+    'Product batch pb_db → product batch pb_dc',
+    'Product batch pb_dc → product batch pb_dd',
+  ]);
 });
 
 test('an unknown start, or another organization’s, is 404; bad kinds are 400', async () => {
@@ -143,7 +177,7 @@ test('an unknown start, or another organization’s, is 404; bad kinds are 400',
   const lonely = await roastLot(org, { kg: '1' });
   const alone = await trace('Forward', 'roasted_lot', lonely.roastedLotId);
   assert.equal(alone.status, 200);
-  assert.deepEqual(alone.body.paths, [`Roasted lot ${lonely.lotCode}`]);
+  assert.deepEqual(alone.body.steps, [`Roasted lot ${lonely.lotCode}`]);
 });
 
 test('getRoastedLotTraceability answers roasted lot → roast batch → green lots → producers, with producer details', async () => {
@@ -163,8 +197,9 @@ test('getRoastedLotTraceability answers roasted lot → roast batch → green lo
     },
   );
   assert.deepEqual(body.producers.map((p: any) => p.name), ['Finca La Esperanza', 'Gerba Cooperative']);
-  assert.equal(body.chain.paths.length, 2);
-  assert.ok(body.chain.paths.every((p: string) => p.endsWith(`roasted lot ${chain.secondRoast.lotCode}`)));
+  assert.equal(body.chain.steps.length, 5);
+  assert.equal(body.chain.steps[2], `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) + green lot ${chain.colombia.lotCode} (Colombia Huila) → green lot ${chain.blendBase.lotCode} (Gerba Huila base)`);
+  assert.equal(body.chain.steps[4], `Roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode}`);
 
   assertProblem(await org.call('inventory.roast.getRoastedLotTraceability', { id: 'rl_0000000000000000000000000a' }), 404, 'not_found', 'id');
   const stranger = await server.createOrg();
