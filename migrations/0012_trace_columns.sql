@@ -59,7 +59,8 @@ begin
     nodes as (
       select far_kind as kind, far_id as id, min(depth) as depth from walk group by far_kind, far_id
     ),
-    labelled as (
+    -- Materialized: inlined into the answer, every known[i] there would run the lookups again.
+    labelled as materialized (
       select n.kind, n.id, n.depth, case n.kind
                when 'producer' then (select array[p.name] from producers p where p.org_id = trace_org and p.id = n.id)
                when 'green_lot' then (select array[g.lot_code || ' (' || g.name || ')'] from green_lots g where g.org_id = trace_org and g.id = n.id)
