@@ -98,8 +98,9 @@ export class Journal {
   }
 
   private async writeGroup(group: Pending[]): Promise<void> {
-    if (this.file && this.bytes >= this.segmentBytes) {
-      await this.file.close();
+    // Also right after a restart, when the segment replay left as current may already be full.
+    if (this.bytes >= this.segmentBytes) {
+      await this.file?.close();
       this.file = null;
       const full = this.segment++;
       this.bytes = 0;

@@ -118,6 +118,9 @@ test('journal segments are deleted once every session with lines in them is disc
   await third.open({ orgId, batchId: 'rb_seg_c', machineId: 'mch_a' });
   for (let seq = 0; seq < 3; seq++) await third.append(orgId, 'rb_seg_c', seq, [sample(seq), sample(seq + 1), sample(seq + 2)], []);
   await third.close();
+  // The segment left full at the restart (b's last, no longer needed) was not written to again: the first write
+  // began a new one and the full one went.
+  assert.deepEqual(await segments(), ['0000000007.log', '0000000008.log', '0000000009.log']);
   await rm(join(root, orgId, 'rb_seg_c'), { recursive: true });
   const fourth = new DiskLiveSessionStore(root, { segmentBytes: 100 });
   assert.equal(await fourth.get(orgId, 'rb_seg_c'), null);
