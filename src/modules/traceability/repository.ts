@@ -47,10 +47,9 @@ export interface TraceGraph {
 /**
  * The whole trace in ONE statement, so the graph is read from one snapshot: the recursive walk over
  * lineage_edges, the labels of every reached node and the start's existence, in the SQL function
- * firstcrack_trace (migrations/0010_traceability.sql), which each connection plans once. Labels come from
- * producers, green_lots, roast_batches, roasted_lots (also for blend lots, which are blended roasted
- * lots) and order_lines with their order and customer; product batches have no table of their own and
- * are known by their edges.
+ * firstcrack_trace (migrations/0013_lineage_known.sql), which each connection plans once. Labels come with
+ * the edges walked (each edge keeps what never changes about its ends), producers' names and customers
+ * from their tables; product batches have no table of their own and are known by their edges.
  *
  * Answers undefined when the start does not exist in this organization.
  */
@@ -66,20 +65,13 @@ export async function traceGraph(q: Queryable, orgId: string, direction: Directi
 
 /**
  * firstcrack_trace's answer, column-wise: one array per field, in the order of the fields below, rows in
- * no particular order. The customer's fields are null for anything but an order line; an edge reached at
- * several depths comes once per depth.
+ * no particular order. A node's `known` is its label, and for an order line also its order id and customer
+ * id; the customers are those the order lines name. An edge reached at several depths comes once per depth.
  */
 interface TraceColumns {
-  nodes: [
-    kinds: TraceKind[],
-    ids: string[],
-    depths: number[],
-    labels: (string | null)[],
-    orderIds: (string | null)[],
-    customerIds: (string | null)[],
-    customerCodes: (string | null)[],
-    customerNames: (string | null)[],
-  ];
+  nodes: [kinds: TraceKind[], ids: string[], depths: number[], knowns: (Known | null)[]];
+  /** All null when no order line was reached. */
+  customers: [ids: string[], codes: string[], names: string[]] | null[];
   /** All null when the walk found no edge. */
   edges:
     | [
@@ -97,23 +89,28 @@ interface TraceColumns {
   depthLimitReached: boolean;
 }
 
+type Known = [label: string] | [label: string, orderId: string, customerId: string];
+
 /** Code-unit order, the same for every database and locale. */
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Nodes by depth, kind and id; each edge once, at the least depth it was reached at, by depth and id. */
-function graphOf({ nodes: nodeColumns, edges: edgeColumns }: TraceColumns): Omit<TraceGraph, 'depthLimitReached'> {
-  const [kinds, ids, depths, labels, orderIds, customerIds, customerCodes, customerNames] = nodeColumns;
+function graphOf({ nodes: nodeColumns, customers: customerColumns, edges: edgeColumns }: TraceColumns): Omit<TraceGraph, 'depthLimitReached'> {
+  const [kinds, ids, depths, knowns] = nodeColumns;
+  const [customerIds, customerCodes, customerNames] = customerColumns;
+  const customers = new Map<string, TraceNode['customer']>(customerIds?.map((id, i) => [id, { id, code: customerCodes![i], name: customerNames![i] }]));
   const nodeRows = kinds.map((_, i) => i).sort((a, b) => depths[a] - depths[b] || compare(kinds[a], kinds[b]) || compare(ids[a], ids[b]));
   const positionOf = new Map<TraceKind, Map<string, number>>();
-  const nodes = nodeRows.map((i, position) => {
+  const nodes = nodeRows.map((i, position): TraceNode => {
     (positionOf.get(kinds[i]) ?? positionOf.set(kinds[i], new Map()).get(kinds[i])!).set(ids[i], position);
+    const known = knowns[i];
     return {
       kind: kinds[i],
       id: ids[i],
       depth: depths[i],
-      label: labels[i],
-      orderId: orderIds[i],
-      customer: customerIds[i] === null ? null : { id: customerIds[i]!, code: customerCodes[i]!, name: customerNames[i]! },
+      label: known?.[0] ?? null,
+      orderId: known?.[1] ?? null,
+      customer: (known?.[2] !== undefined && customers.get(known[2])) || null,
     };
   });
 

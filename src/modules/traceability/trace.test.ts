@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
 
 import { createOrder, makeCustomer, roastLot } from '../orders/testing.js';
-import { buildChain, insertEdges, type Chain } from './testing.js';
+import { buildChain, insertEdges, makeProducer, type Chain } from './testing.js';
+import { importLot } from '../inventory/green/testing.js';
 import { assertProblem } from '../../testing/problems.js';
 
 const server = await startTestServer();
@@ -112,6 +113,57 @@ test('traces follow blending and packing, which are recorded as lineage edges', 
   const fromPack = await trace('Backward', 'product_batch', productBatch);
   assert.equal(fromPack.status, 200);
   assert.equal(fromPack.body.start.label, null);
+});
+
+test('edges keep the names of their ends that never change; producers are named as they are now', async () => {
+  // Every edge the operations recorded knows its ends, except producers (renamable). (The blend lots and product
+  // batches above were written by hand, without rows.)
+  const recorded = `('green_lot', 'roast_batch', 'roasted_lot', 'order_line')`;
+  const unknown = await server.owner.query<{ kind: string }>(
+    `select from_kind as kind from lineage_edges where org_id = $1 and from_known is null and from_kind in ${recorded}
+     union all
+     select to_kind from lineage_edges where org_id = $1 and to_known is null and to_kind in ${recorded}`,
+    [org.id],
+  );
+  assert.deepEqual(unknown, []);
+  const [{ knowing }] = await server.owner.query<{ knowing: number }>(
+    `select count(*)::int as knowing from lineage_edges where org_id = $1 and to_known is not null and to_kind in ${recorded}`,
+    [org.id],
+  );
+  assert.ok(knowing >= 8, `only ${knowing} edges know their downstream end`);
+
+  const other = await server.createOrg();
+  const producer = await makeProducer(other, { name: 'Old Name Cooperative' });
+  const lot = await importLot(other, { producerId: producer.id, name: 'Renamed origin' });
+  const renamed = await other.call('catalog.party.updateProducer', { id: producer.id, name: 'New Name Cooperative' });
+  assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+  const back = await trace('Backward', 'green_lot', lot.id, other);
+  assert.deepEqual(back.body.nodes.map((n: any) => n.label), [`${lot.lotCode} (Renamed origin)`, 'New Name Cooperative']);
+
+  // An edge that knows nothing of its end (recorded before the end's row existed, or with triggers off): the
+  // trace looks the row up.
+  const merged = await importLot(other, { name: 'Merged in' });
+  await server.owner.transaction(async (tx) => {
+    await tx.query(`set local session_replication_role = replica`);
+    await insertEdges(tx, other.id, [['green_lot', merged.id, 'green_lot', lot.id, '5.000']]);
+  });
+  const [{ known }] = await server.owner.query<{ known: string[] | null }>(
+    `select from_known as known from lineage_edges where org_id = $1 and from_id = $2`,
+    [other.id, merged.id],
+  );
+  assert.equal(known, null);
+  const withMerged = await trace('Backward', 'green_lot', lot.id, other);
+  assert.equal(withMerged.body.nodes.find((n: any) => n.id === merged.id).label, `${merged.lotCode} (Merged in)`);
+
+  // What the edges copied cannot change afterwards.
+  await assert.rejects(
+    server.owner.query(`update green_lots set name = 'Rewritten' where org_id = $1 and id = $2`, [other.id, lot.id]),
+    /lot_code and name cannot change once recorded/,
+  );
+  await assert.rejects(
+    server.owner.query(`update roasted_lots set lot_code = 'R-X' where org_id = $1 and id = $2`, [org.id, chain.firstRoast.roastedLotId]),
+    /lot_code cannot change once recorded/,
+  );
 });
 
 test('a cycle in the lineage cannot loop the walk, and long chains stop at the depth limit', async () => {
