@@ -14,7 +14,7 @@ export function newId(prefix: string): string {
     head = ALPHABET[time % 32] + head;
     time = Math.floor(time / 32);
   }
-  const bytes = randomBytes(10);
+  const bytes = pooledRandomBytes(10);
   let tail = '';
   let acc = 0;
   let bits = 0;
@@ -27,6 +27,23 @@ export function newId(prefix: string): string {
     }
   }
   return `${prefix}_${head}${tail}`;
+}
+
+/**
+ * Random bytes for ids, drawn from a pool the CSPRNG refills 4 KB at a time: one system call per ~400 ids
+ * instead of one per id (every request takes one, for its request id). As node's own randomUUID does.
+ * Secrets below draw fresh bytes.
+ */
+const RANDOM_POOL_BYTES = 4096;
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+function pooledRandomBytes(count: number): Buffer {
+  if (randomOffset + count > randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL_BYTES);
+    randomOffset = 0;
+  }
+  randomOffset += count;
+  return randomPool.subarray(randomOffset - count, randomOffset);
 }
 
 /** A random secret for credentials and public tokens (256 bits, base64url). */
