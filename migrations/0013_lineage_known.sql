@@ -1,6 +1,6 @@
 -- Each lineage edge carries what a trace shows of its two ends, so a trace labels the nodes it walks to
 -- from the edges it walked, without a lookup per node (for a wide trace those lookups cost more than the
--- walk itself). replaces 0012's firstcrack_trace; its signature and security are unchanged, so the grant stands.
+-- walk itself). Replaces 0012's firstcrack_trace; its signature and security are unchanged, so the grant stands.
 --
 -- from_known / to_known: the end's label, and for an order line also its order id and customer id:
 --   green lot    {'GL-7 (Ethiopia Gerba)'}      roast batch  {'B-12'}       roasted or blend lot  {'R-3'}
@@ -8,12 +8,13 @@
 -- Filled when the edge is recorded (by the trigger below, so every writer gets it) and only from columns
 -- that never change once written: lot codes, green lot names, batch numbers, order numbers, line numbers,
 -- an order's customer (the guard below refuses to change them). Null for what can change or has no table:
--- producers (renamed by updateProducer) and product batches; a trace looks those up, and so anything
--- recorded before its row existed. Customers' codes and names are looked up too, once per customer.
+-- producers (renamed by updateProducer) and product batches. A trace looks those up, as it does an end
+-- whose row did not exist yet when the edge was recorded. Customers' codes and names are looked up too,
+-- once per customer.
 alter table lineage_edges add column from_known text[], add column to_known text[];
 
--- PL/pgSQL, not SQL: its statements are planned once per connection, where a SQL function called per row
--- inside another statement is planned on every call.
+-- PL/pgSQL, not SQL: its statements are planned once per connection, where a SQL function that cannot be
+-- inlined (this one has subqueries) is planned again on every call.
 create function firstcrack_lineage_known(org text, node_kind text, node_id text) returns text[]
 language plpgsql stable as $$
 begin

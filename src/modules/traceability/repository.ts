@@ -110,7 +110,7 @@ function graphOf({ nodes: nodeColumns, customers: customerColumns, edges: edgeCo
       depth: depths[i],
       label: known?.[0] ?? null,
       orderId: known?.[1] ?? null,
-      customer: (known?.[2] !== undefined && customers.get(known[2])) || null,
+      customer: known?.[2] ? (customers.get(known[2]) ?? null) : null,
     };
   });
 
