@@ -26,18 +26,10 @@ begin
     'with check (org_id = current_setting(''app.org_id'', true))', target);
 end $$;
 
--- Append-only tables (ledgers, events, lineage): history is never rewritten. The revoke binds the service
--- role in server mode; the trigger binds every role, including the embedded database's single owner.
-create function firstcrack_refuse_rewrite() returns trigger language plpgsql as $$
-begin
-  raise exception '% is append-only', tg_table_name using errcode = 'integrity_constraint_violation';
-end $$;
-
+-- Append-only tables: the service role may read and insert, never rewrite history.
 create function firstcrack_append_only(target regclass) returns void language plpgsql as $$
 begin
   execute format('revoke update, delete on %s from firstcrack_app', target);
-  execute format('create trigger append_only before update or delete on %s '
-                 'for each row execute function firstcrack_refuse_rewrite()', target);
 end $$;
 
 create table organizations (

@@ -80,8 +80,7 @@ create table bills_of_materials (
   constraint bills_of_materials_retired_after_published check (retired_at is null or retired_at >= published_at)
 );
 select firstcrack_tenant_table('bills_of_materials');
--- History, but not plain append-only: retiring stamps retired_at once (the trigger below enforces it).
-revoke update, delete on bills_of_materials from firstcrack_app;
+select firstcrack_append_only('bills_of_materials');
 grant update (retired_at) on bills_of_materials to firstcrack_app;
 create unique index bills_of_materials_one_active on bills_of_materials (org_id, product_id) where retired_at is null;
 
@@ -102,7 +101,7 @@ select firstcrack_tenant_table('bill_of_materials_lines');
 select firstcrack_append_only('bill_of_materials_lines');
 create index bill_of_materials_lines_by_material on bill_of_materials_lines (org_id, material_id);
 
--- The grants above bind the service role in server mode; this trigger binds every role (including the
+-- The grants above bind the service role in server mode; these triggers bind every role (including the
 -- embedded database's owner connection), so published history cannot be rewritten by anyone.
 create function firstcrack_bill_of_materials_immutable() returns trigger language plpgsql as $$
 begin
@@ -119,3 +118,11 @@ end $$;
 create trigger bills_of_materials_immutable before update or delete on bills_of_materials
   for each row execute function firstcrack_bill_of_materials_immutable();
 
+create function firstcrack_material_history_refuse_rewrite() returns trigger language plpgsql as $$
+begin
+  raise exception '% is append-only', tg_table_name using errcode = 'integrity_constraint_violation';
+end $$;
+create trigger bill_of_materials_lines_append_only before update or delete on bill_of_materials_lines
+  for each row execute function firstcrack_material_history_refuse_rewrite();
+create trigger material_transactions_append_only before update or delete on material_transactions
+  for each row execute function firstcrack_material_history_refuse_rewrite();

@@ -266,4 +266,13 @@ test('append-only history refuses rewrites from every role, the owner included',
   for (const ledger of ['events', 'green_lot_ledger', 'roasted_lot_ledger', 'material_transactions', 'lineage_edges', 'certificates']) {
     assert.ok(guarded.includes(ledger), `${ledger} has no append-only trigger`);
   }
+  // Every table the service role may write but not rewrite is refused to every role, the same way (bills of materials
+  // excepted: retiring one stamps retired_at, which their own trigger guards).
+  const revoked = await server.owner.query<{ table: string }>(
+    `select c.relname as table from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'public' and c.relkind = 'r' and c.relname <> 'bills_of_materials'
+       and has_table_privilege('firstcrack_app', c.oid, 'INSERT') and not has_table_privilege('firstcrack_app', c.oid, 'DELETE')`,
+  );
+  assert.ok(revoked.length >= 14, `only ${revoked.length} tables are revoked`);
+  assert.deepEqual(revoked.map((r) => r.table).filter((table) => !guarded.includes(table)), []);
 });

@@ -47,7 +47,7 @@ export interface TraceGraph {
 /**
  * The whole trace in ONE statement, so the graph is read from one snapshot: the recursive walk over
  * lineage_edges, the labels of every reached node and the start's existence, in the SQL function
- * firstcrack_trace (migrations/0013_lineage_known.sql), which each connection plans once. Labels come with
+ * firstcrack_trace (migrations/0014_lineage_known.sql), which each connection plans once. Labels come with
  * the edges walked (each edge keeps what never changes about its ends), producers' names and customers
  * from their tables; product batches have no table of their own and are known by their edges.
  *

@@ -7,10 +7,10 @@
 --   order line   {'SO-5 line 1', <order id>, <customer id>}
 -- Filled when the edge is recorded (by the trigger below, so every writer gets it) and only from columns
 -- that never change once written: lot codes, green lot names, batch numbers, order numbers, line numbers,
--- an order's customer (the guard below refuses to change them). Null for what can change or has no table:
--- producers (renamed by updateProducer) and product batches. A trace looks those up, as it does an end
--- whose row did not exist yet when the edge was recorded. Customers' codes and names are looked up too,
--- once per customer.
+-- an order's customer (the guards below refuse to change them; order lines are append-only). Null for
+-- what can change or has no table: producers (renamed by updateProducer) and product batches. A trace
+-- looks those up, as it does an end whose row did not exist yet when the edge was recorded. Customers'
+-- codes and names are looked up too, once per customer.
 alter table lineage_edges add column from_known text[], add column to_known text[];
 
 -- PL/pgSQL, not SQL: its statements are planned once per connection, where a SQL function that cannot be
@@ -44,7 +44,7 @@ update lineage_edges
 set from_known = firstcrack_lineage_known(org_id, from_kind, from_id), to_known = firstcrack_lineage_known(org_id, to_kind, to_id);
 alter table lineage_edges enable trigger append_only;
 
--- What the edges copied may not change afterwards.
+-- What the edges copied may not change afterwards (order lines are append-only already).
 create function firstcrack_refuse_relabel() returns trigger language plpgsql as $$
 begin
   raise exception '%: % cannot change once recorded (lineage names it)', tg_table_name, tg_argv[0]
@@ -60,9 +60,6 @@ create trigger keep_label before update of lot_code on roasted_lots for each row
 create trigger keep_label before update of order_number, customer_id on orders for each row
   when (old.order_number is distinct from new.order_number or old.customer_id is distinct from new.customer_id)
   execute function firstcrack_refuse_relabel('order_number and customer_id');
-create trigger keep_label before update of order_id, line_number on order_lines for each row
-  when (old.order_id is distinct from new.order_id or old.line_number is distinct from new.line_number)
-  execute function firstcrack_refuse_relabel('order_id and line_number');
 
 -- The trace (see 0012 for the walk): each reached node takes what the edge that reached it knows of it
 -- (max(): any edge's copy, skipping nulls), and only nodes without one are looked up in their own kind's
