@@ -19,8 +19,9 @@ const KIND_WORDS: Record<TraceKind, string> = {
 };
 
 const TRACE_ANSWER =
-  'Answers the graph (nodes with kind, id, label and depth, order lines with their order and customer; edges with the ' +
-  'kilograms that followed them), readable steps, the customers reached, and ' +
+  'Answers the graph (nodes with kind, id, label and depth, order lines also with orderId and customerId; edges naming ' +
+  'their from and to nodes by id, with the kilograms that followed them, the time they were recorded and, for edges ' +
+  'recorded together by one change, a groupId), readable steps, the customers reached with their order lines, and ' +
   `depthLimitReached when the walk stopped at ${TRACE_DEPTH_LIMIT} edges. Steps are sentences written from origin to ` +
   'destination and listed in that order, one per node the coffee went on from (forward: "Green lot GL-7 (Ethiopia Gerba) → ' +
   'roast batch B-12, green lot GL-7B (Gerba base)") or came together in (backward: "Green lot GL-7 (Ethiopia Gerba) + green ' +

@@ -1,4 +1,4 @@
-import type { Direction, TraceGraph, TraceNode } from './repository.js';
+import type { Direction, TraceCustomer, TraceGraph, TraceNode } from './repository.js';
 import type { TraceKind } from './schemas.js';
 
 const KIND_NAMES: Record<TraceKind, string> = {
@@ -11,9 +11,10 @@ const KIND_NAMES: Record<TraceKind, string> = {
   order_line: 'order',
 };
 
-function describe(node: TraceNode): string {
+function describe(node: TraceNode, customers: TraceGraph['customers']): string {
   const text = `${KIND_NAMES[node.kind]} ${node.label ?? node.id}`;
-  return node.customer ? `${text} (customer ${node.customer.name})` : text;
+  const customer = node.customerId && customers.get(node.customerId);
+  return customer ? `${text} (customer ${customer.name})` : text;
 }
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -37,7 +38,7 @@ export function readableSteps(graph: TraceGraph, direction: Direction): string[]
     if (direction === 'forward') reached[from].push(to);
     else reached[to].push(from);
   }
-  const texts = nodes.map(describe);
+  const texts = nodes.map((node) => describe(node, graph.customers));
   const steps: { depth: number; text: string }[] = [];
   for (let i = 0; i < nodes.length; i++) {
     if (reached[i].length === 0) continue;
@@ -51,14 +52,14 @@ export function readableSteps(graph: TraceGraph, direction: Direction): string[]
   return steps.length > 0 ? steps.map((s) => s.text) : [capitalized(texts[0])];
 }
 
-/** Every customer an order line in the graph belongs to, with those lines. */
-export function customersOf(graph: TraceGraph): { id: string; code: string; name: string; orderLineIds: string[] }[] {
-  const byId = new Map<string, { id: string; code: string; name: string; orderLineIds: string[] }>();
+/** Every customer an order line in the graph went to, with those lines. */
+export function customersOf(graph: TraceGraph): (TraceCustomer & { orderLineIds: string[] })[] {
+  const byId = new Map<string, TraceCustomer & { orderLineIds: string[] }>();
   for (const node of graph.nodes) {
-    if (!node.customer) continue;
-    const entry = byId.get(node.customer.id) ?? { ...node.customer, orderLineIds: [] };
+    const customer = node.customerId && graph.customers.get(node.customerId);
+    if (!customer) continue;
+    const entry = byId.get(customer.id) ?? byId.set(customer.id, { ...customer, orderLineIds: [] }).get(customer.id)!;
     entry.orderLineIds.push(node.id);
-    byId.set(entry.id, entry);
   }
   return [...byId.values()].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }

@@ -16,21 +16,26 @@ export interface TraceNode {
   depth: number;
   /** What a person calls it: lot code, batch number, producer name, order number and line. Null when unknown. */
   label: string | null;
-  /** For order lines: the order and the customer it went to. */
-  orderId: string | null;
-  customer: { id: string; code: string; name: string } | null;
+  /** Order lines only: the order, and the customer it went to (in the trace's customers). */
+  orderId?: string;
+  customerId?: string;
 }
 
 export interface TraceEdge {
-  id: string;
-  fromKind: TraceKind;
-  fromId: string;
-  toKind: TraceKind;
-  toId: string;
+  /** The ids of the nodes the coffee flowed from and to (ids are unique among the nodes: each kind has its prefix). */
+  from: string;
+  to: string;
   /** Kilograms of coffee that followed the edge, when known. */
   weightKg: string | null;
-  groupId: string | null;
+  /** Present on edges recorded by one change together (a merge, a split, a shipment). */
+  groupId?: string;
   createdAt: string;
+}
+
+export interface TraceCustomer {
+  id: string;
+  code: string;
+  name: string;
 }
 
 export interface TraceGraph {
@@ -40,6 +45,8 @@ export interface TraceGraph {
   edges: TraceEdge[];
   /** For each edge, the positions of its from and to nodes in `nodes`: the graph without lookups by key. */
   ends: [from: number, to: number][];
+  /** The customers the order lines among the nodes went to, by id. */
+  customers: Map<string, TraceCustomer>;
   /** True when the walk stopped at the depth limit with more lineage beyond it. */
   depthLimitReached: boolean;
 }
@@ -47,7 +54,7 @@ export interface TraceGraph {
 /**
  * The whole trace in ONE statement, so the graph is read from one snapshot: the recursive walk over
  * lineage_edges, the labels of every reached node and the start's existence, in the SQL function
- * firstcrack_trace (migrations/0014_lineage_known.sql), which each connection plans once. Labels come with
+ * firstcrack_trace (migrations/0015_lean_trace.sql), which each connection plans once. Labels come with
  * the edges walked (each edge keeps what never changes about its ends), producers' names and customers
  * from their tables; product batches have no table of their own and are known by their edges.
  *
@@ -59,14 +66,14 @@ export async function traceGraph(q: Queryable, orgId: string, direction: Directi
     [orgId, start.kind, start.id, direction === 'backward', TRACE_DEPTH_LIMIT],
     { name: 'firstcrack_trace' },
   );
-  if (!trace) return undefined;
-  return { ...graphOf(trace), depthLimitReached: trace.depthLimitReached };
+  return trace ? graphOf(trace, direction) : undefined;
 }
 
 /**
  * firstcrack_trace's answer, column-wise: one array per field, in the order of the fields below, rows in
  * no particular order. A node's `known` is its label, and for an order line also its order id and customer
- * id; the customers are those the order lines name. An edge reached at several depths comes once per depth.
+ * id; the customers are those the order lines name. An edge's near end is the one the walk came from; an
+ * edge reached at several depths comes once per depth.
  */
 interface TraceColumns {
   nodes: [kinds: TraceKind[], ids: string[], depths: number[], knowns: (Known | null)[]];
@@ -74,17 +81,7 @@ interface TraceColumns {
   customers: [ids: string[], codes: string[], names: string[]] | null[];
   /** All null when the walk found no edge. */
   edges:
-    | [
-        ids: string[],
-        depths: number[],
-        fromKinds: TraceKind[],
-        fromIds: string[],
-        toKinds: TraceKind[],
-        toIds: string[],
-        weightsKg: (string | null)[],
-        groupIds: (string | null)[],
-        createdAtMs: number[],
-      ]
+    | [ids: string[], depths: number[], nearIds: string[], farIds: string[], weightsKg: (string | null)[], groupIds: (string | null)[], createdAts: string[]]
     | null[];
   depthLimitReached: boolean;
 }
@@ -95,50 +92,40 @@ type Known = [label: string] | [label: string, orderId: string, customerId: stri
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Nodes by depth, kind and id; each edge once, at the least depth it was reached at, by depth and id. */
-function graphOf({ nodes: nodeColumns, customers: customerColumns, edges: edgeColumns }: TraceColumns): Omit<TraceGraph, 'depthLimitReached'> {
+function graphOf({ nodes: nodeColumns, customers: customerColumns, edges: edgeColumns, depthLimitReached }: TraceColumns, direction: Direction): TraceGraph {
   const [kinds, ids, depths, knowns] = nodeColumns;
   const [customerIds, customerCodes, customerNames] = customerColumns;
-  const customers = new Map<string, TraceNode['customer']>(customerIds?.map((id, i) => [id, { id, code: customerCodes![i], name: customerNames![i] }]));
+  const customers = new Map<string, TraceCustomer>(customerIds?.map((id, i) => [id, { id, code: customerCodes![i], name: customerNames![i] }]));
   const nodeRows = kinds.map((_, i) => i).sort((a, b) => depths[a] - depths[b] || compare(kinds[a], kinds[b]) || compare(ids[a], ids[b]));
-  const positionOf = new Map<TraceKind, Map<string, number>>();
+  const positionOf = new Map<string, number>();
   const nodes = nodeRows.map((i, position): TraceNode => {
-    (positionOf.get(kinds[i]) ?? positionOf.set(kinds[i], new Map()).get(kinds[i])!).set(ids[i], position);
+    positionOf.set(ids[i], position);
     const known = knowns[i];
-    return {
-      kind: kinds[i],
-      id: ids[i],
-      depth: depths[i],
-      label: known?.[0] ?? null,
-      orderId: known?.[1] ?? null,
-      customer: known?.[2] ? (customers.get(known[2]) ?? null) : null,
-    };
+    const node: TraceNode = { kind: kinds[i], id: ids[i], depth: depths[i], label: known?.[0] ?? null };
+    if (known?.length === 3) {
+      node.orderId = known[1];
+      node.customerId = known[2];
+    }
+    return node;
   });
 
-  const [edgeIds, edgeDepths, fromKinds, fromIds, toKinds, toIds, weights, groupIds, createdAtMs] = edgeColumns;
-  if (!edgeIds) return { nodes, edges: [], ends: [] };
+  const [edgeIds, edgeDepths, nearIds, farIds, weights, groupIds, createdAts] = edgeColumns;
+  if (!edgeIds) return { nodes, edges: [], ends: [], customers, depthLimitReached };
   const least = new Map<string, number>();
   edgeIds.forEach((id, i) => {
     const seen = least.get(id);
     if (seen === undefined || edgeDepths![i] < edgeDepths![seen]) least.set(id, i);
   });
   const edgeRows = [...least.values()].sort((a, b) => edgeDepths![a] - edgeDepths![b] || compare(edgeIds[a], edgeIds[b]));
+  const [fromIds, toIds] = direction === 'forward' ? [nearIds!, farIds!] : [farIds!, nearIds!];
   // Edges recorded by one change share its time: each distinct time is formatted once.
-  const times = new Map<number, string>();
-  const timeOf = (ms: number) => times.get(ms) ?? times.set(ms, new Date(ms).toISOString()).get(ms)!;
-  return {
-    nodes,
-    edges: edgeRows.map((i) => ({
-      id: edgeIds[i],
-      fromKind: fromKinds![i],
-      fromId: fromIds![i],
-      toKind: toKinds![i],
-      toId: toIds![i],
-      weightKg: weights![i],
-      groupId: groupIds![i],
-      createdAt: timeOf(createdAtMs![i]),
-    })),
-    ends: edgeRows.map((i) => [positionOf.get(fromKinds![i])!.get(fromIds![i])!, positionOf.get(toKinds![i])!.get(toIds![i])!]),
-  };
+  const times = new Map<string, string>();
+  const timeOf = (at: string) => times.get(at) ?? times.set(at, new Date(at).toISOString()).get(at)!;
+  const edges = edgeRows.map((i): TraceEdge => {
+    const [from, to, weightKg, groupId, createdAt] = [fromIds[i], toIds[i], weights![i], groupIds![i], timeOf(createdAts![i])];
+    return groupId === null ? { from, to, weightKg, createdAt } : { from, to, weightKg, groupId, createdAt };
+  });
+  return { nodes, edges, ends: edges.map((e) => [positionOf.get(e.from)!, positionOf.get(e.to)!]), customers, depthLimitReached };
 }
 
 // ---------------------------------------------------------------------------------------------------
