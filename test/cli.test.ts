@@ -60,7 +60,7 @@ test('embedded: first start creates an organization, prints its key once with a 
   await stop(first.child);
   // Structured JSON logs carry the request id and never the secret.
   const logLines = first.output().split('\n').filter((l) => l.startsWith('{'));
-  assert.ok(logLines.some((l) => JSON.parse(l).reqId?.startsWith('req_')));
+  assert.ok(logLines.some((l) => JSON.parse(l).reqId?.startsWith('req_')), 'a log line carries a request id');
   assert.ok(!logLines.some((l) => l.includes(key!)), 'a log line contains the API key');
 
   const again = await serve(embeddedEnv(dataDir));

@@ -106,7 +106,7 @@ test('the permission list is exactly the specification’s, and every role is dr
   for (const role of ROLES) assert.ok(ROLE_PERMISSIONS[role].size > 0, role);
   assert.equal(ROLE_PERMISSIONS.owner.size, PERMISSIONS.length);
   assert.ok(![...ROLE_PERMISSIONS.viewer].some((p) => !p.endsWith('.read')), 'viewer only reads');
-  assert.ok(registry.size === operations.length);
+  assert.ok(registry.size === operations.length, `operation names are unique: ${registry.size} names for ${operations.length} operations`);
 });
 
 test('the README’s role table is the one the code enforces', () => {

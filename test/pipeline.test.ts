@@ -112,7 +112,7 @@ test('authentication: missing, malformed, unknown and revoked credentials are 40
 test('API keys are stored only as a hash', async () => {
   const key = await org.createKey('admin');
   const rows = await server.owner.query(`select * from credentials where org_id = $1`, [org.id]);
-  assert.ok(!JSON.stringify(rows).includes(key.slice(4)));
+  assert.ok(!JSON.stringify(rows).includes(key.slice(4)), 'the key itself is not stored');
 });
 
 test('X-Service-Org naming another organization is 403 and never switches organization', async () => {
@@ -180,7 +180,7 @@ test('Idempotency-Key: concurrent retries create once and all get the same answe
     Array.from({ length: 6 }, () => org.call('catalog.location.createLocation', createInput('RACE'), { idempotencyKey: 'race-1' })),
   );
   const ok = answers.filter((a) => a.status === 200);
-  assert.ok(ok.length >= 1);
+  assert.ok(ok.length >= 1, `at least one retry succeeds: ${answers.map((a) => a.status)}`);
   for (const a of answers) assert.ok(a.status === 200 || (a.status === 409 && a.body.code === 'idempotency_key_in_flight'), `${a.status}`);
   assert.equal(new Set(ok.map((a) => a.body.id)).size, 1);
   assert.equal(await count('locations'), before + 1);
@@ -225,7 +225,7 @@ test('health, readiness, OpenAPI and the reference page', async () => {
     assert.ok(path.post.requestBody.content['application/json'].schema.properties, `${op.name} schema`);
     assert.ok(path.post.responses['400'] && path.post.responses['403'] && path.post.responses['429'], `${op.name} errors`);
   }
-  assert.ok(doc.components.securitySchemes.apiKey);
+  assert.ok(doc.components.securitySchemes.apiKey, 'the document defines the apiKey security scheme');
   const docs = await server.request('/docs');
   assert.match(docs.headers.get('content-type')!, /text\/html/);
   const html = await docs.text();
@@ -238,7 +238,7 @@ test('rate limit headers are on every answer', async () => {
   assert.match(ok.headers.get('ratelimit')!, /^"(burst|sustained)";r=\d+;t=\d+$/);
   const notFound = await org.call('catalog.location.getLocation', { id: 'loc_missing' });
   assert.equal(notFound.status, 404);
-  assert.ok(notFound.headers.get('ratelimit'));
+  assert.ok(notFound.headers.get('ratelimit'), 'a 404 answer carries the ratelimit header too');
 });
 
 test('maintenance removes idempotency records older than 24 hours and keeps the rest', async () => {

@@ -31,9 +31,9 @@ describe('S3BlobStore', () => {
     await store.put('blobs/binary.bin', bytes, 'application/octet-stream');
     const stored = s3.objects.get('blobs/binary.bin');
     assert.ok(stored, 'the object is in the bucket when put resolves');
-    assert.ok(stored.body.equals(bytes));
+    assert.ok(stored.body.equals(bytes), 'the bucket holds exactly the bytes put');
     assert.equal(stored.contentType, 'application/octet-stream');
-    assert.ok((await store.get('blobs/binary.bin'))!.equals(bytes));
+    assert.ok((await store.get('blobs/binary.bin'))!.equals(bytes), 'get returns exactly the bytes put');
 
     const text = JSON.stringify({ origin: 'Café Ñuñoa', notes: 'jasmine, bergamot ☕' });
     await store.put('blobs/text.json', text, 'application/json');
@@ -54,7 +54,7 @@ describe('S3BlobStore', () => {
 
   test('keys with spaces and non-ASCII characters are stored under exactly that key', async () => {
     await store.put('curves/lot 7/Ñuñoa+São.json', '{}', 'application/json');
-    assert.ok(s3.objects.has('curves/lot 7/Ñuñoa+São.json'));
+    assert.ok(s3.objects.has('curves/lot 7/Ñuñoa+São.json'), `the key is stored as given; the bucket holds ${[...s3.objects.keys()].join(', ')}`);
     assert.equal((await store.get('curves/lot 7/Ñuñoa+São.json'))!.toString(), '{}');
   });
 

@@ -159,7 +159,7 @@ describe('deriveMetrics on synthetic curves', () => {
     const metrics = deriveMetrics(curveOf(bts, {}), { chargeKg: '10.0', dropKg: 8.5 });
     assert.equal(metrics.totalTimeS, null);
     assert.equal(metrics.turningPointS, null);
-    assert.ok(Math.abs(metrics.weightLossPct! - 15) < 1e-9);
+    assert.ok(Math.abs(metrics.weightLossPct! - 15) < 1e-9, `weight loss 15 %, not ${metrics.weightLossPct}`);
   });
 
   it('gives null weight loss for missing, zero or unparseable weights', () => {
@@ -225,6 +225,6 @@ describe('downsampleTo1Hz', () => {
     const roast = importRoastLog(readFileSync(new URL('roast_data.json', FIXTURES), 'utf8'));
     const out = downsampleTo1Hz(roast.curve.samples);
     assert.equal(out.length, 501);
-    assert.ok(out.every((s, i) => i === 0 || s.t - out[i - 1].t === 1000));
+    assert.ok(out.every((s, i) => i === 0 || s.t - out[i - 1].t === 1000), 'samples 1 s apart');
   });
 });

@@ -202,7 +202,7 @@ describe('ingest', () => {
     const batchId = await openSession(machineId);
     const watcher = await watch(batchId);
     const results = await Promise.all(Array.from({ length: 20 }, (_, seq) => post(token, batchId, { seq, samples: [sample(seq * 100), sample(seq * 100 + 50)] })));
-    assert.ok(results.every((r) => r.status === 202));
+    assert.ok(results.every((r) => r.status === 202), `every post is accepted: ${results.map((r) => r.status)}`);
     await watcher.until((w) => w.messages.length === 40);
     await sleep(100);
     assert.deepEqual(watcher.messages.map((m) => Number(m.id)), Array.from({ length: 40 }, (_, i) => i + 1));
@@ -305,7 +305,7 @@ describe('stream tickets', () => {
     const [row] = await server.owner.query<Record<string, unknown>>(`select * from stream_tickets where secret_hash = $1`, [hashSecret(issued.body.ticket)]);
     assert.equal(row.org_id, org.id);
     assert.equal(row.batch_id, batchId);
-    assert.ok(!JSON.stringify(row).includes(issued.body.ticket));
+    assert.ok(!JSON.stringify(row).includes(issued.body.ticket), 'the ticket itself is not stored');
 
     const wrongBatch = await watch(otherBatch, {}, `?ticket=${issued.body.ticket}`, '');
     assert.deepEqual([wrongBatch.status, wrongBatch.problem.code], [401, 'unauthenticated']);
@@ -407,7 +407,7 @@ describe('durability and processes', () => {
     const second = await createApp(config, { databases: server.app.databases });
     const secondUrl = await second.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(() => second.close());
-    assert.ok(second.services.liveSessions instanceof (config.redisUrl ? RedisLiveSessionStore : DiskLiveSessionStore));
+    assert.ok(second.services.liveSessions instanceof (config.redisUrl ? RedisLiveSessionStore : DiskLiveSessionStore), `the second process keeps live sessions ${config.redisUrl ? 'in Redis' : 'on disk'} too`);
     const curve = await second.services.liveSessions.readCurve(org.id, batchId);
     assert.deepEqual(curve!.samples.map((s) => s.t), [0, 1000, 2000]);
     assert.deepEqual(curve!.events, [{ type: 'charge', t: 0 }]);
@@ -437,7 +437,7 @@ describe('durability and processes', () => {
     const sentAt = Date.now();
     assert.equal((await post(token, batchId, { seq: 0, samples: [sample(0), sample(100)] })).status, 202);
     await watcher.until((w) => w.messages.length === 2, 2000);
-    assert.ok(Date.now() - sentAt < 1000);
+    assert.ok(Date.now() - sentAt < 1000, `delivered across processes within 1 s, not ${Date.now() - sentAt} ms`);
     // And the other way round, with the seq set shared: a resend through the second process is a duplicate.
     assert.equal((await postSamples(secondUrl, token, batchId, { seq: 0, samples: [sample(0)] })).status, 200);
     assert.equal((await postSamples(secondUrl, token, batchId, { seq: 1, samples: [sample(200)] })).status, 202);
@@ -511,8 +511,8 @@ describe('with the roasting operations', () => {
 
 test('the OpenAPI document describes the telemetry paths', async () => {
   const doc = await (await server.request('/openapi.json')).json();
-  assert.ok(doc.paths['/ingest/v1/roast/{batchId}/samples'].post.requestBody.content['application/json'].schema.properties.samples);
-  assert.ok(doc.paths['/stream/v1/roast/{batchId}'].get.responses['200'].content['text/event-stream']);
-  assert.ok(doc.paths['/stream/v1/roast/{batchId}/tickets'].post.responses['201']);
+  assert.ok(doc.paths['/ingest/v1/roast/{batchId}/samples'].post.requestBody.content['application/json'].schema.properties.samples, 'the ingest path describes its samples');
+  assert.ok(doc.paths['/stream/v1/roast/{batchId}'].get.responses['200'].content['text/event-stream'], 'the stream path answers an event stream');
+  assert.ok(doc.paths['/stream/v1/roast/{batchId}/tickets'].post.responses['201'], 'the tickets path answers 201');
   assert.equal((await server.request('/docs')).status, 200);
 });

@@ -176,7 +176,7 @@ test('fulfillOrder books the weight out through the roasted lot’s ledger and r
   assert.equal(shipped.state, 'fulfilled');
   assert.match(shipped.fulfilledAt, /Z$/);
   assert.deepEqual(shipped.lines.map((l: any) => [l.allocatedKg, l.fulfilledKg, l.unallocatedKg]), [['0.000', '12.000', '0.000'], ['0.000', '1.500', '0.000']]);
-  assert.ok(shipped.lines.every((l: any) => l.allocations.every((a: any) => a.state === 'fulfilled' && a.fulfillmentId === fulfillment.id)));
+  assert.ok(shipped.lines.every((l: any) => l.allocations.every((a: any) => a.state === 'fulfilled' && a.fulfillmentId === fulfillment.id)), 'every allocation of the shipped order is fulfilled by this fulfilment');
   // One ledger row per line and lot, in line order, then lot id.
   const firstLine = [
     [fresher.roastedLotId, 'fulfilment', '-10.000', `order ${order.orderNumber} line 1`],
@@ -273,7 +273,7 @@ test('roast_demand holds the lines of confirmed, unshipped orders with what is c
       [undated.lines[0].id, today, profile.id, greenLotId, true, '1.000', '0.000', loss],
     ],
   );
-  assert.ok(!rows.some((r) => r.order_line_id === draft.lines[0].id));
+  assert.ok(!rows.some((r) => r.order_line_id === draft.lines[0].id), 'a draft order is no roast demand');
   await org.call('orders.releaseOrderAllocation', { orderLineId: dated.lines[0].id });
   assert.equal((await demand())[0].allocated_kg, '0.000');
 });

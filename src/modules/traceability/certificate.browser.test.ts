@@ -33,12 +33,12 @@ test('a person opening a certificate on a phone sees the producer, the region, t
     for (const shown of ['Where this coffee comes from', 'Gerba Cooperative', 'Bensa, Sidama, Ethiopia', 'Finca La Esperanza', 'Huila, Colombia', `roasted on ${roastDay}`, chain.secondRoast.lotCode]) {
       assert.ok(text.includes(shown), `the page shows "${shown}":\n${text}`);
     }
-    assert.ok(await page.getByRole('heading', { name: 'Gerba Cooperative' }).isVisible());
-    assert.ok(await page.getByRole('link', { name: 'Open map' }).isVisible());
+    assert.ok(await page.getByRole('heading', { name: 'Gerba Cooperative' }).isVisible(), 'the producer Gerba Cooperative is shown as a heading');
+    assert.ok(await page.getByRole('link', { name: 'Open map' }).isVisible(), 'the Open map link is visible');
 
     const qr = page.getByRole('img', { name: 'QR code linking to this certificate' });
     await qr.scrollIntoViewIfNeeded();
-    assert.ok(await qr.isVisible());
+    assert.ok(await qr.isVisible(), 'the QR code is visible');
     const rendered = await qr.evaluate((img: HTMLImageElement) => ({ complete: img.complete, width: img.naturalWidth, shown: img.getBoundingClientRect().width }));
     assert.ok(rendered.complete && rendered.width > 0, `the QR image loaded: ${JSON.stringify(rendered)}`);
     assert.ok(rendered.shown >= 150 && rendered.shown <= 390, `the QR code is shown at a scannable size: ${JSON.stringify(rendered)}`);

@@ -70,11 +70,11 @@ test('a certificate stays as issued when merges, splits and consumption change t
   const stored = await org.call('traceability.listCertificates', { filter: { roastedLotId: lot } }, { method: 'GET' });
   const same = stored.body.items.find((c: any) => c.id === certificate.id);
   assert.deepEqual(same, certificate);
-  assert.ok(!same.snapshot.greenLots.some((g: any) => g.id === late.id));
+  assert.ok(!same.snapshot.greenLots.some((g: any) => g.id === late.id), 'the stored certificate keeps the chain as issued, without the merged lot');
   assert.equal(same.snapshot.roastedLot.onHandKg, '5.000');
   // The public page shows the frozen chain too.
   const page = await (await server.request(certificate.publicPath)).text();
-  assert.ok(!page.includes('Late arrival'));
+  assert.ok(!page.includes('Late arrival'), 'the public page does not show the lot merged later');
   // Certificates are append-only for the service role.
   if (server.kind === 'postgres') {
     await assert.rejects(
@@ -174,8 +174,8 @@ test('an unknown or malformed token gets one plain 404 page that reveals nothing
     assert.equal(answer.status, 404);
     assert.match(answer.type!, /^text\/html/);
   }
-  assert.ok(answers[0].body.includes('Certificate not found'));
-  assert.ok(!answers[0].body.includes(unknown));
+  assert.ok(answers[0].body.includes('Certificate not found'), 'the 404 page says the certificate is not found');
+  assert.ok(!answers[0].body.includes(unknown), 'the 404 page does not echo the token');
 });
 
 test('the public page is rate limited per client address', async () => {
@@ -185,7 +185,7 @@ test('the public page is rate limited per client address', async () => {
   for (let i = 0; i < 4; i++) statuses.push((await app.inject({ method: 'GET', url: '/c/unknown-token', remoteAddress: '203.0.113.7' })).statusCode);
   assert.deepEqual(statuses, [404, 404, 404, 429]);
   const limited = await app.inject({ method: 'GET', url: '/c/unknown-token', remoteAddress: '203.0.113.7' });
-  assert.ok(Number(limited.headers['retry-after']) > 0);
+  assert.ok(Number(limited.headers['retry-after']) > 0, `a 429 says when to retry: ${limited.headers['retry-after']}`);
   // Another address has its own budget.
   assert.equal((await app.inject({ method: 'GET', url: '/c/unknown-token', remoteAddress: '198.51.100.1' })).statusCode, 404);
   await app.close();

@@ -66,8 +66,8 @@ test('traceBackward from an order line walks up to every producer, with the weig
   ].sort());
   // Edges name their ends by id, each of them a node of the trace.
   const ids = new Set(nodes.map((n: any) => n.id));
-  assert.ok(edges.every((e: any) => ids.has(e.from) && ids.has(e.to)));
-  assert.ok(edges.every((e: any) => !Number.isNaN(Date.parse(e.createdAt)) && e.createdAt.endsWith('Z')));
+  assert.ok(edges.every((e: any) => ids.has(e.from) && ids.has(e.to)), 'every edge names nodes of the trace');
+  assert.ok(edges.every((e: any) => !Number.isNaN(Date.parse(e.createdAt)) && e.createdAt.endsWith('Z')), 'every edge has a UTC ISO createdAt');
   const weight = (from: string, to: string) => edges.find((e: any) => e.from === from && e.to === to)?.weightKg;
   assert.equal(weight(chain.secondRoast.roastedLotId, chain.suedShipment.lineId), '6.000');
   assert.equal(weight(chain.secondRoast.batchId, chain.secondRoast.roastedLotId), '8.000');
@@ -77,7 +77,7 @@ test('traceBackward from an order line walks up to every producer, with the weig
   assert.equal(edges.length, 7);
   // The shipment's edges carry its fulfilment as their group; an edge recorded alone (a producer's) has none.
   assert.equal(edges.find((e: any) => e.to === chain.suedShipment.lineId).groupId, chain.suedShipment.fulfillmentId);
-  assert.ok(!('groupId' in edges.find((e: any) => e.to === chain.ethiopia.id)));
+  assert.ok(!('groupId' in edges.find((e: any) => e.to === chain.ethiopia.id)), 'the producer edge, recorded alone, has no groupId');
   // One step per node the coffee came together in, origins first; the merge names both its sources.
   assert.deepEqual(steps, [
     `Producer Gerba Cooperative → green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba)`,
@@ -114,7 +114,7 @@ test('traces follow blending and packing, which are recorded as lineage edges', 
     `Blend lot ${blendLot} → product batch ${productBatch}`,
     `Product batch ${productBatch} → order ${order.orderNumber} line 1 (customer Espresso Bar Ost)`,
   ]);
-  assert.ok(back.body.steps[0].startsWith('Producer '));
+  assert.ok(back.body.steps[0].startsWith('Producer '), `the first step starts at a producer: ${back.body.steps[0]}`);
 
   const forward = await trace('Forward', 'producer', chain.huila.id);
   assert.deepEqual(forward.body.customers.map((c: any) => c.name), ['Espresso Bar Ost', 'Rösterei Süd']);

@@ -118,7 +118,7 @@ describe('importRoastLog on every fixture', () => {
 
       if (expected.events.length === 0) {
         assert.equal(roast.chargeFound, false);
-        assert.ok(roast.warnings.some((w) => w.includes('no charge event: events are unset')));
+        assert.ok(roast.warnings.some((w) => w.includes('no charge event: events are unset')), `a warning that there is no charge event: ${JSON.stringify(roast.warnings)}`);
       } else {
         assert.equal(roast.chargeFound, true);
         assert.equal(eventTime(roast, 'charge'), 0);
@@ -133,15 +133,15 @@ describe('format details', () => {
   it('Artisan .alog: °F converted, time rebased on CHARGE 536.4 s into the recording', () => {
     const roast = load('3_Ethiopia Gerba Hechere_2026-02-21.alog');
     const atCharge = roast.curve.samples.find((s) => s.t === 0)!;
-    assert.ok(Math.abs(atCharge.bt! - ((263.3 - 32) * 5) / 9) < 1e-9);
-    assert.ok(Math.abs(roast.curve.samples[0].t - (0.39853463 - 536.398532152) * 1000) < 1);
+    assert.ok(Math.abs(atCharge.bt! - ((263.3 - 32) * 5) / 9) < 1e-9, `BT at charge is 263.3 °F in °C, not ${atCharge.bt}`);
+    assert.ok(Math.abs(roast.curve.samples[0].t - (0.39853463 - 536.398532152) * 1000) < 1, `the first sample is 536.4 s before charge, not at ${roast.curve.samples[0].t} ms`);
     assert.ok(Math.abs(eventTime(roast, 'drop')! - 828_000) < 1, 'DROP_time 828 s');
     assert.equal(roast.meta.roastedAt, '2026-02-21T16:00:48.000Z');
     assert.equal(roast.meta.title, 'Ethiopia Gerba Hechere');
     assert.equal(roast.meta.machine, 'Hottop 2K+');
     assert.equal(roast.meta.greenWeightKg, 0.225);
     assert.equal(roast.meta.roastedWeightKg, undefined, 'roasted weight 0 = not entered');
-    assert.ok(roast.artisanComputed && roast.artisanComputed.DROP_time === 828.0);
+    assert.ok(roast.artisanComputed && roast.artisanComputed.DROP_time === 828.0, 'Artisan computed DROP_time 828 s');
   });
 
   it('Artisan .alog: -1 readings stay missing, double-quoted strings parse', () => {
@@ -152,7 +152,7 @@ describe('format details', () => {
 
   it('Artisan .alog without CHARGE keeps the file time axis', () => {
     const roast = load('roast_25-09-06_1405.alog');
-    assert.ok(Math.abs(roast.curve.samples[0].t - 250.660451) < 1e-6);
+    assert.ok(Math.abs(roast.curve.samples[0].t - 250.660451) < 1e-6, `the first sample keeps its file time, not ${roast.curve.samples[0].t}`);
   });
 
   it('Artisan JSON export equals the .alog it was exported from', () => {
@@ -166,7 +166,7 @@ describe('format details', () => {
     assert.equal(eventTime(csv, 'first_crack_start'), 535_000); // header FCs:09:10 minus CHARGE:00:15
     assert.equal(csv.curve.samples.length, alog.curve.samples.length);
     csv.curve.samples.forEach((sample, i) => {
-      assert.ok(Math.abs(sample.t - alog.curve.samples[i].t) <= 1000);
+      assert.ok(Math.abs(sample.t - alog.curve.samples[i].t) <= 1000, `sample ${i}: CSV and .alog times within 1 s`);
       assert.equal(sample.bt, alog.curve.samples[i].bt);
       assert.equal(sample.et, alog.curve.samples[i].et);
     });
@@ -194,10 +194,10 @@ describe('format details', () => {
     const old = load('IKAWA 2019-12-07 121826.csv');
     // 5 doser-open rows at 1 s, then the roast clock: cooling starts at clock 403 s.
     assert.equal(eventTime(old, 'drop'), 408_000);
-    assert.ok(old.curve.samples.every((s) => s.et === null));
+    assert.ok(old.curve.samples.every((s) => s.et === null), 'the 2019 IKAWA log has no ET channel');
     const recent = load('IKAWA 2024-01-13 155121.csv');
-    assert.ok(Math.abs(eventTime(recent, 'first_crack_start')! - 492_800) < 1e-6);
-    assert.ok(recent.warnings.some((w) => w.includes('no bean probe')));
+    assert.ok(Math.abs(eventTime(recent, 'first_crack_start')! - 492_800) < 1e-6, `FCs at 492.8 s, not ${eventTime(recent, 'first_crack_start')}`);
+    assert.ok(recent.warnings.some((w) => w.includes('no bean probe')), `a warning that there is no bean probe: ${JSON.stringify(recent.warnings)}`);
   });
 
   it('ROEST: times in ms from CHARGE, events from labels', () => {
@@ -213,7 +213,7 @@ describe('format details', () => {
     assert.equal(roast.curve.samples[0].channels?.BurnerPercentage, 20);
     assert.equal(eventTime(roast, 'dry_end'), 372_000);
     assert.equal(eventTime(roast, 'drop'), 757_000);
-    assert.ok(roast.warnings.some((w) => w.includes('already on in the first row')));
+    assert.ok(roast.warnings.some((w) => w.includes('already on in the first row')), `a warning about a flag already on in the first row: ${JSON.stringify(roast.warnings)}`);
   });
 
   it('Aillio RoasTime: index / sampleRate, CHARGE = roastStartIndex, DROP = roastEndIndex', () => {
@@ -228,15 +228,15 @@ describe('format details', () => {
   it('Cropster XLS: FAHRENHEIT curves converted, events from Comments and Duration', () => {
     const roast = load('export-roasts_PR-0002.xls');
     const first = roast.curve.samples[0];
-    assert.ok(Math.abs(first.bt! - ((416.6 - 32) * 5) / 9) < 1e-9);
-    assert.ok(Math.abs(first.et! - ((379.8 - 32) * 5) / 9) < 1e-9);
+    assert.ok(Math.abs(first.bt! - ((416.6 - 32) * 5) / 9) < 1e-9, `BT 416.6 °F in °C, not ${first.bt}`);
+    assert.ok(Math.abs(first.et! - ((379.8 - 32) * 5) / 9) < 1e-9, `ET 379.8 °F in °C, not ${first.et}`);
     assert.equal(first.channels?.Gas, 1);
     assert.equal(roast.curve.samples.at(-1)!.channels?.Gas, null, 'Gas curve is 6 s shorter');
     assert.equal(eventTime(roast, 'turning_point'), 94_000);
     assert.equal(eventTime(roast, 'first_crack_start'), 615_000);
     assert.equal(eventTime(roast, 'drop'), 785_000);
     assert.equal(roast.meta.machine, 'Probat L-5');
-    assert.ok(Math.abs(roast.meta.greenWeightKg! - 8 * 0.45359237) < 1e-9);
+    assert.ok(Math.abs(roast.meta.greenWeightKg! - 8 * 0.45359237) < 1e-9, `green weight 8 lb in kg, not ${roast.meta.greenWeightKg}`);
   });
 });
 

@@ -201,7 +201,7 @@ describe('registering and changing machines', () => {
     let cursor: string | undefined;
     do {
       const res = await org.call('catalog.machine.listMachines', { filter: { q: tag }, page: { limit: 2, ...(cursor ? { cursor } : {}) } }, { method: 'GET' });
-      assert.ok(res.body.items.length <= 2);
+      assert.ok(res.body.items.length <= 2, `a page holds at most 2 machines, not ${res.body.items.length}`);
       paged.push(...res.body.items.map((m: { id: string }) => m.id));
       cursor = res.body.nextCursor ?? undefined;
     } while (cursor);
@@ -319,7 +319,7 @@ describe('machine bridge tokens', () => {
     assert.deepEqual(event, { machineId: machine.id, credentialId: issued.id, expiresAt: issued.expiresAt });
 
     const short = await issue(machine.id, { expiresInHours: 1 });
-    assert.ok(Math.abs(Date.parse(short.expiresAt) - Date.now() - 3_600_000) < 60_000);
+    assert.ok(Math.abs(Date.parse(short.expiresAt) - Date.now() - 3_600_000) < 60_000, `a 1-hour token expires in an hour: ${short.expiresAt}`);
     assert.notEqual(short.token, issued.token);
   });
 
@@ -333,7 +333,7 @@ describe('machine bridge tokens', () => {
     ];
     for (const read of reads) {
       assert.equal(read.status, 200);
-      assert.ok(!JSON.stringify(read.body).includes(token));
+      assert.ok(!JSON.stringify(read.body).includes(token), 'no read shows the token');
     }
     const events = await server.owner.query<{ data: unknown }>(`select data from events where org_id = $1`, [org.id]);
     assert.ok(!JSON.stringify(events).includes(token), 'no event carries the token');
@@ -389,7 +389,7 @@ describe('machine bridge tokens', () => {
       await refused('catalog.machine.issueMachineBridgeToken', { machineId: machine.id, expiresInHours }, 400, 'invalid_input', 'expiresInHours');
     }
     const yearLong = await issue(machine.id, { expiresInHours: 8760 });
-    assert.ok(Math.abs(Date.parse(yearLong.expiresAt) - Date.now() - 8760 * 3_600_000) < 60_000);
+    assert.ok(Math.abs(Date.parse(yearLong.expiresAt) - Date.now() - 8760 * 3_600_000) < 60_000, `an 8760-hour token expires in a year: ${yearLong.expiresAt}`);
     await refused('catalog.machine.issueMachineBridgeToken', { machineId: 'mch_doesnotexist0000' }, 404, 'not_found', 'machineId');
     const theirs = await register({}, other);
     await refused('catalog.machine.issueMachineBridgeToken', { machineId: theirs.id }, 404, 'not_found', 'machineId');

@@ -117,7 +117,7 @@ test('updateProduct changes given fields, null clears optional ones, and emits c
   assert.equal(res.body.listPrice, '7.0000');
   assert.equal(res.body.currency, 'GBP');
   assert.equal(res.body.isActive, false);
-  assert.ok(res.body.updatedAt >= created.updatedAt);
+  assert.ok(res.body.updatedAt >= created.updatedAt, `updatedAt does not go back: ${created.updatedAt}, then ${res.body.updatedAt}`);
   assert.deepEqual((await org.call('catalog.product.getProduct', { id: created.id })).body, res.body);
   const events = await eventsOf(org, 'catalog.product.updated');
   assert.equal(events.length, 1);
@@ -185,7 +185,7 @@ test('listProducts filters by format, isActive and q (name, sku, barcode), pages
 
   const first = (await org.call('catalog.product.listProducts', { page: { limit: 2 } })).body;
   assert.deepEqual(first.items.map((p: { id: string }) => p.id), [espresso, filter]);
-  assert.ok(first.nextCursor);
+  assert.ok(first.nextCursor, 'a full first page has a cursor to the next');
   const rest = (await org.call('catalog.product.listProducts', { page: { limit: 2, cursor: first.nextCursor } })).body;
   assert.deepEqual(rest.items.map((p: { id: string }) => p.id), [beans]);
   assert.equal(rest.nextCursor, null);

@@ -347,7 +347,7 @@ test('mergeGreenLots drains each source location by location, with one lineage e
   assert.equal(t.onHandKg, '37.000');
   assert.deepEqual(balancesOf(t), { unassigned: '7.000', [siteA]: '25.000', [siteB]: '5.000' });
   assert.deepEqual(sources.map((s: any) => [s.id, s.onHandKg, s.balances.length]), [[one.id, '0.000', 0], [two.id, '0.000', 0]]);
-  assert.ok(transactions.every((r: any) => r.groupId === groupId));
+  assert.ok(transactions.every((r: any) => r.groupId === groupId), 'every transaction of the merge carries its groupId');
   assert.deepEqual(
     transactions.map((r: any) => [r.greenLotId, r.kind, r.locationId, r.deltaKg]).sort(),
     [
@@ -469,7 +469,7 @@ test('a split child inherits the landed cost per kilogram of its parent', async 
   // 1000 / 300 = 3.3333 per kg; × 30 kg = 99.999 → 99.9990; freight 0.5 × 30 = 15.
   assert.deepEqual(landed.body.buckets, { price: '99.9990', freight: '15.0000', duty: '0.0000', carry: '0.0000', other: '0.0000' });
   assert.deepEqual([landed.body.total, landed.body.perKg, landed.body.weightBasisKg], ['114.9990', '3.8333', '30.000']);
-  assert.ok(landed.body.components.every((c: any) => c.basis === 'per_kg'));
+  assert.ok(landed.body.components.every((c: any) => c.basis === 'per_kg'), 'the child carries every cost component per kg');
   // The parent's own cost is untouched.
   assert.equal((await call('getGreenLotLandedCost', { greenLotId: parent.id })).body.perKg, '3.8333');
 });

@@ -65,8 +65,8 @@ test('each publication retires the active version; earlier versions stay readabl
   assert.equal(afterTwo.previousVersions.length, 1);
   const retiredV1 = afterTwo.previousVersions[0];
   assert.deepEqual({ ...retiredV1, retiredAt: null }, v1, 'the retired version keeps its name, yield and lines');
-  assert.ok(retiredV1.retiredAt >= v1.publishedAt);
-  assert.ok(retiredV1.retiredAt <= v2.publishedAt);
+  assert.ok(retiredV1.retiredAt >= v1.publishedAt, 'v1 is retired no earlier than it was published');
+  assert.ok(retiredV1.retiredAt <= v2.publishedAt, 'v1 is retired no later than v2 was published');
 
   const v3 = (await publish(org, { productId, name: 'Gift box v3', lines: [{ materialId: insert, quantity: 2 }] })).body;
   assert.equal(v3.version, 3);

@@ -38,7 +38,7 @@ test('20 concurrent adjustments of one material keep balance = sum(ledger) and n
   assert.ok(Number(min_balance) >= 0, `a balance went negative: ${min_balance}`);
   const accepted = deltas.filter((_, i) => answers[i].status === 200).reduce((sum, delta) => sum + Number(delta), 10);
   assert.equal(Number(on_hand), accepted, 'the balance is the opening receipt plus exactly the accepted changes');
-  for (const res of answers.filter((r) => r.status === 200)) assert.ok(Number(res.body.transaction.balanceAfter) >= 0);
+  for (const res of answers.filter((r) => r.status === 200)) assert.ok(Number(res.body.transaction.balanceAfter) >= 0, `an accepted change leaves no negative balance: ${res.body.transaction.balanceAfter}`);
 });
 
 test('concurrent setBillOfMaterials for one product leave exactly one active version and gapless version numbers', async (t) => {

@@ -31,7 +31,7 @@ async function liveBatchWithCurve(curve = syntheticRoast({ hz: 10, channels: 2 }
 
 describe('completeRoastBatch with S3-compatible object storage', () => {
   test('the full-fidelity curve lands in the bucket under the key the batch reports, behind the prefix', async () => {
-    assert.ok(server.app.services.blobs instanceof S3BlobStore);
+    assert.ok(server.app.services.blobs instanceof S3BlobStore, 'the server stores blobs in S3');
     const { batch, curve } = await liveBatchWithCurve();
     const res = await org.call('production.roast.completeRoastBatch', { id: batch.id, dropWeightKg: '10.2' });
     assert.equal(res.status, 200, JSON.stringify(res.body));

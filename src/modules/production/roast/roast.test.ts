@@ -165,7 +165,7 @@ describe('completeRoastBatch', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const batch = res.body;
     assert.equal(batch.state, 'completed');
-    assert.ok(batch.completedAt);
+    assert.ok(batch.completedAt, 'a completed batch has completedAt');
     assert.equal(batch.dropWeightKg, '10.625');
     assert.equal(batch.weightLossPct, '15.00');
     assert.equal(batch.notes, 'sweet, even');
@@ -287,7 +287,7 @@ describe('completeRoastBatch', () => {
     // Events alone are no telemetry either.
     await postCurve(server, token, started.id, { samples: [], events: [{ type: 'charge', t: 0 }] });
     await refusedUnchanged(server.owner, org, () => org.call('production.roast.completeRoastBatch', { id: started.id }), 409, 'no_telemetry');
-    assert.ok(await live.get(org.id, started.id));
+    assert.ok(await live.get(org.id, started.id), 'the live session stays open for the samples');
   });
 
   test('refusals at completion change nothing and keep every buffered sample', async () => {

@@ -173,7 +173,7 @@ describe('releasing a schedule', () => {
     const res = await org.call('production.schedule.releaseScheduleToProduction', { id: draft.id });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.state, 'released');
-    assert.ok(res.body.releasedAt);
+    assert.ok(res.body.releasedAt, 'a released schedule has releasedAt');
     assert.match(res.body.releasedBy, /^[a-z]+_/);
     assert.deepEqual({ ...res.body, state: 'draft', releasedAt: null, releasedBy: null, updatedAt: null }, { ...draft, updatedAt: null });
     const [event] = await server.owner.query<{ data: any }>(`select data from events where org_id = $1 and type = 'production.schedule.released'`, [org.id]);
