@@ -23,9 +23,9 @@ const TRACE_ANSWER =
   'their from and to nodes by id, with the kilograms that followed them, the time they were recorded and, for edges ' +
   'recorded together by one change, a groupId), readable steps, the customers reached with their order lines, and ' +
   `depthLimitReached when the walk stopped at ${TRACE_DEPTH_LIMIT} edges. Steps are sentences written from origin to ` +
-  'destination and listed in that order, one per node the coffee went on from (forward: "Green lot GL-7 (Ethiopia Gerba) → ' +
+  'destination and listed in that order, one per node the coffee went on from (forward: "Green lot GL-7 (Ethiopia Gerba) -> ' +
   'roast batch B-12, green lot GL-7B (Gerba base)") or came together in (backward: "Green lot GL-7 (Ethiopia Gerba) + green ' +
-  'lot GL-9 (Huila) → green lot GL-7B (Gerba base)"); every link of the graph appears once, so the steps grow with the graph ' +
+  'lot GL-9 (Huila) -> green lot GL-7B (Gerba base)"); every link of the graph appears once, so the steps grow with the graph ' +
   'and are never cut. One recursive query; cycles cannot loop it. 404 when the start does not exist in this organization.';
 
 export const traceabilityOperations = [

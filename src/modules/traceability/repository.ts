@@ -53,36 +53,45 @@ export interface TraceGraph {
 
 /**
  * The whole trace in ONE statement, so the graph is read from one snapshot: the recursive walk over
- * lineage_edges, the labels of every reached node and the start's existence, in the SQL function
- * firstcrack_trace (migrations/0015_lean_trace.sql), which each connection plans once. Labels come with
- * the edges walked (each edge keeps what never changes about its ends), producers' names and customers
- * from their tables; product batches have no table of their own and are known by their edges.
+ * lineage_edges in the direction's SQL function (firstcrack_trace_backward or _forward,
+ * migrations/0016_trace_per_direction.sql), which each connection plans once. It answers the edges walked,
+ * each with what it copied of its far end (label, and for an order line its order and customer), the
+ * start's label and the customers the order lines name.
  *
  * Answers undefined when the start does not exist in this organization.
  */
 export async function traceGraph(q: Queryable, orgId: string, direction: Direction, start: { kind: TraceKind; id: string }): Promise<TraceGraph | undefined> {
   const [{ trace }] = await q.query<{ trace: TraceColumns | null }>(
-    `select firstcrack_trace($1, $2, $3, $4, $5) as trace`,
-    [orgId, start.kind, start.id, direction === 'backward', TRACE_DEPTH_LIMIT],
-    { name: 'firstcrack_trace' },
+    `select firstcrack_trace_${direction}($1, $2, $3, $4) as trace`,
+    [orgId, start.kind, start.id, TRACE_DEPTH_LIMIT],
+    { name: `firstcrack_trace_${direction}` },
   );
-  return trace ? graphOf(trace, direction) : undefined;
+  return trace ? graphOf(start, trace, direction) : undefined;
 }
 
 /**
- * firstcrack_trace's answer, column-wise: one array per field, in the order of the fields below, rows in
- * no particular order. A node's `known` is its label, and for an order line also its order id and customer
- * id; the customers are those the order lines name. An edge's near end is the one the walk came from; an
- * edge reached at several depths comes once per depth.
+ * A trace function's answer: the edges column-wise, one array per field in the order below, one row per
+ * edge and depth it was reached at, in no particular order. An edge's near end is the one the walk came
+ * from; the far end's `known` is its label, for an order line also its order id and customer id.
  */
 interface TraceColumns {
-  nodes: [kinds: TraceKind[], ids: string[], depths: number[], knowns: (Known | null)[]];
-  /** All null when no order line was reached. */
-  customers: [ids: string[], codes: string[], names: string[]] | null[];
+  start: Known | null;
   /** All null when the walk found no edge. */
   edges:
-    | [ids: string[], depths: number[], nearIds: string[], farIds: string[], weightsKg: (string | null)[], groupIds: (string | null)[], createdAts: string[]]
+    | [
+        ids: string[],
+        depths: number[],
+        nearIds: string[],
+        farKinds: TraceKind[],
+        farIds: string[],
+        farKnowns: (Known | null)[],
+        weightsKg: (string | null)[],
+        groupIds: (string | null)[],
+        createdAtsEpochSeconds: number[],
+      ]
     | null[];
+  /** All null when no order line was reached. */
+  customers: [ids: string[], codes: string[], names: string[]] | null[];
   depthLimitReached: boolean;
 }
 
@@ -91,42 +100,62 @@ type Known = [label: string] | [label: string, orderId: string, customerId: stri
 /** Code-unit order, the same for every database and locale. */
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Nodes by depth, kind and id; each edge once, at the least depth it was reached at, by depth and id. */
-function graphOf({ nodes: nodeColumns, customers: customerColumns, edges: edgeColumns, depthLimitReached }: TraceColumns, direction: Direction): TraceGraph {
-  const [kinds, ids, depths, knowns] = nodeColumns;
-  const [customerIds, customerCodes, customerNames] = customerColumns;
+/**
+ * Nodes (the start and every far end, at the least depth reached) by depth, kind and id; each edge once,
+ * at the least depth it was reached at, by depth and id.
+ */
+function graphOf(start: { kind: TraceKind; id: string }, columns: TraceColumns, direction: Direction): TraceGraph {
+  const [customerIds, customerCodes, customerNames] = columns.customers;
   const customers = new Map<string, TraceCustomer>(customerIds?.map((id, i) => [id, { id, code: customerCodes![i], name: customerNames![i] }]));
-  const nodeRows = kinds.map((_, i) => i).sort((a, b) => depths[a] - depths[b] || compare(kinds[a], kinds[b]) || compare(ids[a], ids[b]));
-  const positionOf = new Map<string, number>();
-  const nodes = nodeRows.map((i, position): TraceNode => {
-    positionOf.set(ids[i], position);
-    const known = knowns[i];
-    const node: TraceNode = { kind: kinds[i], id: ids[i], depth: depths[i], label: known?.[0] ?? null };
-    if (known?.length === 3) {
-      node.orderId = known[1];
-      node.customerId = known[2];
-    }
-    return node;
-  });
+  const [edgeIds, edgeDepths, nearIds, farKinds, farIds, farKnowns, weights, groupIds, createdAts] = columns.edges;
 
-  const [edgeIds, edgeDepths, nearIds, farIds, weights, groupIds, createdAts] = edgeColumns;
-  if (!edgeIds) return { nodes, edges: [], ends: [], customers, depthLimitReached };
+  // Each node once, at its least depth, named by any edge's copy (edges copy only what never changes).
+  const found = new Map<string, TraceNode>([[start.id, nodeOf(start.kind, start.id, 0, columns.start)]]);
+  // Each edge once, at the least depth it was reached at.
   const least = new Map<string, number>();
-  edgeIds.forEach((id, i) => {
-    const seen = least.get(id);
-    if (seen === undefined || edgeDepths![i] < edgeDepths![seen]) least.set(id, i);
-  });
+  for (let i = 0; i < (edgeIds?.length ?? 0); i++) {
+    const id = farIds![i];
+    const depth = edgeDepths![i];
+    const node = found.get(id);
+    if (node === undefined) found.set(id, nodeOf(farKinds![i], id, depth, farKnowns![i]));
+    else {
+      if (depth < node.depth) node.depth = depth;
+      if (node.label === null && farKnowns![i] !== null) found.set(id, nodeOf(node.kind, id, node.depth, farKnowns![i]));
+    }
+    const seen = least.get(edgeIds![i]);
+    if (seen === undefined || depth < edgeDepths![seen]) least.set(edgeIds![i], i);
+  }
+  const nodes = [...found.values()].sort((a, b) => a.depth - b.depth || compare(a.kind, b.kind) || compare(a.id, b.id));
+  if (!edgeIds) return { nodes, edges: [], ends: [], customers, depthLimitReached: columns.depthLimitReached };
+
+  const positionOf = new Map<string, number>();
+  nodes.forEach((node, position) => positionOf.set(node.id, position));
   const edgeRows = [...least.values()].sort((a, b) => edgeDepths![a] - edgeDepths![b] || compare(edgeIds[a], edgeIds[b]));
   const [fromIds, toIds] = direction === 'forward' ? [nearIds!, farIds!] : [farIds!, nearIds!];
   // Edges recorded by one change share its time: each distinct time is formatted once.
-  const times = new Map<string, string>();
-  const timeOf = (at: string) => times.get(at) ?? times.set(at, new Date(at).toISOString()).get(at)!;
-  const edges = edgeRows.map((i): TraceEdge => {
-    const [from, to, weightKg, groupId, createdAt] = [fromIds[i], toIds[i], weights![i], groupIds![i], timeOf(createdAts![i])];
-    return groupId === null ? { from, to, weightKg, createdAt } : { from, to, weightKg, groupId, createdAt };
-  });
-  return { nodes, edges, ends: edges.map((e) => [positionOf.get(e.from)!, positionOf.get(e.to)!]), customers, depthLimitReached };
+  const times = new Map<number, string>();
+  const edges: TraceEdge[] = [];
+  const ends: TraceGraph['ends'] = [];
+  for (const i of edgeRows) {
+    const [from, to, weightKg, groupId] = [fromIds[i], toIds[i], weights![i], groupIds![i]];
+    let createdAt = times.get(createdAts![i]);
+    if (createdAt === undefined) times.set(createdAts![i], (createdAt = isoOfEpochSeconds(createdAts![i])));
+    edges.push(groupId === null ? { from, to, weightKg, createdAt } : { from, to, weightKg, groupId, createdAt });
+    ends.push([positionOf.get(from)!, positionOf.get(to)!]);
+  }
+  return { nodes, edges, ends, customers, depthLimitReached: columns.depthLimitReached };
 }
+
+function nodeOf(kind: TraceKind, id: string, depth: number, known: Known | null): TraceNode {
+  if (known?.length === 3) return { kind, id, depth, label: known[0], orderId: known[1], customerId: known[2] };
+  return { kind, id, depth, label: known?.[0] ?? null };
+}
+
+/**
+ * PostgreSQL's epoch seconds (a double, to the microsecond) as an ISO time to the millisecond, truncated
+ * like every other time the service answers. Rounding to whole microseconds first undoes the double's error.
+ */
+const isoOfEpochSeconds = (seconds: number) => new Date(Math.floor(Math.round(seconds * 1e6) / 1e3)).toISOString();
 
 // ---------------------------------------------------------------------------------------------------
 // What a roasted lot's chain is made of, for getRoastedLotTraceability and certificates

@@ -34,12 +34,12 @@ test('traceForward from a green lot finds every customer who received any of it,
   assert.equal(fromEthiopia.body.depthLimitReached, false);
   // One step per node the coffee went on from, from the start outwards; the split sends it two ways.
   assert.deepEqual(fromEthiopia.body.steps, [
-    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) → green lot ${chain.blendBase.lotCode} (Gerba Huila base), roast batch ${batchNumberOf(chain.firstRoast)}`,
-    `Green lot ${chain.blendBase.lotCode} (Gerba Huila base) → roast batch ${batchNumberOf(chain.secondRoast)}`,
-    `Roast batch ${batchNumberOf(chain.firstRoast)} → roasted lot ${chain.firstRoast.lotCode}`,
-    `Roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode}`,
-    `Roasted lot ${chain.firstRoast.lotCode} → order ${chain.nordShipment.order.orderNumber} line 1 (customer Café Nord)`,
-    `Roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`,
+    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) -> green lot ${chain.blendBase.lotCode} (Gerba Huila base), roast batch ${batchNumberOf(chain.firstRoast)}`,
+    `Green lot ${chain.blendBase.lotCode} (Gerba Huila base) -> roast batch ${batchNumberOf(chain.secondRoast)}`,
+    `Roast batch ${batchNumberOf(chain.firstRoast)} -> roasted lot ${chain.firstRoast.lotCode}`,
+    `Roast batch ${batchNumberOf(chain.secondRoast)} -> roasted lot ${chain.secondRoast.lotCode}`,
+    `Roasted lot ${chain.firstRoast.lotCode} -> order ${chain.nordShipment.order.orderNumber} line 1 (customer Café Nord)`,
+    `Roasted lot ${chain.secondRoast.lotCode} -> order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`,
   ]);
 
   // Colombian coffee only entered the merged lot, so only Rösterei Süd received any of it; the same from its producer.
@@ -48,8 +48,8 @@ test('traceForward from a green lot finds every customer who received any of it,
   const fromHuila = await trace('Forward', 'producer', chain.huila.id);
   assert.deepEqual(fromHuila.body.customers.map((c: any) => c.name), ['Rösterei Süd']);
   assert.equal(fromHuila.body.steps.length, 5);
-  assert.equal(fromHuila.body.steps[0], `Producer Finca La Esperanza → green lot ${chain.colombia.lotCode} (Colombia Huila)`);
-  assert.equal(fromHuila.body.steps[4], `Roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`);
+  assert.equal(fromHuila.body.steps[0], `Producer Finca La Esperanza -> green lot ${chain.colombia.lotCode} (Colombia Huila)`);
+  assert.equal(fromHuila.body.steps[4], `Roasted lot ${chain.secondRoast.lotCode} -> order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`);
 });
 
 test('traceBackward from an order line walks up to every producer, with the weights that flowed', async () => {
@@ -80,12 +80,12 @@ test('traceBackward from an order line walks up to every producer, with the weig
   assert.ok(!('groupId' in edges.find((e: any) => e.to === chain.ethiopia.id)), 'the producer edge, recorded alone, has no groupId');
   // One step per node the coffee came together in, origins first; the merge names both its sources.
   assert.deepEqual(steps, [
-    `Producer Gerba Cooperative → green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba)`,
-    `Producer Finca La Esperanza → green lot ${chain.colombia.lotCode} (Colombia Huila)`,
-    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) + green lot ${chain.colombia.lotCode} (Colombia Huila) → green lot ${chain.blendBase.lotCode} (Gerba Huila base)`,
-    `Green lot ${chain.blendBase.lotCode} (Gerba Huila base) → roast batch ${batchNumberOf(chain.secondRoast)}`,
-    `Roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode}`,
-    `Roasted lot ${chain.secondRoast.lotCode} → order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`,
+    `Producer Gerba Cooperative -> green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba)`,
+    `Producer Finca La Esperanza -> green lot ${chain.colombia.lotCode} (Colombia Huila)`,
+    `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) + green lot ${chain.colombia.lotCode} (Colombia Huila) -> green lot ${chain.blendBase.lotCode} (Gerba Huila base)`,
+    `Green lot ${chain.blendBase.lotCode} (Gerba Huila base) -> roast batch ${batchNumberOf(chain.secondRoast)}`,
+    `Roast batch ${batchNumberOf(chain.secondRoast)} -> roasted lot ${chain.secondRoast.lotCode}`,
+    `Roasted lot ${chain.secondRoast.lotCode} -> order ${chain.suedShipment.order.orderNumber} line 1 (customer Rösterei Süd)`,
   ]);
   // GET and POST answer the same.
   assert.deepEqual((await org.call('traceability.traceBackward', { kind: 'order_line', id: chain.suedShipment.lineId })).body, res.body);
@@ -110,9 +110,9 @@ test('traces follow blending and packing, which are recorded as lineage edges', 
   assert.deepEqual(back.body.nodes.filter((n: any) => n.kind === 'producer').map((n: any) => n.label).sort(), ['Finca La Esperanza', 'Gerba Cooperative']);
   // Neither the blend lot nor the product batch has a row to name it: they read as their ids.
   assert.deepEqual(back.body.steps.slice(-3), [
-    `Roasted lot ${chain.firstRoast.lotCode} + roasted lot ${chain.secondRoast.lotCode} → blend lot ${blendLot}`,
-    `Blend lot ${blendLot} → product batch ${productBatch}`,
-    `Product batch ${productBatch} → order ${order.orderNumber} line 1 (customer Espresso Bar Ost)`,
+    `Roasted lot ${chain.firstRoast.lotCode} + roasted lot ${chain.secondRoast.lotCode} -> blend lot ${blendLot}`,
+    `Blend lot ${blendLot} -> product batch ${productBatch}`,
+    `Product batch ${productBatch} -> order ${order.orderNumber} line 1 (customer Espresso Bar Ost)`,
   ]);
   assert.ok(back.body.steps[0].startsWith('Producer '), `the first step starts at a producer: ${back.body.steps[0]}`);
 
@@ -196,7 +196,9 @@ test('a cycle in the lineage cannot loop the walk, and long chains stop at the d
   assert.equal(cycle.status, 200);
   assert.deepEqual(nodeKeys(cycle.body), ['blend_lot:bl_a', 'blend_lot:bl_b', 'blend_lot:bl_c']);
   assert.equal(cycle.body.edges.length, 3);
-  assert.deepEqual(cycle.body.steps, ['Blend lot bl_a → blend lot bl_b', 'Blend lot bl_b → blend lot bl_c', 'Blend lot bl_c → blend lot bl_a']);
+  // The walk goes round to the limit, but every node it meets there was walked from at a lesser depth.
+  assert.equal(cycle.body.depthLimitReached, false);
+  assert.deepEqual(cycle.body.steps, ['Blend lot bl_a -> blend lot bl_b', 'Blend lot bl_b -> blend lot bl_c', 'Blend lot bl_c -> blend lot bl_a']);
 
   // Two ways of different length lead to pb_dc, so the walk reaches pb_dc → pb_dd at two depths: it is one
   // edge, listed once, and pb_dd is as near as its nearest way.
@@ -211,9 +213,9 @@ test('a cycle in the lineage cannot loop the walk, and long chains stop at the d
   assert.deepEqual(diamond.body.nodes.map((n: any) => [n.id, n.depth]), [['pb_da', 0], ['pb_db', 1], ['pb_dc', 1], ['pb_dd', 2]]);
   assert.deepEqual(diamond.body.edges.map((e: any) => [e.from, e.to]), [['pb_da', 'pb_db'], ['pb_da', 'pb_dc'], ['pb_db', 'pb_dc'], ['pb_dc', 'pb_dd']]);
   assert.deepEqual(diamond.body.steps, [
-    'Product batch pb_da → product batch pb_db, product batch pb_dc',
-    'Product batch pb_db → product batch pb_dc',
-    'Product batch pb_dc → product batch pb_dd',
+    'Product batch pb_da -> product batch pb_db, product batch pb_dc',
+    'Product batch pb_db -> product batch pb_dc',
+    'Product batch pb_dc -> product batch pb_dd',
   ]);
 });
 
@@ -257,8 +259,8 @@ test('getRoastedLotTraceability answers roasted lot → roast batch → green lo
   );
   assert.deepEqual(body.producers.map((p: any) => p.name), ['Finca La Esperanza', 'Gerba Cooperative']);
   assert.equal(body.chain.steps.length, 5);
-  assert.equal(body.chain.steps[2], `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) + green lot ${chain.colombia.lotCode} (Colombia Huila) → green lot ${chain.blendBase.lotCode} (Gerba Huila base)`);
-  assert.equal(body.chain.steps[4], `Roast batch ${batchNumberOf(chain.secondRoast)} → roasted lot ${chain.secondRoast.lotCode}`);
+  assert.equal(body.chain.steps[2], `Green lot ${chain.ethiopia.lotCode} (Ethiopia Gerba) + green lot ${chain.colombia.lotCode} (Colombia Huila) -> green lot ${chain.blendBase.lotCode} (Gerba Huila base)`);
+  assert.equal(body.chain.steps[4], `Roast batch ${batchNumberOf(chain.secondRoast)} -> roasted lot ${chain.secondRoast.lotCode}`);
 
   assertProblem(await org.call('inventory.roast.getRoastedLotTraceability', { id: 'rl_0000000000000000000000000a' }), 404, 'not_found', 'id');
   const stranger = await server.createOrg();
