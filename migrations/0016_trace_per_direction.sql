@@ -23,13 +23,13 @@
 -- cycles. The first row is the start itself (depth 0), with what it is called looked up, as no edge walked
 -- tells it. The answer, column-wise (json_agg over scalars is the cheapest JSON PostgreSQL builds):
 --   {"start": known                            (as 0014's from_known/to_known, or null),
---    "edges": [ids, depths, nearIds, farKinds, farIds, farKnowns, weightsKg, groupIds, createdAtsEpochSeconds]
---                                               (nulls when none),
+--    "edges": [ids, depths, nearIds, farKinds, farIds, farLabels, farOrderIds, farCustomerIds, weightsKg, groupIds,
+--              createdAtsEpochSeconds]          (nulls when none),
 --    "customers": [ids, codes, names]          (every customer an order line names; nulls when none),
 --    "depthLimitReached": boolean}
--- edges one row per edge and depth it was reached at, in no particular order; farKnowns are what the edge
--- copied of its far end, or for a producer (whose name can change) its name now. Null when the start does
--- not exist: no row of its kind and no edge.
+-- edges one row per edge and depth it was reached at, in no particular order; the far end's label (and an
+-- order line's order and customer) are what the edge copied of it, or for a producer (whose name can
+-- change) its name now. Null when the start does not exist: no row of its kind and no edge.
 do $migration$
 declare
   trace_function constant text := $template$
@@ -52,12 +52,13 @@ declare
         select json_build_object(
           'start', (select far_known from walk where depth = 0),
           'edges', (select json_build_array(json_agg(edge_id), json_agg(depth), json_agg(near_id), json_agg(far_kind), json_agg(far_id),
-                                            json_agg(coalesce(far_known, case far_kind
-                                              when 'producer' then (select array[p.name] from producers p where p.org_id = trace_org and p.id = far_id)
-                                              else firstcrack_lineage_known(trace_org, far_kind, far_id)
-                                            end)),
+                                            json_agg(known[1]), json_agg(known[2]), json_agg(known[3]),
                                             json_agg(weight_kg::text), json_agg(group_id), json_agg(date_part('epoch', created_at)))
-                    from walk where depth > 0),
+                    from (select *, coalesce(far_known, case far_kind
+                                      when 'producer' then (select array[p.name] from producers p where p.org_id = trace_org and p.id = far_id)
+                                      else firstcrack_lineage_known(trace_org, far_kind, far_id)
+                                    end) as known
+                          from walk where depth > 0) edge),
           'customers', (select json_build_array(json_agg(c.id), json_agg(c.code), json_agg(c.name))
                         from customers c
                         where c.org_id = trace_org and c.id in (select far_known[3] from walk where far_kind = 'order_line')),

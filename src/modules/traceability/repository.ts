@@ -84,7 +84,10 @@ interface TraceColumns {
         nearIds: string[],
         farKinds: TraceKind[],
         farIds: string[],
-        farKnowns: (Known | null)[],
+        farLabels: (string | null)[],
+        /** Order lines only, else null. */
+        farOrderIds: (string | null)[],
+        farCustomerIds: (string | null)[],
         weightsKg: (string | null)[],
         groupIds: (string | null)[],
         createdAtsEpochSeconds: number[],
@@ -95,6 +98,7 @@ interface TraceColumns {
   depthLimitReached: boolean;
 }
 
+/** The start's label, and for an order line also its order id and customer id. */
 type Known = [label: string] | [label: string, orderId: string, customerId: string];
 
 /** Code-unit order, the same for every database and locale. */
@@ -107,20 +111,21 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function graphOf(start: { kind: TraceKind; id: string }, columns: TraceColumns, direction: Direction): TraceGraph {
   const [customerIds, customerCodes, customerNames] = columns.customers;
   const customers = new Map<string, TraceCustomer>(customerIds?.map((id, i) => [id, { id, code: customerCodes![i], name: customerNames![i] }]));
-  const [edgeIds, edgeDepths, nearIds, farKinds, farIds, farKnowns, weights, groupIds, createdAts] = columns.edges;
+  const [edgeIds, edgeDepths, nearIds, farKinds, farIds, farLabels, farOrderIds, farCustomerIds, weights, groupIds, createdAts] = columns.edges;
+  const [startLabel = null, startOrderId = null, startCustomerId = null] = columns.start ?? [];
 
   // Each node once, at its least depth, named by any edge's copy (edges copy only what never changes).
-  const found = new Map<string, TraceNode>([[start.id, nodeOf(start.kind, start.id, 0, columns.start)]]);
+  const found = new Map<string, TraceNode>([[start.id, nodeOf(start.kind, start.id, 0, startLabel, startOrderId, startCustomerId)]]);
   // Each edge once, at the least depth it was reached at.
   const least = new Map<string, number>();
   for (let i = 0; i < (edgeIds?.length ?? 0); i++) {
     const id = farIds![i];
     const depth = edgeDepths![i];
     const node = found.get(id);
-    if (node === undefined) found.set(id, nodeOf(farKinds![i], id, depth, farKnowns![i]));
+    if (node === undefined) found.set(id, nodeOf(farKinds![i], id, depth, farLabels![i], farOrderIds![i], farCustomerIds![i]));
     else {
       if (depth < node.depth) node.depth = depth;
-      if (node.label === null && farKnowns![i] !== null) found.set(id, nodeOf(node.kind, id, node.depth, farKnowns![i]));
+      if (node.label === null && farLabels![i] !== null) found.set(id, nodeOf(node.kind, id, node.depth, farLabels![i], farOrderIds![i], farCustomerIds![i]));
     }
     const seen = least.get(edgeIds![i]);
     if (seen === undefined || depth < edgeDepths![seen]) least.set(edgeIds![i], i);
@@ -137,7 +142,10 @@ function graphOf(start: { kind: TraceKind; id: string }, columns: TraceColumns, 
   const edges: TraceEdge[] = [];
   const ends: TraceGraph['ends'] = [];
   for (const i of edgeRows) {
-    const [from, to, weightKg, groupId] = [fromIds[i], toIds[i], weights![i], groupIds![i]];
+    const from = fromIds[i];
+    const to = toIds[i];
+    const weightKg = weights![i];
+    const groupId = groupIds![i];
     let createdAt = times.get(createdAts![i]);
     if (createdAt === undefined) times.set(createdAts![i], (createdAt = isoOfEpochSeconds(createdAts![i])));
     edges.push(groupId === null ? { from, to, weightKg, createdAt } : { from, to, weightKg, groupId, createdAt });
@@ -146,9 +154,8 @@ function graphOf(start: { kind: TraceKind; id: string }, columns: TraceColumns, 
   return { nodes, edges, ends, customers, depthLimitReached: columns.depthLimitReached };
 }
 
-function nodeOf(kind: TraceKind, id: string, depth: number, known: Known | null): TraceNode {
-  if (known?.length === 3) return { kind, id, depth, label: known[0], orderId: known[1], customerId: known[2] };
-  return { kind, id, depth, label: known?.[0] ?? null };
+function nodeOf(kind: TraceKind, id: string, depth: number, label: string | null, orderId: string | null, customerId: string | null): TraceNode {
+  return orderId === null || customerId === null ? { kind, id, depth, label } : { kind, id, depth, label, orderId, customerId };
 }
 
 /**
