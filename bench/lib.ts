@@ -17,7 +17,7 @@ export async function startBenchApp(
   options: AppOptions = {},
   /** e.g. `{ redisUrl }` for a benchmark that measures the server-mode stores, or a scratch `dataDir`. */
   configOverrides: Partial<Config> = {},
-): Promise<{ app: RunningApp; url: string; kind: string; close(): Promise<void> }> {
+): Promise<{ app: RunningApp; url: string; kind: string; poolSize: number; close(): Promise<void> }> {
   const config = { ...loadConfig(), logLevel: 'silent', redisUrl: undefined, ...configOverrides };
   let databases: Databases;
   let drop = async () => {};
@@ -26,8 +26,9 @@ export async function startBenchApp(
     const name = `fc_bench_${Date.now().toString(36)}`;
     const admin = PostgresDatabase.open(config.databaseUrl, 1);
     await admin.query(`create database ${name} template ${template}`);
-    const owner = PostgresDatabase.open(withDatabase(config.databaseUrl, name), 20);
-    const service = PostgresDatabase.open(appRoleUrl(withDatabase(config.databaseUrl, name)), 20);
+    // Both pools alike: a bare route reading through the owner is measured on the same footing as the service.
+    const owner = PostgresDatabase.open(withDatabase(config.databaseUrl, name), config.databasePoolSize);
+    const service = PostgresDatabase.open(appRoleUrl(withDatabase(config.databaseUrl, name)), config.databasePoolSize);
     databases = { owner, service, close: async () => void (await Promise.all([owner.close(), service.close()])) };
     drop = async () => {
       await admin.query(`drop database if exists ${name} with (force)`);
@@ -44,6 +45,7 @@ export async function startBenchApp(
     app,
     url,
     kind: databases.owner.kind,
+    poolSize: config.databasePoolSize,
     async close() {
       await app.close();
       await databases.close();

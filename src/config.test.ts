@@ -105,3 +105,11 @@ describe('S3 configuration', () => {
     assert.equal(existsSync(dataDir), false, 'no data directory was created');
   });
 });
+
+describe('database pool size', () => {
+  test('defaults to 20 and takes a whole number from 1 to 500', () => {
+    assert.equal(loadConfig({}).databasePoolSize, 20);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize, 4);
+    for (const value of ['0', '501', '2.5', 'four']) assertRefused({ DATABASE_POOL_SIZE: value }, 'DATABASE_POOL_SIZE', /whole number from 1 to 500/);
+  });
+});

@@ -14,6 +14,8 @@ const Env = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** The service's own login (not the tables' owner). Derived from DATABASE_URL when unset. */
   DATABASE_APP_URL: z.string().url().optional(),
+  /** Connections the service keeps to PostgreSQL: about twice the database server's cores serves best. */
+  DATABASE_POOL_SIZE: z.coerce.number({ error: 'must be a whole number from 1 to 500' }).int('must be a whole number from 1 to 500').min(1, 'must be a whole number from 1 to 500').max(500, 'must be a whole number from 1 to 500').default(20),
   REDIS_URL: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   S3_BUCKET: unsetIfEmpty(
@@ -64,6 +66,7 @@ export interface Config {
   dataDir: string;
   databaseUrl?: string;
   databaseAppUrl?: string;
+  databasePoolSize: number;
   redisUrl?: string;
   logLevel: string;
   s3?: S3Config;
@@ -80,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(e.FIRSTCRACK_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL ?? (e.DATABASE_URL ? appRoleUrl(e.DATABASE_URL) : undefined),
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL || undefined,
     logLevel: e.LOG_LEVEL,
     s3: e.S3_BUCKET

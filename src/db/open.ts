@@ -18,7 +18,7 @@ export interface Databases {
 
 export class DataDirInUseError extends Error {}
 
-export async function openDatabases(config: Config, options: { migrate?: boolean; poolSize?: number } = {}): Promise<Databases> {
+export async function openDatabases(config: Config, options: { migrate?: boolean } = {}): Promise<Databases> {
   if (config.databaseUrl) {
     const owner = PostgresDatabase.open(config.databaseUrl, 2);
     try {
@@ -27,7 +27,7 @@ export async function openDatabases(config: Config, options: { migrate?: boolean
       await owner.close();
       throw error;
     }
-    const service = PostgresDatabase.open(config.databaseAppUrl!, options.poolSize ?? 20);
+    const service = PostgresDatabase.open(config.databaseAppUrl!, config.databasePoolSize);
     return { owner, service, close: async () => void (await Promise.all([owner.close(), service.close()])) };
   }
   const releaseLock = lockDataDir(config.dataDir);
