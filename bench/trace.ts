@@ -8,8 +8,8 @@
 //     orders and customers) and every edge with the names of its ends that the insert trigger would have
 //     written (checked on a sample), so a trace labels exactly as in service. Each trace through the whole
 //     pipeline is measured against the bare recursive query (the same walk over lineage_edges, answering the
-//     reached nodes) behind a bare route on the same server, in alternating rounds, the load generator in a
-//     worker thread. Goal: full ≥ 50% of bare (within 2x).
+//     reached nodes) behind a bare route on the same server, both on pools sized to the host, in alternating
+//     rounds, the load generator in a worker thread. Goal: full ≥ 50% of bare (within 2x).
 // (b) Allocation throughput under concurrency: confirmed orders allocated 32 at a time, all competing for
 //     the roasts of one green coffee (contended) and spread over many (spread), with a check that no
 //     kilogram was promised twice.

@@ -72,7 +72,7 @@ export async function traceGraph(q: Queryable, orgId: string, direction: Directi
 /**
  * A trace function's answer: the edges column-wise, one array per field in the order below, one row per
  * edge and depth it was reached at, in no particular order. An edge's near end is the one the walk came
- * from; the far end's `known` is its label, for an order line also its order id and customer id.
+ * from; the far end's label (and an order line's order and customer) are what the edge copied of it.
  */
 interface TraceColumns {
   start: Known | null;
