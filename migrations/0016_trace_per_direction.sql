@@ -50,7 +50,7 @@ declare
           where w.depth < walk_depth_limit
         )
         select json_build_object(
-          'start', (select far_known from walk where depth = 0),
+          'start', start.known,
           'edges', (select json_build_array(json_agg(edge_id), json_agg(depth), json_agg(near_id), json_agg(far_kind), json_agg(far_id),
                                             json_agg(known[1]), json_agg(known[2]), json_agg(known[3]),
                                             json_agg(weight_kg::text), json_agg(group_id), json_agg(date_part('epoch', created_at)))
@@ -70,7 +70,8 @@ declare
               and not exists (select 1 from walk v where v.far_kind = w.far_kind and v.far_id = w.far_id and v.depth < walk_depth_limit)
               and exists (select 1 from lineage_edges e where e.org_id = trace_org and e.%2$s_kind = w.far_kind and e.%2$s_id = w.far_id))
         )
-        where (select far_known is not null from walk where depth = 0)
+        from (select far_known as known from walk where depth = 0) start
+        where start.known is not null
            or exists (select 1 from lineage_edges e where e.org_id = trace_org and e.from_kind = trace_kind and e.from_id = trace_id)
            or exists (select 1 from lineage_edges e where e.org_id = trace_org and e.to_kind = trace_kind and e.to_id = trace_id)
       );

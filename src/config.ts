@@ -7,6 +7,8 @@ const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) =>
 /** Every S3_* variable but S3_BUCKET, which turns S3-compatible storage on: none of them means anything without it. */
 const S3_SETTINGS = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX'] as const;
 
+const POOL_SIZE_RULE = 'must be a whole number from 1 to 500';
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
@@ -15,7 +17,7 @@ const Env = z.object({
   /** The service's own login (not the tables' owner). Derived from DATABASE_URL when unset. */
   DATABASE_APP_URL: z.string().url().optional(),
   /** Connections the service keeps to PostgreSQL: about twice the database server's cores serves best. */
-  DATABASE_POOL_SIZE: z.coerce.number({ error: 'must be a whole number from 1 to 500' }).int('must be a whole number from 1 to 500').min(1, 'must be a whole number from 1 to 500').max(500, 'must be a whole number from 1 to 500').default(20),
+  DATABASE_POOL_SIZE: z.coerce.number({ error: POOL_SIZE_RULE }).int(POOL_SIZE_RULE).min(1, POOL_SIZE_RULE).max(500, POOL_SIZE_RULE).default(20),
   REDIS_URL: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   S3_BUCKET: unsetIfEmpty(

@@ -114,7 +114,8 @@ function graphOf(start: { kind: TraceKind; id: string }, columns: TraceColumns, 
   const [edgeIds, edgeDepths, nearIds, farKinds, farIds, farLabels, farOrderIds, farCustomerIds, weights, groupIds, createdAts] = columns.edges;
   const [startLabel = null, startOrderId = null, startCustomerId = null] = columns.start ?? [];
 
-  // Each node once, at its least depth, named by any edge's copy (edges copy only what never changes).
+  // Each node once, at its least depth. Every row names a node alike: edges copy only what never changes,
+  // and what they lack is looked up as it is now.
   const found = new Map<string, TraceNode>([[start.id, nodeOf(start.kind, start.id, 0, startLabel, startOrderId, startCustomerId)]]);
   // Each edge once, at the least depth it was reached at.
   const least = new Map<string, number>();
@@ -123,10 +124,7 @@ function graphOf(start: { kind: TraceKind; id: string }, columns: TraceColumns, 
     const depth = edgeDepths![i];
     const node = found.get(id);
     if (node === undefined) found.set(id, nodeOf(farKinds![i], id, depth, farLabels![i], farOrderIds![i], farCustomerIds![i]));
-    else {
-      if (depth < node.depth) node.depth = depth;
-      if (node.label === null && farLabels![i] !== null) found.set(id, nodeOf(node.kind, id, node.depth, farLabels![i], farOrderIds![i], farCustomerIds![i]));
-    }
+    else if (depth < node.depth) node.depth = depth;
     const seen = least.get(edgeIds![i]);
     if (seen === undefined || depth < edgeDepths![seen]) least.set(edgeIds![i], i);
   }
