@@ -2534,13 +2534,13 @@ export interface Operations {
       notes?: string;
       shelfLifeDays?: number;
     };
-    output: {};
+    output: Profile;
   };
   'production.profile.getProfile': {
     input: {
       id: string;
     };
-    output: {};
+    output: Profile;
   };
   'production.profile.listProfiles': {
     input: {
@@ -2553,7 +2553,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Profile[];
+      nextCursor: string | null;
+    };
   };
   'production.roast.startRoastBatch': {
     input: {
@@ -2823,7 +2826,10 @@ export interface Operations {
     input: {
       dueBefore?: string;
     };
-    output: {};
+    output: {
+      items: DemandAggregateItem[];
+      nextCursor: string | null;
+    };
   };
   'production.schedule.generateProductionSchedule': {
     input: {
@@ -2833,19 +2839,19 @@ export interface Operations {
       dueBefore?: string;
       maxBatchesPerMachine?: number;
     };
-    output: {};
+    output: ProductionSchedule;
   };
   'production.schedule.getProductionSchedule': {
     input: {
       id: string;
     };
-    output: {};
+    output: ProductionSchedule;
   };
   'production.schedule.releaseScheduleToProduction': {
     input: {
       id: string;
     };
-    output: {};
+    output: ProductionSchedule;
   };
 }
 export interface Location {
@@ -2861,6 +2867,124 @@ export interface Location {
   archivedAt: string | null;
   createdAt: string;
   updatedAt: string;
+}
+export interface Profile {
+  id: string;
+  code: string;
+  name: string;
+  machineId: string | null;
+  targetChargeKg: string | null;
+  targetDropTempC: number | null;
+  targetTotalTimeS: number | null;
+  targetDtrPct: number | null;
+  notes: string | null;
+  shelfLifeDays: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface DemandAggregateItem {
+  profileId: string | null;
+  profileCode: string | null;
+  profileMachineId: string | null;
+  targetDropTempC: number | null;
+  greenLotId: string | null;
+  greenLotCode: string | null;
+  roastLevel: ('light' | 'medium' | 'dark') | null;
+  isDecaf: boolean;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  orderedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  allocatedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openKg: string;
+  orderLineCount: number;
+  earliestDueDate: string | null;
+  /**
+   * an exact decimal as a string
+   */
+  expectedLossPct: string;
+  expectedLossSource: 'demand' | 'profile_history' | 'default';
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  greenNeededKg: string;
+}
+export interface ProductionSchedule {
+  id: string;
+  name: string;
+  scheduledDate: string;
+  locationId: string | null;
+  dueBefore: string | null;
+  maxBatchesPerMachine: number | null;
+  state: 'draft' | 'released';
+  notes: FeasibilityNote[];
+  createdBy: string;
+  releasedAt: string | null;
+  releasedBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+  batches: ScheduledBatch[];
+  totals: {
+    batchCount: number;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    greenKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    expectedRoastedKg: string;
+  };
+}
+export interface FeasibilityNote {
+  kind: 'no_demand' | 'green_short' | 'no_machine_fits' | 'over_capacity';
+  message: string;
+  profileId?: string | null;
+  greenLotId?: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  neededKg?: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  availableKg?: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  shortKg?: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  unplannedKg?: string;
+}
+export interface ScheduledBatch {
+  id: string;
+  position: number;
+  machineId: string;
+  machineSequence: number;
+  profileId: string | null;
+  greenLotId: string | null;
+  roastLevel: ('light' | 'medium' | 'dark') | null;
+  isDecaf: boolean;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  greenKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  expectedRoastedKg: string;
+  /**
+   * an exact decimal as a string
+   */
+  expectedLossPct: string;
 }
 
 export type OperationName = keyof Operations;
@@ -3796,8 +3920,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3816,6 +3942,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -4348,6 +4475,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4368,6 +4496,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -4387,8 +4516,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "schedule_already_released",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
