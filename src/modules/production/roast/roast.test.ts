@@ -301,7 +301,7 @@ describe('completeRoastBatch', () => {
     );
     assert.deepEqual(batch.warnings, [NO_TELEMETRY_WARNING]);
     assert.match(batch.warnings[0], /no telemetry was recorded/);
-    assert.ok(batch.completedAt);
+    assert.ok(batch.completedAt, 'a completed batch has completedAt');
 
     // The green left its lot through the same ledger path as a completion with a curve.
     assert.deepEqual((await greenLedger(lot.id)).slice(1), [{ kind: 'roast_consume', location_id: locationId, delta_kg: '-10.000', group_id: started.id }]);
