@@ -109,7 +109,7 @@ export async function recordCompletion(
  * A roasted lot needs a weight, so a batch that consumes a green lot must say what came out of the drum;
  * and a roast loses weight, it never gains it.
  */
-function checkWeights(batch: repo.RoastBatch, dropWeightKg: string | null): void {
+export function checkWeights(batch: repo.RoastBatch, dropWeightKg: string | null): void {
   if (batch.greenLotId && dropWeightKg === null) {
     throw invalidInput(
       [{ path: 'dropWeightKg', message: `required: the batch consumes green lot ${batch.greenLotId}, and the roasted lot it makes needs its weight` }],

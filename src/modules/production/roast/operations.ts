@@ -11,7 +11,7 @@ import { findBatchOutput } from '../../inventory/roast/repository.js';
 import { findProfile } from '../profile/repository.js';
 import { chargeOutsideRange } from './batch-range.js';
 import { compareWithProfile } from './comparison.js';
-import { NO_TELEMETRY_WARNING, recordCompletion } from './completion.js';
+import { NO_TELEMETRY_WARNING, checkWeights, recordCompletion } from './completion.js';
 import * as repo from './repository.js';
 import {
   ABORT_REASON_MAX_LENGTH,
@@ -89,6 +89,8 @@ export const roastOperations = [
         return batchView(ctx.tx, ctx.orgId, batch);
       }
       if (batch.state === 'aborted') await refuseAborted(ctx, batch, 'completed');
+      // Weights that can never complete the batch are refused before the seal, so the session keeps taking posts.
+      checkWeights(batch, dropWeightKg ?? null);
       // From here the session takes no more posts, so every acknowledged sample is in the curve read next.
       await live.seal(ctx.orgId, id);
       const buffered = await live.readCurve(ctx.orgId, id);

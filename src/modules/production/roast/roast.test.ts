@@ -347,7 +347,11 @@ describe('completeRoastBatch', () => {
   test('events posted without any sample are no telemetry either: the batch completes without a curve', async () => {
     const { machine, token } = await setup();
     const started = await startBatch(org, { machineId: machine.id, chargeWeightKg: '6' });
-    await postCurve(server, token, started.id, { samples: [], events: [{ type: 'charge', t: 0 }] });
+    // A refused completion leaves the session taking posts.
+    await refusedUnchanged(server.owner, org, () => org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '6.001' }), 400, 'invalid_input', 'dropWeightKg');
+    const eventsOnly = await postSamples(server.url, token, started.id, { seq: 1, samples: [], events: [{ type: 'charge', t: 0 }] });
+    assert.deepEqual([eventsOnly.status, eventsOnly.body.accepted], [202, 0]);
+    assert.deepEqual((await live.readCurve(org.id, started.id))!.events, [{ type: 'charge', t: 0 }]);
     const res = await org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '5.1' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(
