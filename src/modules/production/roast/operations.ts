@@ -112,16 +112,19 @@ export const roastOperations = [
 
   defineOperation({
     name: 'production.roast.abortRoastBatch',
-    summary:
-      'Extension beyond the specification: abandon a live batch (started by mistake, or a roast that was dumped) with a reason ' +
-      `(required, 1–${ABORT_REASON_MAX_LENGTH} characters). The batch becomes aborted with abortReason and abortedAt; nothing is ` +
-      'consumed, no roasted lot is made and no curve is kept. Its live session stops taking posts at once (409 batch_not_live) and ' +
+    summary: 'Abandon a live roast batch, with a reason: nothing is consumed and no roasted lot is made (an extension beyond the specification).',
+    description:
+      `For a batch started by mistake, or a roast that was dumped. reason is required (1–${ABORT_REASON_MAX_LENGTH} characters, ` +
+      'trimmed). The batch becomes aborted with abortReason and abortedAt; nothing is consumed, no roasted lot is made and no ' +
+      'curve is kept. Its live session stops taking posts at once (409 batch_not_live) and ' +
       'its buffer is discarded after the transaction commits; watchers get the status aborted. Only a live batch can be aborted: ' +
       'a completed or aborted one is refused with 409 batch_not_live naming its state.',
     permission: 'production.roast.write',
     module,
     get: false,
+    extension: true,
     input: AbortRoastBatch,
+    errors: ['not_found', 'batch_not_live'],
     emits: ['production.roast.batch_aborted'],
     async handler(ctx, { id, reason }) {
       const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
