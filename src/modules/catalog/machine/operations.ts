@@ -5,21 +5,27 @@ import { defineOperation } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
 import { findLocation } from '../location/repository.js';
 import * as repo from './repository.js';
-import { ById, IssueMachineBridgeToken, ListMachines, RegisterMachine, UpdateMachine } from './schemas.js';
+import { pageOut } from '../../../rpc/outputs.js';
+import { ById, IssueMachineBridgeToken, ListMachines, Machine, MachineBridgeToken, RegisterMachine, UpdateMachine } from './schemas.js';
+import { machineBridgeTokenIssued, machineRegistered, machineUpdated } from './events.js';
 
 const module = 'core' as const;
 
 export const machineOperations = [
   defineOperation({
     name: 'catalog.machine.registerMachine',
-    summary:
-      'Register a roasting machine, active at once. Refused with 402 when the plan’s cap of active machines is reached. ' +
-      'minBatchKg ≤ maxBatchKg ≤ capacityKg; the location must not be archived. Codes are unique per organization.',
+    summary: 'Register a roasting machine; it is active at once.',
+    description:
+      'Refused with 402 `machine_cap_reached` when the plan’s cap of active machines is reached (the problem names `plan`, ' +
+      '`machineCap` and `activeMachines`). Batch sizes must satisfy minBatchKg ≤ maxBatchKg ≤ capacityKg (400 naming the field). ' +
+      'The location must exist (404) and not be archived (409 `location_archived`). Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'catalog.machine.write',
     module,
     get: false,
     input: RegisterMachine,
-    emits: ['catalog.machine.registered'],
+    output: Machine,
+    errors: ['not_found', 'location_archived', 'machine_cap_reached', 'duplicate'],
+    emits: [machineRegistered],
     async handler(ctx, input) {
       await repo.lockOrganization(ctx.tx, ctx.orgId);
       if (input.locationId) await requireOpenLocation(ctx.tx, ctx.orgId, input.locationId);
@@ -33,11 +39,14 @@ export const machineOperations = [
 
   defineOperation({
     name: 'catalog.machine.getMachine',
-    summary: 'A roasting machine. Its bridge tokens are never shown again after issue.',
+    summary: 'A roasting machine, active or not.',
+    description: 'Its bridge tokens are never shown again after issue. Another organization’s machine answers 404 exactly like a missing one.',
     permission: 'catalog.machine.read',
     module,
     get: true,
     input: ById,
+    output: Machine,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await repo.findMachine(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
     },
@@ -45,11 +54,14 @@ export const machineOperations = [
 
   defineOperation({
     name: 'catalog.machine.listMachines',
-    summary: 'Roasting machines, oldest first. Filters: machineType, connectivity, locationId, isActive, q (name, code, brand or model).',
+    summary: 'Roasting machines, oldest first.',
+    description: 'Filters: `machineType`, `connectivity`, `locationId`, `isActive`, `q` (case-insensitive search in name, code, brand and model). Inactive machines are listed unless `isActive` says otherwise.',
     permission: 'catalog.machine.read',
     module,
     get: true,
     input: ListMachines,
+    output: pageOut(Machine),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listMachines(ctx.tx, ctx.orgId, filter, page);
     },
@@ -57,14 +69,19 @@ export const machineOperations = [
 
   defineOperation({
     name: 'catalog.machine.updateMachine',
-    summary:
-      'Change a machine; null clears an optional field. Batch sizes are checked together with the stored ones. ' +
-      'Re-activating counts against the plan’s cap (402); deactivating revokes the machine’s bridge tokens.',
+    summary: 'Change a machine.',
+    description:
+      'Only the fields given change; `null` clears an optional field; the code is fixed. Batch sizes are checked together with the stored ones ' +
+      '(minBatchKg ≤ maxBatchKg ≤ capacityKg, 400 naming the field this request gave). A new location must exist (404) and not be archived ' +
+      '(409 `location_archived`). Re-activating counts against the plan’s cap (402 `machine_cap_reached`); deactivating revokes the machine’s ' +
+      'bridge tokens (the `catalog.machine.updated` event counts them).',
     permission: 'catalog.machine.write',
     module,
     get: false,
     input: UpdateMachine,
-    emits: ['catalog.machine.updated'],
+    output: Machine,
+    errors: ['not_found', 'location_archived', 'machine_cap_reached'],
+    emits: [machineUpdated],
     async handler(ctx, { id, ...changes }) {
       // Lock order org → machine → location, the same as registerMachine's org → location, so the two never deadlock.
       if (changes.isActive === true) await repo.lockOrganization(ctx.tx, ctx.orgId);
@@ -84,14 +101,17 @@ export const machineOperations = [
 
   defineOperation({
     name: 'catalog.machine.issueMachineBridgeToken',
-    summary:
-      'Issue a credential bound to one active machine that can only post its telemetry to /ingest/v1/. ' +
-      'The token is answered once; only its hash is kept. expiresInHours: 1–8760, default 720 (30 days).',
+    summary: 'Issue a bridge token: a credential bound to one machine that can only post its telemetry to /ingest/v1/.',
+    description:
+      'The token is answered once; only its hash is kept. `expiresInHours`: 1–8760, default 720 (30 days). ' +
+      'An inactive machine is refused (409 `machine_inactive`); deactivating a machine revokes its tokens.',
     permission: 'catalog.machine.write',
     module,
     get: false,
     input: IssueMachineBridgeToken,
-    emits: ['catalog.machine.bridge_token_issued'],
+    output: MachineBridgeToken,
+    errors: ['not_found', 'machine_inactive'],
+    emits: [machineBridgeTokenIssued],
     async handler(ctx, { machineId, expiresInHours }) {
       // Locked so a concurrent deactivation (which revokes tokens) cannot miss this one.
       const machine = (await repo.findMachine(ctx.tx, ctx.orgId, machineId, { forUpdate: true })) ?? throwNotFound(machineId, 'machineId');

@@ -3,7 +3,7 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, isoDate, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
-import type { MachineFilter, RegisterMachine, UpdateMachine } from './schemas.js';
+import type { CONNECTIVITIES, MACHINE_TYPES, MachineFilter, RegisterMachine, UpdateMachine } from './schemas.js';
 
 interface MachineRow {
   id: string;
@@ -12,12 +12,12 @@ interface MachineRow {
   location_id: string | null;
   brand: string | null;
   model: string | null;
-  machine_type: string | null;
+  machine_type: (typeof MACHINE_TYPES)[number] | null;
   /** numeric(10,3): exact decimal strings such as "15.000". */
   capacity_kg: string | null;
   min_batch_kg: string | null;
   max_batch_kg: string | null;
-  connectivity: string | null;
+  connectivity: (typeof CONNECTIVITIES)[number] | null;
   installed_at: Date | string | null;
   is_active: boolean;
   created_at: Date;

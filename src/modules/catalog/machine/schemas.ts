@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code, date, decimal, id, name, page, strict } from '../../../rpc/schemas.js';
+import { dateOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const MACHINE_TYPES = ['drum', 'fluid_bed', 'recirculating', 'sample', 'tangential', 'centrifugal'] as const;
 export const CONNECTIVITIES = ['none', 'logger', 'bridge', 'modbus', 'serial', 'cloud_api'] as const;
@@ -60,3 +61,30 @@ export const IssueMachineBridgeToken = strict({
 });
 
 export const ById = strict({ id: id() });
+
+export const Machine = out({
+  id: idOut,
+  code: z.string(),
+  name: z.string(),
+  locationId: idOut.nullable(),
+  brand: z.string().nullable(),
+  model: z.string().nullable(),
+  machineType: machineType.nullable(),
+  capacityKg: kgOut.nullable(),
+  minBatchKg: kgOut.nullable(),
+  maxBatchKg: kgOut.nullable(),
+  connectivity: connectivity.nullable(),
+  installedAt: dateOut.nullable(),
+  /** Only active machines count against the plan's cap and can hold bridge tokens. */
+  isActive: z.boolean(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Machine' });
+
+/** The bridge token's secret, answered once on issue: only its hash is kept. */
+export const MachineBridgeToken = out({
+  id: idOut,
+  token: z.string(),
+  machineId: idOut,
+  expiresAt: timeOut,
+}).meta({ id: 'MachineBridgeToken' });
