@@ -2,19 +2,24 @@ import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { invalidInput, notFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
-import { ById, CreatePartner, CreateProducer, ListPartners, ListProducers, UpdatePartner, UpdateProducer } from './schemas.js';
+import { pageOut } from '../../../rpc/outputs.js';
+import { ById, CreatePartner, CreateProducer, ListPartners, ListProducers, Partner, Producer, UpdatePartner, UpdateProducer } from './schemas.js';
+import { partnerCreated, partnerUpdated, producerCreated, producerUpdated } from './events.js';
 
 const module = 'core' as const;
 
 export const partyOperations = [
   defineOperation({
     name: 'catalog.party.createPartner',
-    summary: 'Create a trading partner holding one or more types (supplier, importer, customer, ...). Codes are unique per organization.',
+    summary: 'Create a trading partner holding one or more types (supplier, importer, customer, ...).',
+    description: 'A partner holds at least one type, each at most once. Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'catalog.party.write',
     module,
     get: false,
     input: CreatePartner,
-    emits: ['catalog.party.partner_created'],
+    output: Partner,
+    errors: ['duplicate'],
+    emits: [partnerCreated],
     async handler(ctx, input) {
       const partner = await repo.insertPartner(ctx.tx, ctx.orgId, input);
       await ctx.emit('catalog.party.partner_created', { partner });
@@ -24,11 +29,14 @@ export const partyOperations = [
 
   defineOperation({
     name: 'catalog.party.getPartner',
-    summary: 'A trading partner.',
+    summary: 'A trading partner, active or not.',
+    description: 'Another organization’s partner answers 404 exactly like a missing one.',
     permission: 'catalog.party.read',
     module,
     get: true,
     input: ById,
+    output: Partner,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await repo.findPartner(ctx.tx, ctx.orgId, id)) ?? throwNotFound('partner', id);
     },
@@ -36,11 +44,14 @@ export const partyOperations = [
 
   defineOperation({
     name: 'catalog.party.listPartners',
-    summary: 'Trading partners, oldest first. Filters: type (partners holding it), isActive, country, q (name or code).',
+    summary: 'Trading partners, oldest first.',
+    description: 'Filters: `type` (partners holding it, among others), `isActive`, `country`, `q` (case-insensitive search in name and code).',
     permission: 'catalog.party.read',
     module,
     get: true,
     input: ListPartners,
+    output: pageOut(Partner),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listPartners(ctx.tx, ctx.orgId, filter, page);
     },
@@ -48,12 +59,15 @@ export const partyOperations = [
 
   defineOperation({
     name: 'catalog.party.updatePartner',
-    summary: 'Change a trading partner; types replaces the whole list, null clears an optional field. The code is fixed.',
+    summary: 'Change a trading partner.',
+    description: 'Only the fields given change; `types` replaces the whole list; `null` clears an optional field. The code is fixed.',
     permission: 'catalog.party.write',
     module,
     get: false,
     input: UpdatePartner,
-    emits: ['catalog.party.partner_updated'],
+    output: Partner,
+    errors: ['not_found'],
+    emits: [partnerUpdated],
     async handler(ctx, { id, ...changes }) {
       (await repo.findPartner(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('partner', id);
       const partner = await repo.updatePartner(ctx.tx, ctx.orgId, id, changes);
@@ -64,14 +78,17 @@ export const partyOperations = [
 
   defineOperation({
     name: 'catalog.party.createProducer',
-    summary:
-      'Create a producer (where coffee was grown), optionally linked to a partner of this organization. ' +
-      'altitudeMinM may not exceed altitudeMaxM; coordinates are kept to six decimals.',
+    summary: 'Create a producer: where coffee was grown.',
+    description:
+      'May be linked to a partner of this organization (`partnerId`, 404 when it is not one). altitudeMinM may not exceed ' +
+      'altitudeMaxM (400 naming the field); coordinates are kept to six decimals. Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'catalog.party.write',
     module,
     get: false,
     input: CreateProducer,
-    emits: ['catalog.party.producer_created'],
+    output: Producer,
+    errors: ['not_found', 'duplicate'],
+    emits: [producerCreated],
     async handler(ctx, input) {
       if (input.partnerId) await requirePartner(ctx.tx, ctx.orgId, input.partnerId);
       requireAltitudeRange(input.altitudeMinM, input.altitudeMaxM, 'altitudeMinM');
@@ -83,11 +100,14 @@ export const partyOperations = [
 
   defineOperation({
     name: 'catalog.party.getProducer',
-    summary: 'A producer.',
+    summary: 'A producer, active or not.',
+    description: 'Another organization’s producer answers 404 exactly like a missing one.',
     permission: 'catalog.party.read',
     module,
     get: true,
     input: ById,
+    output: Producer,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await repo.findProducer(ctx.tx, ctx.orgId, id)) ?? throwNotFound('producer', id);
     },
@@ -95,11 +115,14 @@ export const partyOperations = [
 
   defineOperation({
     name: 'catalog.party.listProducers',
-    summary: 'Producers, oldest first. Filters: kind, country, partnerId, isActive, q (name, code or region).',
+    summary: 'Producers, oldest first.',
+    description: 'Filters: `kind`, `country`, `partnerId`, `isActive`, `q` (case-insensitive search in name, code and region).',
     permission: 'catalog.party.read',
     module,
     get: true,
     input: ListProducers,
+    output: pageOut(Producer),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listProducers(ctx.tx, ctx.orgId, filter, page);
     },
@@ -107,14 +130,18 @@ export const partyOperations = [
 
   defineOperation({
     name: 'catalog.party.updateProducer',
-    summary:
-      'Change a producer; null clears an optional field. The altitude range is checked against the stored bound ' +
-      'when only one bound changes. The code is fixed.',
+    summary: 'Change a producer.',
+    description:
+      'Only the fields given change; `null` clears an optional field, an empty list clears a list. A new `partnerId` must name a partner ' +
+      'of this organization (404). The altitude range is checked against the stored bound when only one bound changes (400 naming ' +
+      'the bound this request moved). The code is fixed.',
     permission: 'catalog.party.write',
     module,
     get: false,
     input: UpdateProducer,
-    emits: ['catalog.party.producer_updated'],
+    output: Producer,
+    errors: ['not_found'],
+    emits: [producerUpdated],
     async handler(ctx, { id, ...changes }) {
       const current = (await repo.findProducer(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('producer', id);
       if (changes.partnerId) await requirePartner(ctx.tx, ctx.orgId, changes.partnerId);

@@ -3,7 +3,7 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
-import type { CreatePartner, CreateProducer, PartnerFilter, ProducerFilter, UpdatePartner, UpdateProducer } from './schemas.js';
+import type { CreatePartner, CreateProducer, PARTNER_TYPES, PRODUCER_KINDS, PartnerFilter, ProducerFilter, UpdatePartner, UpdateProducer } from './schemas.js';
 
 type Changes<T extends z.ZodType> = Omit<z.output<T>, 'id'>;
 
@@ -11,7 +11,7 @@ interface PartnerRow {
   id: string;
   code: string;
   name: string;
-  types: string[];
+  types: (typeof PARTNER_TYPES)[number][];
   country: string | null;
   default_currency: string | null;
   payment_terms_days: number | null;
@@ -47,7 +47,7 @@ interface ProducerRow {
   id: string;
   code: string;
   name: string;
-  kind: string;
+  kind: (typeof PRODUCER_KINDS)[number];
   partner_id: string | null;
   country: string | null;
   region: string | null;

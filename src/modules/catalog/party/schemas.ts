@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code, country, currency, decimal, email, id, name, page, strict, text, url } from '../../../rpc/schemas.js';
+import { currencyOut, idOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const PARTNER_TYPES = ['supplier', 'importer', 'exporter', 'cooperative', 'producer', 'mill', 'broker', 'warehouse', 'customer'] as const;
 export const PRODUCER_KINDS = ['farm', 'cooperative', 'washing_station', 'estate', 'smallholder_group'] as const;
@@ -114,3 +115,43 @@ export const ProducerFilter = strict({
 export const ListProducers = strict({ filter: ProducerFilter.default({}), page });
 
 export const ById = strict({ id: id() });
+
+export const Partner = out({
+  id: idOut,
+  code: z.string(),
+  name: z.string(),
+  types: z.array(partnerType),
+  country: z.string().nullable(),
+  defaultCurrency: currencyOut.nullable(),
+  paymentTermsDays: z.number().int().nullable(),
+  contactEmail: z.string().nullable(),
+  contactPhone: z.string().nullable(),
+  website: z.string().nullable(),
+  notes: z.string().nullable(),
+  isActive: z.boolean(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Partner' });
+
+export const Producer = out({
+  id: idOut,
+  code: z.string(),
+  name: z.string(),
+  kind: producerKind,
+  partnerId: idOut.nullable(),
+  country: z.string().nullable(),
+  region: z.string().nullable(),
+  subregion: z.string().nullable(),
+  altitudeMinM: z.number().int().nullable(),
+  altitudeMaxM: z.number().int().nullable(),
+  /** Degrees, at most six decimals. */
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  varieties: z.array(z.string()),
+  processMethods: z.array(z.string()),
+  /** Hectares, at most three decimals: a measurement, answered as a number. */
+  farmSizeHa: z.number().nullable(),
+  isActive: z.boolean(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Producer' });
