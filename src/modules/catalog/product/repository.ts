@@ -2,12 +2,15 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import type { PRODUCT_FORMATS } from './schemas.js';
+
+type ProductFormat = (typeof PRODUCT_FORMATS)[number];
 
 interface ProductRow {
   id: string;
   sku: string;
   name: string;
-  format: string;
+  format: ProductFormat;
   net_weight_kg: string | null;
   list_price: string | null;
   currency: string | null;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code, currency, id, kg, money, name, page, strict } from '../../../rpc/schemas.js';
+import { currencyOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const PRODUCT_FORMATS = [
   'whole_bean', 'ground_espresso', 'ground_filter', 'ground_french_press', 'capsule', 'instant', 'drip_bag', 'bulk',
@@ -50,3 +51,19 @@ export const ProductFilter = strict({
 
 export const ListProducts = strict({ filter: ProductFilter.default({}), page });
 export const ById = strict({ id: id() });
+
+export const Product = out({
+  id: idOut,
+  sku: z.string(),
+  name: z.string(),
+  format: productFormat,
+  netWeightKg: kgOut.nullable(),
+  /** A decimal string with four decimals (numeric(14,4)); `currency` is set whenever it is. */
+  listPrice: decimalOut.nullable(),
+  currency: currencyOut.nullable(),
+  barcode: z.string().nullable(),
+  /** false: retired from sale. */
+  isActive: z.boolean(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Product' });
