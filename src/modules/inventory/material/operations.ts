@@ -3,24 +3,30 @@ import { ProblemError, conflict, notFound } from '../../../rpc/errors.js';
 import { findLocation } from '../../catalog/location/repository.js';
 import { findProduct } from '../../catalog/product/repository.js';
 import * as repo from './repository.js';
+import { pageOut } from '../../../rpc/outputs.js';
 import {
-  AdjustMaterialQuantity, ById, ByProduct, CreateMaterial, ExplodeMaterialRequirements, ListMaterials, SetBillOfMaterials,
+  AdjustMaterialQuantity, BillOfMaterials, BillOfMaterialsWithHistory, ById, ByProduct, CreateMaterial, ExplodeMaterialRequirements,
+  ListMaterials, Material, MaterialMovement, MaterialRequirements, SetBillOfMaterials,
 } from './schemas.js';
+import { billOfMaterialsPublished, materialCreated, materialQuantityAdjusted } from './events.js';
 
 const module = 'resource_planning' as const;
 
 export const materialOperations = [
   defineOperation({
     name: 'inventory.material.createMaterial',
-    summary:
-      'Create a packaging or other non-coffee material, counted in its own stock-keeping unit (pieces, metres, ...) to 3 decimals. ' +
-      'It starts with nothing on hand: stock arrives through adjustMaterialQuantity (reason receive). sku is unique per organization (409); ' +
-      'supplierPartnerId must be a partner of this organization (404); unitCost requires currency.',
+    summary: 'Create a packaging or other non-coffee material, counted in its own unit (pieces, metres, ...).',
+    description:
+      'Quantities are exact to three decimals. A material starts with nothing on hand: stock arrives through adjustMaterialQuantity ' +
+      '(reason `receive`). `sku` is unique per organization (409 `duplicate`); `supplierPartnerId` must be a partner of this ' +
+      'organization (404); `unitCost` requires `currency` (400).',
     permission: 'inventory.material.write',
     module,
     get: false,
     input: CreateMaterial,
-    emits: ['inventory.material.created'],
+    output: Material,
+    errors: ['duplicate', 'not_found'],
+    emits: [materialCreated],
     async handler(ctx, input) {
       const material = await repo.insertMaterial(ctx.tx, ctx.orgId, input);
       await ctx.emit('inventory.material.created', { material });
@@ -30,11 +36,14 @@ export const materialOperations = [
 
   defineOperation({
     name: 'inventory.material.getMaterial',
-    summary: 'A material with its balance (onHand) and whether that is below its reorder point (belowReorderPoint: onHand < reorderPoint).',
+    summary: 'A material with its balance (onHand).',
+    description: '`belowReorderPoint` is true when a reorder point is set and onHand is below it. Another organization’s material answers 404 exactly like a missing one.',
     permission: 'inventory.material.read',
     module,
     get: true,
     input: ById,
+    output: Material,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await repo.findMaterial(ctx.tx, ctx.orgId, id)) ?? materialNotFound(id);
     },
@@ -42,13 +51,16 @@ export const materialOperations = [
 
   defineOperation({
     name: 'inventory.material.listMaterials',
-    summary:
-      'Materials, oldest first. Filters: kind, supplierPartnerId, belowReorderPoint (true: has a reorder point and onHand is below it), ' +
-      'isActive, q (name or sku, case-insensitive).',
+    summary: 'Materials, oldest first.',
+    description:
+      'Filters: `kind`, `supplierPartnerId`, `belowReorderPoint` (true: has a reorder point and onHand is below it; false: all others), ' +
+      '`isActive`, `q` (case-insensitive search in name and sku).',
     permission: 'inventory.material.read',
     module,
     get: true,
     input: ListMaterials,
+    output: pageOut(Material),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listMaterials(ctx.tx, ctx.orgId, filter, page);
     },
@@ -56,17 +68,19 @@ export const materialOperations = [
 
   defineOperation({
     name: 'inventory.material.adjustMaterialQuantity',
-    summary:
-      'Append a ledger row and move the balance with it; the balance is never written directly. deltaQty is the signed change ' +
-      '(non-zero): receive must be positive, shrinkage and write_off negative (400 otherwise). Only recount may take the balance ' +
-      'below zero; any other decrease that would is refused with 409 insufficient_stock. locationId, if given, must be an ' +
-      'unarchived location of this organization. Answers { material, transaction }; the row names the credential that made it ' +
-      'and the resulting balance.',
+    summary: 'Append a ledger row to a material and move its balance with it; the balance is never written directly.',
+    description:
+      '`deltaQty` is the signed change and never zero: `receive` must be positive, `shrinkage` and `write_off` negative (400 otherwise). ' +
+      'Only `recount` may take the balance below zero; any other decrease that would is refused with 409 `insufficient_stock` ' +
+      '(the problem carries `onHand`). `locationId`, if given, must be a location of this organization (404) that is not archived ' +
+      '(409 `location_archived`). Answers the material and the ledger row, which names the credential that made it and the resulting balance.',
     permission: 'inventory.material.write',
     module,
     get: false,
     input: AdjustMaterialQuantity,
-    emits: ['inventory.material.quantity_adjusted'],
+    output: MaterialMovement,
+    errors: ['not_found', 'location_archived', 'insufficient_stock'],
+    emits: [materialQuantityAdjusted],
     async handler(ctx, { id, ...movement }) {
       const current = (await repo.findMaterial(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? materialNotFound(id);
       if (movement.locationId) {
@@ -89,15 +103,18 @@ export const materialOperations = [
 
   defineOperation({
     name: 'inventory.material.setBillOfMaterials',
-    summary:
-      'Publish a new version of the product’s bill of materials (versions count up per product) and retire the active one, together. ' +
-      'Each line: materialId, quantity (per yieldQty product units, default yieldQty 1), wastePct (0–100, default 0). A material may ' +
-      'appear once (400); unknown product or materials are 404 naming the path (e.g. lines[2].materialId). Published versions are never edited.',
+    summary: 'Publish a new version of the product’s bill of materials and retire the active one, together.',
+    description:
+      'Versions count up per product; published versions are never edited. Each line: `materialId`, `quantity` (per `yieldQty` product ' +
+      'units, default `yieldQty` 1), `wastePct` (0–100, default 0). A material may appear on one line only (400). An unknown product or ' +
+      'material is 404 naming the path (e.g. `lines[2].materialId`).',
     permission: 'inventory.material.write',
     module,
     get: false,
     input: SetBillOfMaterials,
-    emits: ['inventory.material.bom_published'],
+    output: BillOfMaterials,
+    errors: ['not_found'],
+    emits: [billOfMaterialsPublished],
     async handler(ctx, input) {
       // The product's row lock makes concurrent publications for one product take turns.
       if (!(await findProduct(ctx.tx, ctx.orgId, input.productId, { forUpdate: true }))) productNotFound(input.productId);
@@ -115,13 +132,16 @@ export const materialOperations = [
 
   defineOperation({
     name: 'inventory.material.getBillOfMaterials',
-    summary:
-      'The product’s active bill of materials with its lines, plus previousVersions: every retired version, newest first, each with ' +
-      'version, publishedAt, retiredAt and its lines as published. 404 no_bill_of_materials when none was ever published.',
+    summary: 'The product’s active bill of materials with its lines, and every retired version.',
+    description:
+      '`previousVersions` holds every retired version, newest first, each with its lines as published. An unknown product is 404 ' +
+      '`not_found`; a product that never had a bill of materials published is 404 `no_bill_of_materials`.',
     permission: 'inventory.material.read',
     module,
     get: true,
     input: ByProduct,
+    output: BillOfMaterialsWithHistory,
+    errors: ['not_found', 'no_bill_of_materials'],
     async handler(ctx, { productId }) {
       if (!(await findProduct(ctx.tx, ctx.orgId, productId))) productNotFound(productId);
       const [active, ...previousVersions] = await repo.findBillsOfMaterials(ctx.tx, ctx.orgId, productId);
@@ -132,15 +152,18 @@ export const materialOperations = [
 
   defineOperation({
     name: 'inventory.material.explodeMaterialRequirements',
-    summary:
-      'What making quantity units of the product takes from each material of its active bill of materials: required = ' +
-      'quantity / yieldQty × line quantity × (1 + wastePct / 100), exact, rounded up to 3 decimals; with onHand, shortBy, ' +
-      'remainingAfter, fallsBelowReorderPoint (remainingAfter < reorderPoint) and leadTimeDays. summary: canProduce, ' +
-      'maxProducibleQuantity from stock on hand, shortMaterialCount, longestLeadTimeDays among the short materials. Nothing is reserved.',
+    summary: 'What making a quantity of the product takes from each material of its active bill of materials, and what runs short.',
+    description:
+      'Per material: `required` = quantity / yieldQty × line quantity × (1 + wastePct / 100), exact, rounded up to three decimals; with ' +
+      '`onHand`, `shortBy`, `remainingAfter`, `fallsBelowReorderPoint` (remainingAfter < reorderPoint) and `leadTimeDays`. `summary`: ' +
+      '`canProduce`, `maxProducibleQuantity` from stock on hand, `shortMaterialCount`, `longestLeadTimeDays` among the short materials. ' +
+      'Nothing is reserved. An unknown product is 404 `not_found`; one without an active bill of materials 404 `no_bill_of_materials`.',
     permission: 'inventory.material.read',
     module,
     get: true,
     input: ExplodeMaterialRequirements,
+    output: MaterialRequirements,
+    errors: ['not_found', 'no_bill_of_materials'],
     async handler(ctx, { productId, quantity }) {
       if (!(await findProduct(ctx.tx, ctx.orgId, productId))) productNotFound(productId);
       return (await repo.explodeRequirements(ctx.tx, ctx.orgId, productId, quantity)) ?? noBillOfMaterials(productId);

@@ -2,7 +2,9 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
-import type { MaterialReason } from './schemas.js';
+import type { MATERIAL_KINDS, MaterialReason } from './schemas.js';
+
+type MaterialKind = (typeof MATERIAL_KINDS)[number];
 
 // ---------------------------------------------------------------------------------------------------
 // Materials
@@ -11,7 +13,7 @@ interface MaterialRow {
   id: string;
   sku: string;
   name: string;
-  kind: string;
+  kind: MaterialKind;
   unit_cost: string | null;
   currency: string | null;
   reorder_point: string | null;
@@ -123,7 +125,7 @@ export async function listMaterials(
 interface MaterialTransactionRow {
   id: string;
   material_id: string;
-  reason: string;
+  reason: MaterialReason;
   delta_qty: string;
   balance_after: string;
   location_id: string | null;
@@ -204,7 +206,7 @@ interface BillOfMaterialsLineRow {
   material_id: string;
   material_sku: string;
   material_name: string;
-  material_kind: string;
+  material_kind: MaterialKind;
   quantity: string;
   waste_pct: string;
 }
@@ -315,7 +317,7 @@ interface RequirementRow {
   material_id: string;
   sku: string;
   name: string;
-  kind: string;
+  kind: MaterialKind;
   quantity_per_yield: string;
   waste_pct: string;
   required: string;

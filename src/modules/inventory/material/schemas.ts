@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code, currency, decimal, id, money, name, page, strict, text } from '../../../rpc/schemas.js';
+import { currencyOut, decimalOut, idOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const MATERIAL_KINDS = ['bag', 'label', 'valve', 'box', 'tin', 'capsule', 'tape', 'insert', 'merch', 'other'] as const;
 export const MATERIAL_REASONS = ['receive', 'adjust', 'shrinkage', 'write_off', 'recount', 'return'] as const;
@@ -108,3 +109,108 @@ export const ExplodeMaterialRequirements = strict({
   /** Product units to make. */
   quantity: z.number().int().min(1).max(1_000_000_000),
 });
+
+/** A count in the material's own unit (pieces, metres, ...), always with exactly three decimals (`"250.000"`). */
+const quantityOut = z.string().regex(/^-?\d+\.\d{3}$/).describe("a count in the material's unit, a decimal string with three decimals");
+const materialKind = z.enum(MATERIAL_KINDS);
+
+export const Material = out({
+  id: idOut,
+  sku: z.string(),
+  name: z.string(),
+  kind: materialKind,
+  /** Four decimals; `currency` is set whenever it is. */
+  unitCost: decimalOut.nullable(),
+  currency: currencyOut.nullable(),
+  reorderPoint: quantityOut.nullable(),
+  reorderQty: quantityOut.nullable(),
+  leadTimeDays: z.number().int().nullable(),
+  supplierPartnerId: idOut.nullable(),
+  /** The balance: the sum of every ledger row; negative only after a recount said so. */
+  onHand: quantityOut,
+  /** A reorder point is set and onHand is below it. */
+  belowReorderPoint: z.boolean(),
+  isActive: z.boolean(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Material' });
+
+/** One row of a material's append-only ledger. */
+export const MaterialTransaction = out({
+  id: idOut,
+  materialId: idOut,
+  reason: z.enum(MATERIAL_REASONS),
+  /** The signed change to the balance. */
+  deltaQty: quantityOut,
+  balanceAfter: quantityOut,
+  locationId: idOut.nullable(),
+  /** The credential that made the change. */
+  credentialId: z.string(),
+  comment: z.string().nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'MaterialTransaction' });
+
+export const MaterialMovement = out({ material: Material, transaction: MaterialTransaction }).meta({ id: 'MaterialMovement' });
+
+export const BillOfMaterialsLineOut = out({
+  lineNo: z.number().int().min(1),
+  materialId: idOut,
+  materialSku: z.string(),
+  materialName: z.string(),
+  materialKind,
+  /** Consumed per yieldQty product units, in the material's unit. */
+  quantity: quantityOut,
+  /** Two decimals, 0–100. */
+  wastePct: decimalOut,
+}).meta({ id: 'BillOfMaterialsLine' });
+
+/** One published version; never edited, only retired (retiredAt) when the next version is published. */
+export const BillOfMaterials = out({
+  id: idOut,
+  productId: idOut,
+  version: z.number().int().min(1),
+  name: z.string(),
+  yieldQty: z.number().int().min(1),
+  /** The credential that published it. */
+  publishedBy: z.string(),
+  publishedAt: timeOut,
+  retiredAt: timeOut.nullable(),
+  lines: z.array(BillOfMaterialsLineOut),
+}).meta({ id: 'BillOfMaterials' });
+
+/** The active version, with every retired version newest first. */
+export const BillOfMaterialsWithHistory = BillOfMaterials.extend({ previousVersions: z.array(BillOfMaterials) }).meta({
+  id: 'BillOfMaterialsWithHistory',
+});
+
+export const MaterialRequirements = out({
+  productId: idOut,
+  quantity: z.number().int(),
+  billOfMaterials: out({ id: idOut, version: z.number().int().min(1), yieldQty: z.number().int().min(1) }),
+  /** One entry per line of the active bill of materials, in line order. */
+  materials: z.array(
+    out({
+      materialId: idOut,
+      sku: z.string(),
+      name: z.string(),
+      kind: materialKind,
+      quantityPerYield: quantityOut,
+      wastePct: decimalOut,
+      /** Rounded up to three decimals, so a shortage is never understated. */
+      required: quantityOut,
+      onHand: quantityOut,
+      shortBy: quantityOut,
+      remainingAfter: quantityOut,
+      reorderPoint: quantityOut.nullable(),
+      fallsBelowReorderPoint: z.boolean(),
+      leadTimeDays: z.number().int().nullable(),
+    }),
+  ),
+  summary: out({
+    canProduce: z.boolean(),
+    maxProducibleQuantity: z.number().int().nonnegative(),
+    shortMaterialCount: z.number().int().nonnegative(),
+    /** The longest lead time among the short materials; null when none is short or none has one. */
+    longestLeadTimeDays: z.number().int().nullable(),
+  }),
+}).meta({ id: 'MaterialRequirements' });
