@@ -2,22 +2,28 @@ import { defineOperation } from '../../../rpc/define.js';
 import { notFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import * as repo from './repository.js';
-import { ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
+import { pageOut } from '../../../rpc/outputs.js';
+import { Blend, BlendAvailability, ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
+import { blendCreated } from './events.js';
 
 const module = 'inventory' as const;
 
 export const blendOperations = [
   defineOperation({
     name: 'inventory.blend.createBlend',
-    summary:
-      'Store a blend recipe: components [{ greenLotId, ratioPct }] adding up to exactly 100 (2 decimals). Target ratios are never ' +
-      'changed afterwards. targetWeightLossPct (0–50) defaults to 15 for pre_roast blends. Post-roast components name green lots ' +
-      'until roasted lots exist.',
+    summary: 'Store a blend recipe: its components and their target ratios.',
+    description:
+      '`components` [{ greenLotId, ratioPct }]: ratios have at most 2 decimals and add up to exactly 100 (400 naming `components`); a lot ' +
+      'named twice is 400, a lot not in this organization 404, both naming `components[i].greenLotId`. Recipes are never changed afterwards. ' +
+      '`targetWeightLossPct` (0–50) defaults to 15 for pre_roast blends. Post-roast components name green lots until roasted lots exist. ' +
+      'Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'inventory.blend.write',
     module,
     get: false,
     input: CreateBlend,
-    emits: ['inventory.blend.created'],
+    output: Blend,
+    errors: ['not_found', 'duplicate'],
+    emits: [blendCreated],
     async handler(ctx, input) {
       const existing = await repo.existingGreenLotIds(ctx.tx, ctx.orgId, input.components.map((c) => c.greenLotId));
       input.components.forEach((c, i) => {
@@ -34,10 +40,13 @@ export const blendOperations = [
   defineOperation({
     name: 'inventory.blend.getBlend',
     summary: 'A blend recipe and its components.',
+    description: 'Another organization’s blend answers 404 exactly like a missing one.',
     permission: 'inventory.blend.read',
     module,
     get: true,
     input: ById,
+    output: Blend,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await repo.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
     },
@@ -45,11 +54,14 @@ export const blendOperations = [
 
   defineOperation({
     name: 'inventory.blend.listBlends',
-    summary: 'Blend recipes with their components, oldest first. Filters: blendType, roastLevel, isDecaf, q (name or code).',
+    summary: 'Blend recipes with their components, oldest first.',
+    description: 'Filters: `blendType`, `roastLevel`, `isDecaf`, `q` (case-insensitive search in name and code).',
     permission: 'inventory.blend.read',
     module,
     get: true,
     input: ListBlends,
+    output: pageOut(Blend),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listBlends(ctx.tx, ctx.orgId, filter, page);
     },
@@ -57,14 +69,17 @@ export const blendOperations = [
 
   defineOperation({
     name: 'inventory.blend.validateBlendAvailability',
-    summary:
-      'Whether requestedKg of the blend can be made from current stock. Per component: neededKg (pre_roast: requested × ratio / ' +
-      '(1 − loss), grossed up for roast loss; post_roast: requested × ratio; rounded up to the gram), availableKg (on hand − ' +
-      'reserved; 0 for a quarantined lot) and shortKg. Reads only: nothing is reserved.',
+    summary: 'Whether requestedKg of the blend can be made from current stock, with the shortfall per component.',
+    description:
+      'Per component: `neededKg` (pre_roast: requested × ratio / (1 − loss), grossed up for roast loss; post_roast: requested × ratio; ' +
+      'rounded up to the gram), `availableKg` (on hand − reserved, never below zero; 0 for a quarantined lot) and `shortKg`. ' +
+      'Reads only: nothing is reserved. An unknown blend is 404 naming `blendId`.',
     permission: 'inventory.blend.read',
     module,
     get: false,
     input: ValidateBlendAvailability,
+    output: BlendAvailability,
+    errors: ['not_found'],
     async handler(ctx, { blendId, requestedKg }) {
       const blend = (await repo.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
       const components = await repo.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);

@@ -2,14 +2,14 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
-import type { BlendFilterInput, CreateBlendInput } from './schemas.js';
+import type { BlendFilterInput, CreateBlendInput, ROAST_LEVELS } from './schemas.js';
 
 interface BlendRow {
   id: string;
   code: string;
   name: string;
   blend_type: 'pre_roast' | 'post_roast';
-  roast_level: string | null;
+  roast_level: (typeof ROAST_LEVELS)[number] | null;
   is_decaf: boolean;
   target_weight_loss_pct: string | null;
   created_at: Date;

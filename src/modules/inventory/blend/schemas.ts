@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { code, decimal, id, kg, name, page, strict } from '../../../rpc/schemas.js';
 import { scaled } from '../../../lib/grams.js';
+import { decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const BLEND_TYPES = ['pre_roast', 'post_roast'] as const;
 export const ROAST_LEVELS = ['light', 'medium', 'dark'] as const;
@@ -51,3 +52,54 @@ export const ValidateBlendAvailability = strict({ blendId: id('blendId'), reques
 
 export type CreateBlendInput = z.output<typeof CreateBlend>;
 export type BlendFilterInput = z.output<typeof BlendFilter>;
+
+export const BlendComponent = out({
+  id: idOut,
+  greenLotId: idOut,
+  lotCode: z.string(),
+  /** Two decimals; a blend's ratios add up to exactly 100. */
+  ratioPct: decimalOut,
+}).meta({ id: 'BlendComponent' });
+
+/** A recipe: immutable once created. */
+export const Blend = out({
+  id: idOut,
+  code: z.string(),
+  name: z.string(),
+  blendType: z.enum(BLEND_TYPES),
+  roastLevel: z.enum(ROAST_LEVELS).nullable(),
+  isDecaf: z.boolean(),
+  /** Two decimals; always set for pre_roast blends (default 15), null for post_roast ones unless given. */
+  targetWeightLossPct: decimalOut.nullable(),
+  /** In the recipe's order. */
+  components: z.array(BlendComponent),
+  createdAt: timeOut,
+}).meta({ id: 'Blend' });
+
+export const BlendAvailability = out({
+  blendId: idOut,
+  blendType: z.enum(BLEND_TYPES),
+  requestedKg: kgOut,
+  targetWeightLossPct: decimalOut.nullable(),
+  /** true for pre_roast blends: green needed is grossed up for the expected roast loss. */
+  grossedUpForRoastLoss: z.boolean(),
+  /** Every component has enough available: totalShortKg is zero. */
+  available: z.boolean(),
+  totalNeededKg: kgOut,
+  totalShortKg: kgOut,
+  /** In the recipe's order. */
+  components: z.array(
+    out({
+      greenLotId: idOut,
+      lotCode: z.string(),
+      ratioPct: decimalOut,
+      /** A quarantined lot has nothing available. */
+      quarantined: z.boolean(),
+      /** Rounded up to the gram. */
+      neededKg: kgOut,
+      /** On hand − reserved, never below zero; zero for a quarantined lot. */
+      availableKg: kgOut,
+      shortKg: kgOut,
+    }),
+  ),
+}).meta({ id: 'BlendAvailability' });
