@@ -1114,13 +1114,13 @@ export interface Operations {
             }
           ];
     };
-    output: {};
+    output: Blend;
   };
   'inventory.blend.getBlend': {
     input: {
       id: string;
     };
-    output: {};
+    output: Blend;
   };
   'inventory.blend.listBlends': {
     input: {
@@ -1135,14 +1135,17 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Blend[];
+      nextCursor: string | null;
+    };
   };
   'inventory.blend.validateBlendAvailability': {
     input: {
       blendId: string;
       requestedKg: string | number;
     };
-    output: {};
+    output: BlendAvailability;
   };
   'catalog.party.createPartner': {
     input: {
@@ -1672,13 +1675,13 @@ export interface Operations {
       website?: string;
       notes?: string;
     };
-    output: {};
+    output: Partner;
   };
   'catalog.party.getPartner': {
     input: {
       id: string;
     };
-    output: {};
+    output: Partner;
   };
   'catalog.party.listPartners': {
     input: {
@@ -1702,7 +1705,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Partner[];
+      nextCursor: string | null;
+    };
   };
   'catalog.party.updatePartner': {
     input: {
@@ -2233,7 +2239,7 @@ export interface Operations {
       notes?: string | null;
       isActive?: boolean;
     };
-    output: {};
+    output: Partner;
   };
   'catalog.party.createProducer': {
     input: {
@@ -2258,13 +2264,13 @@ export interface Operations {
       processMethods?: string[];
       farmSizeHa?: string | number;
     };
-    output: {};
+    output: Producer;
   };
   'catalog.party.getProducer': {
     input: {
       id: string;
     };
-    output: {};
+    output: Producer;
   };
   'catalog.party.listProducers': {
     input: {
@@ -2280,7 +2286,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Producer[];
+      nextCursor: string | null;
+    };
   };
   'catalog.party.updateProducer': {
     input: {
@@ -2306,7 +2315,7 @@ export interface Operations {
       farmSizeHa?: string | number | null;
       isActive?: boolean;
     };
-    output: {};
+    output: Producer;
   };
   'catalog.machine.registerMachine': {
     input: {
@@ -2322,13 +2331,13 @@ export interface Operations {
       connectivity?: 'none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api';
       installedAt?: string;
     };
-    output: {};
+    output: Machine;
   };
   'catalog.machine.getMachine': {
     input: {
       id: string;
     };
-    output: {};
+    output: Machine;
   };
   'catalog.machine.listMachines': {
     input: {
@@ -2344,7 +2353,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Machine[];
+      nextCursor: string | null;
+    };
   };
   'catalog.machine.updateMachine': {
     input: {
@@ -2361,14 +2373,14 @@ export interface Operations {
       installedAt?: string | null;
       isActive?: boolean;
     };
-    output: {};
+    output: Machine;
   };
   'catalog.machine.issueMachineBridgeToken': {
     input: {
       machineId: string;
       expiresInHours?: number;
     };
-    output: {};
+    output: MachineBridgeToken;
   };
   'catalog.product.createProduct': {
     input: {
@@ -2388,13 +2400,13 @@ export interface Operations {
       currency?: string;
       barcode?: string;
     };
-    output: {};
+    output: Product;
   };
   'catalog.product.getProduct': {
     input: {
       id: string;
     };
-    output: {};
+    output: Product;
   };
   'catalog.product.listProducts': {
     input: {
@@ -2416,7 +2428,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Product[];
+      nextCursor: string | null;
+    };
   };
   'catalog.product.updateProduct': {
     input: {
@@ -2437,7 +2452,7 @@ export interface Operations {
       barcode?: string | null;
       isActive?: boolean;
     };
-    output: {};
+    output: Product;
   };
   'inventory.material.createMaterial': {
     input: {
@@ -2451,13 +2466,13 @@ export interface Operations {
       leadTimeDays?: number;
       supplierPartnerId?: string;
     };
-    output: {};
+    output: Material;
   };
   'inventory.material.getMaterial': {
     input: {
       id: string;
     };
-    output: {};
+    output: Material;
   };
   'inventory.material.listMaterials': {
     input: {
@@ -2473,7 +2488,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Material[];
+      nextCursor: string | null;
+    };
   };
   'inventory.material.adjustMaterialQuantity': {
     input: {
@@ -2483,7 +2501,7 @@ export interface Operations {
       locationId?: string;
       comment?: string;
     };
-    output: {};
+    output: MaterialMovement;
   };
   'inventory.material.setBillOfMaterials': {
     input: {
@@ -2507,20 +2525,20 @@ export interface Operations {
         }[]
       ];
     };
-    output: {};
+    output: BillOfMaterials;
   };
   'inventory.material.getBillOfMaterials': {
     input: {
       productId: string;
     };
-    output: {};
+    output: BillOfMaterialsWithHistory;
   };
   'inventory.material.explodeMaterialRequirements': {
     input: {
       productId: string;
       quantity: number;
     };
-    output: {};
+    output: MaterialRequirements;
   };
   'production.profile.createProfile': {
     input: {
@@ -2874,6 +2892,275 @@ export interface Location {
   archivedAt: string | null;
   createdAt: string;
   updatedAt: string;
+}
+export interface Blend {
+  id: string;
+  code: string;
+  name: string;
+  blendType: 'pre_roast' | 'post_roast';
+  roastLevel: ('light' | 'medium' | 'dark') | null;
+  isDecaf: boolean;
+  targetWeightLossPct: string | null;
+  components: BlendComponent[];
+  createdAt: string;
+}
+export interface BlendComponent {
+  id: string;
+  greenLotId: string;
+  lotCode: string;
+  /**
+   * an exact decimal as a string
+   */
+  ratioPct: string;
+}
+export interface BlendAvailability {
+  blendId: string;
+  blendType: 'pre_roast' | 'post_roast';
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  requestedKg: string;
+  targetWeightLossPct: string | null;
+  grossedUpForRoastLoss: boolean;
+  available: boolean;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  totalNeededKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  totalShortKg: string;
+  components: {
+    greenLotId: string;
+    lotCode: string;
+    /**
+     * an exact decimal as a string
+     */
+    ratioPct: string;
+    quarantined: boolean;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    neededKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    availableKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    shortKg: string;
+  }[];
+}
+export interface Partner {
+  id: string;
+  code: string;
+  name: string;
+  types: (
+    'supplier' | 'importer' | 'exporter' | 'cooperative' | 'producer' | 'mill' | 'broker' | 'warehouse' | 'customer'
+  )[];
+  country: string | null;
+  defaultCurrency: string | null;
+  paymentTermsDays: number | null;
+  contactEmail: string | null;
+  contactPhone: string | null;
+  website: string | null;
+  notes: string | null;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface Producer {
+  id: string;
+  code: string;
+  name: string;
+  kind: 'farm' | 'cooperative' | 'washing_station' | 'estate' | 'smallholder_group';
+  partnerId: string | null;
+  country: string | null;
+  region: string | null;
+  subregion: string | null;
+  altitudeMinM: number | null;
+  altitudeMaxM: number | null;
+  latitude: number | null;
+  longitude: number | null;
+  varieties: string[];
+  processMethods: string[];
+  farmSizeHa: number | null;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface Machine {
+  id: string;
+  code: string;
+  name: string;
+  locationId: string | null;
+  brand: string | null;
+  model: string | null;
+  machineType: ('drum' | 'fluid_bed' | 'recirculating' | 'sample' | 'tangential' | 'centrifugal') | null;
+  capacityKg: string | null;
+  minBatchKg: string | null;
+  maxBatchKg: string | null;
+  connectivity: ('none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api') | null;
+  installedAt: string | null;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface MachineBridgeToken {
+  id: string;
+  token: string;
+  machineId: string;
+  expiresAt: string;
+}
+export interface Product {
+  id: string;
+  sku: string;
+  name: string;
+  format:
+    | 'whole_bean'
+    | 'ground_espresso'
+    | 'ground_filter'
+    | 'ground_french_press'
+    | 'capsule'
+    | 'instant'
+    | 'drip_bag'
+    | 'bulk';
+  netWeightKg: string | null;
+  listPrice: string | null;
+  currency: string | null;
+  barcode: string | null;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface Material {
+  id: string;
+  sku: string;
+  name: string;
+  kind: 'bag' | 'label' | 'valve' | 'box' | 'tin' | 'capsule' | 'tape' | 'insert' | 'merch' | 'other';
+  unitCost: string | null;
+  currency: string | null;
+  reorderPoint: string | null;
+  reorderQty: string | null;
+  leadTimeDays: number | null;
+  supplierPartnerId: string | null;
+  /**
+   * a count in the material's unit, a decimal string with three decimals
+   */
+  onHand: string;
+  belowReorderPoint: boolean;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface MaterialMovement {
+  material: Material;
+  transaction: MaterialTransaction;
+}
+export interface MaterialTransaction {
+  id: string;
+  materialId: string;
+  reason: 'receive' | 'adjust' | 'shrinkage' | 'write_off' | 'recount' | 'return';
+  /**
+   * a count in the material's unit, a decimal string with three decimals
+   */
+  deltaQty: string;
+  /**
+   * a count in the material's unit, a decimal string with three decimals
+   */
+  balanceAfter: string;
+  locationId: string | null;
+  credentialId: string;
+  comment: string | null;
+  createdAt: string;
+}
+export interface BillOfMaterials {
+  id: string;
+  productId: string;
+  version: number;
+  name: string;
+  yieldQty: number;
+  publishedBy: string;
+  publishedAt: string;
+  retiredAt: string | null;
+  lines: BillOfMaterialsLine[];
+}
+export interface BillOfMaterialsLine {
+  lineNo: number;
+  materialId: string;
+  materialSku: string;
+  materialName: string;
+  materialKind: 'bag' | 'label' | 'valve' | 'box' | 'tin' | 'capsule' | 'tape' | 'insert' | 'merch' | 'other';
+  /**
+   * a count in the material's unit, a decimal string with three decimals
+   */
+  quantity: string;
+  /**
+   * an exact decimal as a string
+   */
+  wastePct: string;
+}
+export interface BillOfMaterialsWithHistory {
+  id: string;
+  productId: string;
+  version: number;
+  name: string;
+  yieldQty: number;
+  publishedBy: string;
+  publishedAt: string;
+  retiredAt: string | null;
+  lines: BillOfMaterialsLine[];
+  previousVersions: BillOfMaterials[];
+}
+export interface MaterialRequirements {
+  productId: string;
+  quantity: number;
+  billOfMaterials: {
+    id: string;
+    version: number;
+    yieldQty: number;
+  };
+  materials: {
+    materialId: string;
+    sku: string;
+    name: string;
+    kind: 'bag' | 'label' | 'valve' | 'box' | 'tin' | 'capsule' | 'tape' | 'insert' | 'merch' | 'other';
+    /**
+     * a count in the material's unit, a decimal string with three decimals
+     */
+    quantityPerYield: string;
+    /**
+     * an exact decimal as a string
+     */
+    wastePct: string;
+    /**
+     * a count in the material's unit, a decimal string with three decimals
+     */
+    required: string;
+    /**
+     * a count in the material's unit, a decimal string with three decimals
+     */
+    onHand: string;
+    /**
+     * a count in the material's unit, a decimal string with three decimals
+     */
+    shortBy: string;
+    /**
+     * a count in the material's unit, a decimal string with three decimals
+     */
+    remainingAfter: string;
+    reorderPoint: string | null;
+    fallsBelowReorderPoint: boolean;
+    leadTimeDays: number | null;
+  }[];
+  summary: {
+    canProduce: boolean;
+    maxProducibleQuantity: number;
+    shortMaterialCount: number;
+    longestLeadTimeDays: number | null;
+  };
 }
 export interface Profile {
   id: string;
@@ -3375,8 +3662,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3395,6 +3684,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3434,6 +3724,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -3456,6 +3747,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3474,6 +3766,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3513,6 +3806,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -3533,8 +3827,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3553,6 +3849,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3592,6 +3889,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -3607,13 +3905,17 @@ export const OPERATIONS = {
       "invalid_input",
       "invalid_idempotency_key",
       "unauthenticated",
+      "machine_cap_reached",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "location_archived",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3632,6 +3934,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3666,13 +3969,16 @@ export const OPERATIONS = {
       "invalid_input",
       "invalid_idempotency_key",
       "unauthenticated",
+      "machine_cap_reached",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "location_archived",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3691,8 +3997,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "machine_inactive",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3713,6 +4021,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3731,6 +4040,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3770,8 +4080,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3790,8 +4102,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3810,6 +4124,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3849,8 +4164,11 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "location_archived",
+      "insufficient_stock",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3869,6 +4187,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -3889,6 +4208,8 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
+      "no_bill_of_materials",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3908,6 +4229,8 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
+      "no_bill_of_materials",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
