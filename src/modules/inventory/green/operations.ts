@@ -2,8 +2,8 @@ import type { Queryable } from '../../../db/client.js';
 import { newId } from '../../../lib/ids.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
-import { grams, kgString } from '../../../lib/grams.js';
 import { pageOut } from '../../../rpc/outputs.js';
+import { grams, kgString } from '../../../lib/grams.js';
 import * as repo from './repository.js';
 import {
   AdjustGreenLotQuantity,

@@ -4,7 +4,7 @@ import { newId } from '../../../lib/ids.js';
 import { invalidInput } from '../../../rpc/errors.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
 import { grams } from '../../../lib/grams.js';
-import type { CostBucket, GreenLedgerKind, GreenLotFilterInput, GreenState, ImportGreenLotInput, TraceKind } from './schemas.js';
+import type { CostBucket, GreenLedgerKind, GreenLotFilterInput, GreenState, ImportGreenLotInput } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Lots
@@ -467,7 +467,7 @@ export async function listLedger(q: Queryable, orgId: string, lotId: string, pag
 // ---------------------------------------------------------------------------------------------------
 // Lineage
 
-export type { TraceKind };
+export type TraceKind = 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
 
 export interface NewLineageEdge {
   fromKind: TraceKind;
