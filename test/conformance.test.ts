@@ -66,11 +66,13 @@ test('the registry matches the specification', async (t) => {
     const namespace = op.name.slice(0, op.name.lastIndexOf('.'));
     const siblings = spec.filter((s) => s.operation.startsWith(`${namespace}.`));
     assert.ok(siblings.some((s) => s.permission === op.permission && s.module === op.module), `${op.name}: a permission and module of ${namespace}`);
+    assert.equal(op.extension, true, `${op.name}: declared as an extension, so the API documents it as one`);
   }
 
   for (const op of operations.filter((o) => specByName.has(o.name))) {
     await t.test(op.name, () => {
       const s = specByName.get(op.name)!;
+      assert.ok(!op.extension, 'a specified operation is not an extension');
       assert.equal(op.permission, s.permission, 'permission');
       assert.equal(op.module, s.module, 'module');
       assert.equal(op.get, s.get, 'GET flag');

@@ -35,6 +35,7 @@ export const PROBLEM_CODES = {
   lot_quarantined: { status: 409, meaning: 'The lot is quarantined: it cannot be reserved, split, merged or roasted.' },
   lot_reserved: { status: 409, meaning: 'The lot holds reserved coffee the change would touch.' },
   lot_empty: { status: 409, meaning: 'The lot holds nothing to act on.' },
+  stock_spread_across_locations: { status: 409, meaning: 'No single location holds the weight; transfer the coffee to one location first.' },
   machine_inactive: { status: 409, meaning: 'The machine is not active.' },
   machine_cap_reached: { status: 402, meaning: "The plan's machine cap is reached." },
   batch_not_live: { status: 409, meaning: 'The roast batch is not live (already completed or aborted).' },

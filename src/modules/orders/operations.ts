@@ -6,18 +6,36 @@ import { insertLineageEdges } from '../inventory/green/repository.js';
 import { appendRoastedLedger, type RoastedLedgerKind } from '../inventory/roast/repository.js';
 import { planClaims } from './allocation.js';
 import * as repo from './repository.js';
+import { pageOut } from '../../rpc/outputs.js';
 import {
   AllocateOrder,
   ById,
   CancelOrder,
   CreateCustomer,
   CreateOrder,
+  Customer,
   ListCustomers,
   ListOrders,
+  Order,
+  OrderAllocationRelease,
+  OrderAllocationResult,
+  OrderCancellation,
+  OrderFulfillment,
+  OrderSummary,
   ReleaseOrderAllocation,
   type CreateOrderInput,
   type OrderState,
 } from './schemas.js';
+import {
+  customerCreated,
+  orderAllocated,
+  orderAllocationReleased,
+  orderCanceled,
+  orderConfirmed,
+  orderCreated,
+  orderFulfilled,
+  orderPartiallyAllocated,
+} from './events.js';
 
 const module = 'orders' as const;
 
@@ -27,14 +45,18 @@ const FULFILMENT = 'fulfilment' as RoastedLedgerKind;
 export const orderOperations = [
   defineOperation({
     name: 'orders.createCustomer',
-    summary:
-      'Create a customer: customerType, the invoicing currency (orders default to it), paymentTermsDays (0–365), contactEmail and a ' +
-      'shippingAddress (line1, line2, city, region, postalCode, country, recipient). Codes are unique per organization (409).',
+    summary: 'Create a customer.',
+    description:
+      'customerType, the invoicing currency (orders without their own currency take it), paymentTermsDays (0–365), ' +
+      'contactEmail and a shippingAddress (line1, line2, city, region, postalCode, country, recipient). Codes are unique per ' +
+      'organization (409 `duplicate`, naming `code`).',
     permission: 'orders.write',
     module,
     get: false,
     input: CreateCustomer,
-    emits: ['orders.customer.created'],
+    output: Customer,
+    errors: ['duplicate'],
+    emits: [customerCreated],
     async handler(ctx, input) {
       const customer = await repo.insertCustomer(ctx.tx, ctx.orgId, input);
       await ctx.emit('orders.customer.created', { customer });
@@ -44,11 +66,14 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.listCustomers',
-    summary: 'Customers, oldest first. Filters: customerType, q (name, code or contact email).',
+    summary: 'Customers, oldest first.',
+    description: 'Filters: `customerType`, `q` (case-insensitive search in name, code and contact email).',
     permission: 'orders.read',
     module,
     get: true,
     input: ListCustomers,
+    output: pageOut(Customer),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listCustomers(ctx.tx, ctx.orgId, filter, page);
     },
@@ -56,17 +81,21 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.createOrder',
-    summary:
-      'Create a draft sales order. Each line names its coffee, exactly one of roastedLotId (that lot) or greenLotId (any roast of ' +
-      'that green coffee, only roasts with profileId when given), optionally the productId it is sold as, quantityKg of roasted ' +
-      'coffee and unitPrice per kilogram. The order is priced in one currency: currency, else the customer’s; a line’s currency ' +
-      'must equal it. channel defaults to direct. With externalOrderId, creating the same channel’s order again (also ' +
-      'concurrently) writes nothing and answers the order stored first. orderNumber is unique per organization (409).',
+    summary: 'Create a draft sales order with its lines.',
+    description:
+      'Each line names its coffee, exactly one of `roastedLotId` (that lot) or `greenLotId` (any roast of that green coffee, ' +
+      'only roasts with `profileId` when given), optionally the `productId` it is sold as, `quantityKg` of roasted coffee and ' +
+      '`unitPrice` per kilogram. The order is priced in one currency: `currency`, else the customer’s; a line’s currency must ' +
+      'equal it (400 naming the line). An id that does not exist in the organization is 404 naming the field. `channel` ' +
+      'defaults to `direct`. With `externalOrderId`, creating the same channel’s order again (also concurrently) writes nothing ' +
+      'and answers the order stored first. `orderNumber` is unique per organization (409 `duplicate`).',
     permission: 'orders.write',
     module,
     get: false,
     input: CreateOrder,
-    emits: ['orders.order.created'],
+    output: Order,
+    errors: ['not_found', 'duplicate'],
+    emits: [orderCreated],
     async handler(ctx, input) {
       const reimported = input.externalOrderId && (await repo.findOrderIdByExternalId(ctx.tx, ctx.orgId, input.channel, input.externalOrderId));
       if (reimported) return orderOrThrow(ctx.tx, ctx.orgId, reimported);
@@ -99,13 +128,16 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.getOrder',
-    summary:
-      'An order with its customer, totals and lines; each line with its claims (active, or fulfilled with the fulfilment id), ' +
-      'allocatedKg (claimed, not shipped), fulfilledKg and unallocatedKg.',
+    summary: 'An order with its customer, totals and lines.',
+    description:
+      'Each line with its claims (active, or fulfilled with the fulfilment id), `allocatedKg` (claimed, not shipped), ' +
+      '`fulfilledKg` and `unallocatedKg`. Released claims are history and not listed.',
     permission: 'orders.read',
     module,
     get: true,
     input: ById,
+    output: Order,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return orderOrThrow(ctx.tx, ctx.orgId, id);
     },
@@ -113,13 +145,16 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.listOrders',
-    summary:
-      'Orders, newest first, without their lines (lineCount and totals instead). Filters: state, customerId, channel, ' +
-      'requestedShipFrom and requestedShipTo (days, UTC, inclusive), q (order number, external order id or customer name).',
+    summary: 'Orders, newest first, without their lines.',
+    description:
+      '`lineCount` and totals stand in for the lines. Filters: `state`, `customerId`, `channel`, `requestedShipFrom` and ' +
+      '`requestedShipTo` (days, UTC, inclusive), `q` (case-insensitive search in order number, external order id and customer name).',
     permission: 'orders.read',
     module,
     get: true,
     input: ListOrders,
+    output: pageOut(OrderSummary),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listOrders(ctx.tx, ctx.orgId, filter, page);
     },
@@ -127,12 +162,17 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.confirmOrder',
-    summary: 'Confirm a draft order (409 invalid_state_transition otherwise): from now on its lines are demand for production planning.',
+    summary: 'Confirm a draft order.',
+    description:
+      'Only a draft can be confirmed (409 `invalid_state_transition` otherwise). From then on its lines are demand for ' +
+      'production planning and it can be allocated.',
     permission: 'orders.write',
     module,
     get: false,
     input: ById,
-    emits: ['orders.order.confirmed'],
+    output: Order,
+    errors: ['not_found', 'invalid_state_transition', 'concurrent_update'],
+    emits: [orderConfirmed],
     async handler(ctx, { id }) {
       const locked = await lockOrderIn(ctx.tx, ctx.orgId, id, ['draft'], 'confirmed');
       await repo.confirmOrder(ctx.tx, ctx.orgId, locked.id);
@@ -144,18 +184,22 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.allocateOrder',
-    summary:
-      'Claim roasted stock for every line still short, line by line: strategy fefo (default) spends the lots with the earliest ' +
-      'best-before day (roasted day + the lot’s shelf life) first, fifo the earliest roasted. A claim moves no stock; a lot’s ' +
-      'available weight is its on-hand weight less all active claims, so the same kilograms are never promised twice, also to ' +
-      'orders allocated at the same moment. The answer says complete: true with state allocated, or complete: false with the ' +
-      'shortfall per line and state partially_allocated (claims made are kept; allocate again to top up, or release them). ' +
-      'Allowed for confirmed, partially_allocated and allocated orders (an allocated order answers unchanged).',
+    summary: 'Claim roasted stock for every line still short.',
+    description:
+      'Line by line: strategy `fefo` (default) spends the lots with the earliest best-before day (roasted day + the lot’s shelf ' +
+      'life) first, `fifo` the earliest roasted. A claim moves no stock; a lot’s available weight is its on-hand weight less all ' +
+      'active claims, so the same kilograms are never promised twice, also to orders allocated at the same moment. The answer ' +
+      'says `complete: true` with state allocated, or `complete: false` with the shortfall per line and state ' +
+      'partially_allocated (claims made are kept; allocate again to top up, or release them). Allowed for confirmed, ' +
+      'partially_allocated and allocated orders (an allocated order answers unchanged); otherwise 409 `invalid_state_transition`. ' +
+      'Emits `orders.order.allocated` or `orders.order.partially_allocated` when it claimed something.',
     permission: 'orders.write',
     module,
     get: false,
     input: AllocateOrder,
-    emits: ['orders.order.allocated', 'orders.order.partially_allocated'],
+    output: OrderAllocationResult,
+    errors: ['not_found', 'invalid_state_transition', 'concurrent_update'],
+    emits: [orderAllocated, orderPartiallyAllocated],
     async handler(ctx, { id, strategy }) {
       await lockOrderIn(ctx.tx, ctx.orgId, id, ['confirmed', 'partially_allocated', 'allocated'], 'allocated');
       const lines = (await repo.openLines(ctx.tx, ctx.orgId, id)).filter((line) => line.remaining > 0n);
@@ -175,15 +219,18 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.releaseOrderAllocation',
-    summary:
-      'Release every active claim of one order line: its kilograms are available to other orders again, and the order becomes ' +
-      'partially_allocated or, with no claim left, confirmed. 409 not_allocated when the line holds no claim; 409 ' +
-      'invalid_state_transition for a fulfilled or canceled order.',
+    summary: 'Release every active claim of one order line.',
+    description:
+      'Its kilograms are available to other orders again, and the order becomes partially_allocated or, with no claim left, ' +
+      'confirmed. 409 `not_allocated` when the line holds no claim; 409 `invalid_state_transition` for a draft, fulfilled or ' +
+      'canceled order.',
     permission: 'orders.write',
     module,
     get: false,
     input: ReleaseOrderAllocation,
-    emits: ['orders.order.allocation_released'],
+    output: OrderAllocationRelease,
+    errors: ['not_found', 'not_allocated', 'invalid_state_transition', 'concurrent_update'],
+    emits: [orderAllocationReleased],
     async handler(ctx, { orderLineId }) {
       const line = (await repo.findLine(ctx.tx, ctx.orgId, orderLineId)) ?? throwNotFound('order line', orderLineId, 'orderLineId');
       const locked = await lockOrderIn(ctx.tx, ctx.orgId, line.orderId, ['confirmed', 'partially_allocated', 'allocated'], 'released');
@@ -203,14 +250,18 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.cancelOrder',
-    summary:
-      'Cancel an order that has not shipped (draft, confirmed, partially_allocated or allocated; 409 invalid_state_transition ' +
-      'otherwise). Its active claims are released in the same transaction; an optional reason is kept. Not in the specification.',
+    summary: 'Cancel an order that has not shipped.',
+    description:
+      'Allowed for draft, confirmed, partially_allocated and allocated orders (409 `invalid_state_transition` otherwise). Its ' +
+      'active claims are released in the same transaction; an optional reason is kept.',
+    extension: true,
     permission: 'orders.write',
     module,
     get: false,
     input: CancelOrder,
-    emits: ['orders.order.canceled'],
+    output: OrderCancellation,
+    errors: ['not_found', 'invalid_state_transition', 'concurrent_update'],
+    emits: [orderCanceled],
     async handler(ctx, { id, reason }) {
       await lockOrderIn(ctx.tx, ctx.orgId, id, ['draft', 'confirmed', 'partially_allocated', 'allocated'], 'canceled');
       const released = await repo.releaseClaims(ctx.tx, ctx.orgId, { orderId: id });
@@ -223,16 +274,20 @@ export const orderOperations = [
 
   defineOperation({
     name: 'orders.fulfillOrder',
-    summary:
-      'Ship a fully allocated order (409 invalid_state_transition otherwise): each claim’s weight leaves its roasted lot as a ' +
-      'fulfilment ledger row, lineage roasted lot → order line is recorded with the weight, and the order becomes fulfilled. If a ' +
-      'lot no longer holds what was claimed from it (e.g. written off since), nothing is shipped: 409 insufficient_stock naming ' +
-      'the lot; release and allocate the line again. Not in the specification.',
+    summary: 'Ship a fully allocated order.',
+    description:
+      'Only an allocated order ships (409 `invalid_state_transition` otherwise). Each claim’s weight leaves its roasted lot as a ' +
+      '`fulfilment` ledger row, lineage roasted lot → order line is recorded with the weight, and the order becomes fulfilled. ' +
+      'If a lot no longer holds what was claimed from it (e.g. written off since), nothing is shipped: 409 ' +
+      '`insufficient_stock` naming the lot; release and allocate the line again.',
+    extension: true,
     permission: 'orders.write',
     module,
     get: false,
     input: ById,
-    emits: ['orders.order.fulfilled'],
+    output: OrderFulfillment,
+    errors: ['not_found', 'invalid_state_transition', 'insufficient_stock', 'concurrent_update'],
+    emits: [orderFulfilled],
     async handler(ctx, { id }) {
       const locked = await lockOrderIn(ctx.tx, ctx.orgId, id, ['allocated'], 'fulfilled');
       const parts = await repo.lockShipment(ctx.tx, ctx.orgId, id);

@@ -6,11 +6,14 @@ import { grams } from '../../lib/grams.js';
 import { bestBeforeSql } from '../inventory/roast/repository.js';
 import type {
   AllocationStrategy,
+  Channel,
   CreateCustomerInput,
+  CustomerType,
   CustomerFilterInput,
   OrderFilterInput,
   OrderLineInput,
   OrderState,
+  ShippingAddress,
 } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -20,11 +23,11 @@ interface CustomerRow {
   id: string;
   code: string;
   name: string;
-  customer_type: string | null;
+  customer_type: CustomerType | null;
   currency: string | null;
   payment_terms_days: number | null;
   contact_email: string | null;
-  shipping_address: Record<string, string> | null;
+  shipping_address: ShippingAddress | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -94,7 +97,7 @@ interface OrderRow {
   customer_id: string;
   customer_code: string;
   customer_name: string;
-  channel: string;
+  channel: Channel;
   external_order_id: string | null;
   currency: string;
   requested_ship_at: Date | null;

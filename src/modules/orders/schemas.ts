@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { code, currency, date, dateTime, email, id, kg, money, name, page, strict, text } from '../../rpc/schemas.js';
+import { currencyOut, dateOut, decimalOut, idOut, kgOut, out, timeOut } from '../../rpc/outputs.js';
 import { address } from '../catalog/location/schemas.js';
+import { RoastedLotTransaction } from '../inventory/roast/schemas.js';
+import { LineageEdge } from '../inventory/green/schemas.js';
 
 export const CUSTOMER_TYPES = ['wholesale', 'cafe', 'retail', 'distributor', 'subscription', 'internal', 'export'] as const;
 export const CHANNELS = ['direct', 'webstore', 'edi', 'marketplace', 'api'] as const;
@@ -36,7 +39,7 @@ export const ListCustomers = strict({ filter: CustomerFilter.default({}), page }
  * (any roast of that green coffee, narrowed to roasts with profileId when given). productId optionally
  * names the article it is sold as. quantityKg is roasted coffee; unitPrice is per kilogram.
  */
-export const OrderLine = strict({
+export const NewOrderLine = strict({
   productId: id('productId').optional(),
   roastedLotId: id('roastedLotId').optional(),
   greenLotId: id('greenLotId').optional(),
@@ -67,7 +70,7 @@ export const CreateOrder = strict({
   /** Defaults to the customer's currency. */
   currency: currency.optional(),
   requestedShipAt: shipAt.optional(),
-  lines: z.array(OrderLine).min(1, 'an order has at least one line').max(MAX_ORDER_LINES),
+  lines: z.array(NewOrderLine).min(1, 'an order has at least one line').max(MAX_ORDER_LINES),
 });
 
 export const OrderFilter = strict({
@@ -99,7 +102,168 @@ export const ById = strict({ id: id() });
 export type CreateCustomerInput = z.output<typeof CreateCustomer>;
 export type CustomerFilterInput = z.output<typeof CustomerFilter>;
 export type CreateOrderInput = z.output<typeof CreateOrder>;
-export type OrderLineInput = z.output<typeof OrderLine>;
+export type OrderLineInput = z.output<typeof NewOrderLine>;
 export type OrderFilterInput = z.output<typeof OrderFilter>;
 export type OrderState = (typeof ORDER_STATES)[number];
+export type CustomerType = (typeof CUSTOMER_TYPES)[number];
+export type Channel = (typeof CHANNELS)[number];
+export type ShippingAddress = NonNullable<CreateCustomerInput['shippingAddress']>;
 export type AllocationStrategy = (typeof ALLOCATION_STRATEGIES)[number];
+
+// ---------------------------------------------------------------------------------------------------
+// Answers
+
+export const Customer = out({
+  id: idOut,
+  code: z.string(),
+  name: z.string(),
+  customerType: z.enum(CUSTOMER_TYPES).nullable(),
+  /** The currency the customer is invoiced in; an order without its own currency takes this one. */
+  currency: currencyOut.nullable(),
+  paymentTermsDays: z.number().int().min(0).max(365).nullable(),
+  contactEmail: z.string().nullable(),
+  /** As given: only the fields that were set. */
+  shippingAddress: out({
+    line1: z.string().optional(),
+    line2: z.string().optional(),
+    city: z.string().optional(),
+    region: z.string().optional(),
+    postalCode: z.string().optional(),
+    country: z.string().optional(),
+    recipient: z.string().optional(),
+  }).nullable(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Customer' });
+
+/** Kilograms of a roasted lot promised to an order line. */
+export const OrderAllocation = out({
+  id: idOut,
+  roastedLotId: idOut,
+  lotCode: z.string(),
+  quantityKg: kgOut,
+  strategy: z.enum(ALLOCATION_STRATEGIES),
+  /** The lot's best-before day (UTC): roast day + its shelf life. */
+  bestBefore: dateOut,
+  /** active: holds stock for the line; fulfilled: left with the fulfilment. Released claims are not listed. */
+  state: z.enum(['active', 'fulfilled']),
+  fulfillmentId: idOut.nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'OrderAllocation' });
+
+export const OrderLine = out({
+  id: idOut,
+  /** 1..n in the order given. */
+  lineNumber: z.number().int().positive(),
+  productId: idOut.nullable(),
+  /** The coffee the line is filled from: one roasted lot, or any roast of one green lot (only with profileId when set). */
+  roastedLotId: idOut.nullable(),
+  roastedLotCode: z.string().nullable(),
+  greenLotId: idOut.nullable(),
+  greenLotCode: z.string().nullable(),
+  profileId: idOut.nullable(),
+  /** Roasted coffee. */
+  quantityKg: kgOut,
+  /** Per kilogram, in the order's currency. */
+  unitPrice: decimalOut,
+  currency: currencyOut,
+  /** quantityKg × unitPrice, 4 decimals half-up. */
+  lineTotal: decimalOut,
+  /** Claimed and not yet shipped. */
+  allocatedKg: kgOut,
+  fulfilledKg: kgOut,
+  /** quantityKg less what is claimed or shipped: what allocation still has to find. */
+  unallocatedKg: kgOut,
+  /** Active and fulfilled claims, in the order they were made. */
+  allocations: z.array(OrderAllocation),
+}).meta({ id: 'OrderLine' });
+
+/** An order's header with its customer and totals (what lists answer). */
+export const OrderSummary = out({
+  id: idOut,
+  orderNumber: z.string(),
+  customerId: idOut,
+  customer: out({ id: idOut, code: z.string(), name: z.string() }),
+  channel: z.enum(CHANNELS),
+  /** The order's id in the channel it came from. */
+  externalOrderId: z.string().nullable(),
+  currency: currencyOut,
+  requestedShipAt: timeOut.nullable(),
+  state: z.enum(ORDER_STATES),
+  lineCount: z.number().int().min(0),
+  totalKg: kgOut,
+  totalAmount: decimalOut,
+  /** Claimed and not yet shipped, over all lines. */
+  allocatedKg: kgOut,
+  fulfilledKg: kgOut,
+  cancelReason: z.string().nullable(),
+  confirmedAt: timeOut.nullable(),
+  fulfilledAt: timeOut.nullable(),
+  canceledAt: timeOut.nullable(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'OrderSummary' });
+
+/** An order with its lines and their claims. */
+export const Order = OrderSummary.extend({ lines: z.array(OrderLine) }).meta({ id: 'Order' });
+
+/** A claim an allocation made. */
+export const NewOrderAllocation = out({
+  id: idOut,
+  orderLineId: idOut,
+  roastedLotId: idOut,
+  lotCode: z.string(),
+  quantityKg: kgOut,
+  bestBefore: dateOut,
+}).meta({ id: 'NewOrderAllocation' });
+
+/** A line allocation could not cover in full. */
+export const AllocationShortfall = out({
+  orderLineId: idOut,
+  lineNumber: z.number().int().positive(),
+  quantityKg: kgOut,
+  /** Claimed for the line so far, this allocation included. */
+  allocatedKg: kgOut,
+  shortfallKg: kgOut,
+}).meta({ id: 'AllocationShortfall' });
+
+export const OrderAllocationResult = out({
+  order: Order,
+  /** true: every line is claimed in full (state allocated). */
+  complete: z.boolean(),
+  strategy: z.enum(ALLOCATION_STRATEGIES),
+  /** The claims this call made, in the order made (none when nothing was available or nothing was short). */
+  claims: z.array(NewOrderAllocation),
+  shortfalls: z.array(AllocationShortfall),
+}).meta({ id: 'OrderAllocationResult' });
+
+/** A claim that was released: its kilograms are available to other orders again. */
+export const ReleasedOrderAllocation = out({
+  id: idOut,
+  orderLineId: idOut,
+  roastedLotId: idOut,
+  quantityKg: kgOut,
+}).meta({ id: 'ReleasedOrderAllocation' });
+
+export const OrderAllocationRelease = out({
+  order: Order,
+  released: z.array(ReleasedOrderAllocation),
+  releasedKg: kgOut,
+}).meta({ id: 'OrderAllocationRelease' });
+
+export const OrderCancellation = out({
+  order: Order,
+  /** The claims the cancellation released. */
+  released: z.array(ReleasedOrderAllocation),
+}).meta({ id: 'OrderCancellation' });
+
+export const Fulfillment = out({ id: idOut, createdAt: timeOut }).meta({ id: 'Fulfillment' });
+
+export const OrderFulfillment = out({
+  order: Order,
+  fulfillment: Fulfillment,
+  /** The fulfilment ledger rows, one per line and roasted lot shipped from. */
+  transactions: z.array(RoastedLotTransaction),
+  /** roasted lot → order line, with the weight shipped. */
+  lineage: z.array(LineageEdge),
+}).meta({ id: 'OrderFulfillment' });

@@ -2,12 +2,22 @@ import type { Queryable } from '../../../db/client.js';
 import { newId } from '../../../lib/ids.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import * as repo from './repository.js';
 import {
   AdjustGreenLotQuantity,
   ById,
   ByGreenLotId,
+  GreenLot,
+  GreenLotBalance,
+  GreenLotChange,
+  GreenLotDetail,
+  GreenLotLandedCost,
+  GreenLotMerge,
+  GreenLotSplit,
+  GreenLotTransaction,
+  GreenLotTransfer,
   ImportGreenLot,
   ListGreenLotTransactions,
   ListGreenLots,
@@ -17,20 +27,35 @@ import {
   SplitGreenLot,
   TransferGreenLot,
 } from './schemas.js';
+import {
+  costComponentsSet,
+  lotAdjusted,
+  lotImported,
+  lotReserved,
+  lotSplit,
+  lotTransferred,
+  lotsMerged,
+  reservationReleased,
+} from './events.js';
 
 const module = 'inventory' as const;
 
 export const greenOperations = [
   defineOperation({
     name: 'inventory.green.importGreenLot',
-    summary:
-      'Create a green lot. It is created empty and its weight is booked as a receive ledger row, at locationId or, without one, ' +
-      'on the unassigned balance until transferred. A producerId also records the producer → lot lineage edge.',
+    summary: 'Create a green lot with its opening weight.',
+    description:
+      'The lot is created empty and its weight is booked as a `receive` ledger row, at `locationId` or, without one, on the ' +
+      'unassigned balance until transferred. An archived location cannot receive coffee (409 `location_archived`). A ' +
+      '`producerId` also records the producer → lot lineage edge. Lot codes are unique per organization (409 `duplicate`); ' +
+      '`unitCost` needs a `currency`; `state` defaults to `green`.',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: ImportGreenLot,
-    emits: ['inventory.green.lot_imported'],
+    output: GreenLotChange,
+    errors: ['not_found', 'duplicate', 'location_archived'],
+    emits: [lotImported],
     async handler(ctx, { weightKg, locationId, ...fields }) {
       if (locationId !== undefined) {
         const { locations } = await repo.readStock(ctx.tx, ctx.orgId, [], [locationId]);
@@ -51,13 +76,17 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.getGreenLot',
-    summary:
-      'A green lot with its totals (on hand, reserved, available = on hand − reserved), where it is held, its quarantine flag, ' +
-      'and its landed-cost rollup with the current cost components.',
+    summary: 'A green lot with its totals, where it is held and its landed cost.',
+    description:
+      'Totals: on hand, reserved, and available = on hand − reserved. `balances` lists each location holding the lot ' +
+      '(locationId null: not placed anywhere yet); `landedCost` is the rollup (null until components were set) and ' +
+      '`costComponents` its current components. Another organization’s lot answers 404 like a missing one.',
     permission: 'inventory.green.read',
     module,
     get: true,
     input: ById,
+    output: GreenLotDetail,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await repo.findLotDetail(ctx.tx, ctx.orgId, id)) ?? throwLotNotFound(id);
     },
@@ -65,13 +94,17 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.listGreenLots',
-    summary:
-      'Green lots, oldest first. Filters: state, locationId (lots holding stock there), producerId, partnerId, quarantined, ' +
-      'hasStock, belowMinimum (on hand below minWeightKg), q (lot code or name).',
+    summary: 'Green lots, oldest first.',
+    description:
+      'Filters: `state`, `locationId` (lots holding stock there), `producerId`, `partnerId`, `quarantined`, `hasStock` ' +
+      '(on hand above zero), `belowMinimum` (on hand below `minWeightKg`), `q` (case-insensitive search in lot code and name). ' +
+      'Items carry no balances; getGreenLot or listGreenLotBalances tell where a lot is held.',
     permission: 'inventory.green.read',
     module,
     get: true,
     input: ListGreenLots,
+    output: pageOut(GreenLot),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listLots(ctx.tx, ctx.orgId, filter, page);
     },
@@ -79,11 +112,16 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.listGreenLotBalances',
-    summary: 'Where the lot is held: each location with a non-zero balance (locationId null: not placed anywhere yet).',
+    summary: 'Where the lot is held.',
+    description:
+      'Each location with a non-zero balance, in one page (`nextCursor` is always null); `locationId` null is coffee not ' +
+      'placed anywhere yet. A balance is negative only after a recount.',
     permission: 'inventory.green.read',
     module,
     get: true,
     input: ByGreenLotId,
+    output: pageOut(GreenLotBalance),
+    errors: ['not_found'],
     async handler(ctx, { greenLotId }) {
       return { items: (await lotWithBalances(ctx.tx, ctx.orgId, greenLotId, 'greenLotId')).balances, nextCursor: null };
     },
@@ -91,11 +129,16 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.listGreenLotTransactions',
-    summary: "The lot's ledger, oldest first: every stock and reservation change with its kind, location, credential and comment.",
+    summary: "The lot's ledger, oldest first.",
+    description:
+      'Every stock and reservation change with its kind, location, credential and comment, in `seq` order. Rows of one ' +
+      'movement (a transfer’s two legs, a split, a merge) share `groupId`. The ledger is append-only.',
     permission: 'inventory.green.read',
     module,
     get: true,
     input: ListGreenLotTransactions,
+    output: pageOut(GreenLotTransaction),
+    errors: ['not_found', 'invalid_cursor'],
     async handler(ctx, { greenLotId, page }) {
       await requireLotExists(ctx.tx, ctx.orgId, greenLotId, 'greenLotId');
       return repo.listLedger(ctx.tx, ctx.orgId, greenLotId, page);
@@ -104,15 +147,19 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.adjustGreenLotQuantity',
-    summary:
-      'Append a ledger row changing the lot at one location. Without locationId the lot’s only holding is used (400 when it is held ' +
-      'at several); null names the unassigned balance. Only reason recount may take the location or the lot below zero, or below ' +
-      'what is reserved; anything else is refused with 409 insufficient_stock. shrinkage, write_off and sample_draw must be negative.',
+    summary: 'Change the lot’s stock at one location with a ledger row.',
+    description:
+      'Without `locationId` the lot’s only holding is used (400 naming `locationId` when it is held at several); null names the ' +
+      'unassigned balance. Only reason `recount` may take the location or the lot below zero, or below what is reserved; ' +
+      'anything else is refused with 409 `insufficient_stock`. `shrinkage`, `write_off` and `sample_draw` must be negative. ' +
+      'Coffee may leave an archived location but not arrive at one (409 `location_archived`).',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: AdjustGreenLotQuantity,
-    emits: ['inventory.green.lot_adjusted'],
+    output: GreenLotChange,
+    errors: ['not_found', 'location_archived', 'insufficient_stock', 'concurrent_update'],
+    emits: [lotAdjusted],
     async handler(ctx, { id, deltaKg, reason, locationId, comment }) {
       const lot = await requireLot(ctx.tx, ctx.orgId, id);
       const delta = grams(deltaKg);
@@ -144,14 +191,18 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.transferGreenLotToLocation',
-    summary:
-      'Move weight between two locations of the lot: a transfer_out and a transfer_in row sharing a group id; the lot total is ' +
-      'unchanged. null names the unassigned balance. 409 insufficient_stock when the source does not hold the weight.',
+    summary: 'Move weight of a lot from one location to another.',
+    description:
+      'Writes a `transfer_out` and a `transfer_in` row sharing a group id; the lot total is unchanged. null names the ' +
+      'unassigned balance. 409 `insufficient_stock` when the source does not hold the weight; an archived location cannot ' +
+      'receive coffee (409 `location_archived`).',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: TransferGreenLot,
-    emits: ['inventory.green.lot_transferred'],
+    output: GreenLotTransfer,
+    errors: ['not_found', 'location_archived', 'insufficient_stock', 'concurrent_update'],
+    emits: [lotTransferred],
     async handler(ctx, { id, fromLocationId, toLocationId, weightKg, comment }) {
       const lot = await requireLot(ctx.tx, ctx.orgId, id);
       const named = [fromLocationId, toLocationId].filter((l): l is string => l !== null);
@@ -175,14 +226,17 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.reserveGreenLot',
-    summary:
-      'Promise weight of the lot (a reserve ledger row). Refused with 409 lot_quarantined for a quarantined lot and 409 ' +
-      'insufficient_stock beyond what is available (on hand − reserved).',
+    summary: 'Promise weight of the lot (a reserve ledger row).',
+    description:
+      'Refused with 409 `lot_quarantined` for a quarantined lot and 409 `insufficient_stock` beyond what is available (on hand ' +
+      '− reserved). Reserving moves no stock between locations.',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: ReserveGreenLot,
-    emits: ['inventory.green.lot_reserved'],
+    output: GreenLotChange,
+    errors: ['not_found', 'lot_quarantined', 'insufficient_stock', 'concurrent_update'],
+    emits: [lotReserved],
     async handler(ctx, { id, weightKg, comment }) {
       const lot = await requireLot(ctx.tx, ctx.orgId, id);
       if (lot.quarantined) throw quarantined(lot, 'id');
@@ -204,12 +258,15 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.releaseGreenLotReservation',
-    summary: 'Return reserved weight to available (a release ledger row). 409 insufficient_reservation beyond what is reserved.',
+    summary: 'Return reserved weight to available (a release ledger row).',
+    description: 'Refused with 409 `insufficient_reservation` beyond what is reserved.',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: ReserveGreenLot,
-    emits: ['inventory.green.reservation_released'],
+    output: GreenLotChange,
+    errors: ['not_found', 'insufficient_reservation', 'concurrent_update'],
+    emits: [reservationReleased],
     async handler(ctx, { id, weightKg, comment }) {
       const lot = await requireLot(ctx.tx, ctx.orgId, id);
       if (grams(weightKg) > lot.reserved) {
@@ -229,16 +286,20 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.splitGreenLot',
-    summary:
-      'Split weight off into a new child lot carrying the parent’s provenance and landed cost per kg. The weight must be available ' +
-      '(not reserved) and is taken from the one location holding the most, which must hold all of it (409 ' +
-      'stock_spread_across_locations otherwise); it stays at that location. Writes split_out/split_in rows sharing a group id ' +
-      'and a parent → child lineage edge.',
+    summary: 'Split weight off a lot into a new child lot.',
+    description:
+      'The child carries the parent’s provenance and landed cost per kg; `newName` defaults to the parent’s name with the new ' +
+      'lot code appended, and `newLotCode` must be unused (409 `duplicate`). The weight must be available (not reserved; 409 ' +
+      '`insufficient_stock`) and is taken from the one location holding the most, which must hold all of it (409 ' +
+      '`stock_spread_across_locations` otherwise); it stays at that location. A quarantined lot cannot be split (409 ' +
+      '`lot_quarantined`). Writes `split_out`/`split_in` rows sharing a group id and a parent → child lineage edge.',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: SplitGreenLot,
-    emits: ['inventory.green.lot_split'],
+    output: GreenLotSplit,
+    errors: ['not_found', 'duplicate', 'lot_quarantined', 'insufficient_stock', 'stock_spread_across_locations', 'concurrent_update'],
+    emits: [lotSplit],
     async handler(ctx, { id, weightKg, newLotCode, newName, comment }) {
       const parent = await requireLot(ctx.tx, ctx.orgId, id);
       if (parent.quarantined) throw quarantined(parent, 'id');
@@ -286,15 +347,19 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.mergeGreenLots',
-    summary:
-      'Drain each source lot into the target, location by location (merge_out/merge_in rows sharing one group id), with one ' +
-      'source → target lineage edge per source. Lots must share their state. Refused (409) for quarantined lots, sources with ' +
-      'reservations, a negative balance or nothing on hand. The target’s landed cost is left as it is.',
+    summary: 'Drain source lots into a target lot.',
+    description:
+      'Each source moves into the target location by location (`merge_out`/`merge_in` rows sharing one group id), with one ' +
+      'source → target lineage edge per source. Lots must share their state (409 `state_mismatch`). Refused with 409 for ' +
+      'quarantined lots (`lot_quarantined`), sources with reservations (`lot_reserved`), a negative balance ' +
+      '(`negative_balance`) or nothing on hand (`lot_empty`); `errors` names the source. The target’s landed cost is left as it is.',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: MergeGreenLots,
-    emits: ['inventory.green.lots_merged'],
+    output: GreenLotMerge,
+    errors: ['not_found', 'lot_quarantined', 'state_mismatch', 'lot_reserved', 'negative_balance', 'lot_empty', 'concurrent_update'],
+    emits: [lotsMerged],
     async handler(ctx, { targetId, sourceIds, comment }) {
       const locked = await repo.lockLots(ctx.tx, ctx.orgId, [targetId, ...sourceIds]);
       const target = locked.get(targetId) ?? throwLotNotFound(targetId, 'targetId');
@@ -349,15 +414,18 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.setGreenLotCostComponents',
-    summary:
-      'Replace the lot’s landed-cost components (a new version; earlier ones are kept) and recompute the rollup into price, ' +
-      'freight, duty, carry, other. All components share one currency (no FX). basis total: an amount for the lot; per_kg: per ' +
-      'kilogram of the opening weight. perKg = total / opening weight, 4 decimals half-up. An empty list clears the cost.',
+    summary: 'Replace the lot’s landed-cost components and recompute the rollup.',
+    description:
+      'A new version; earlier ones are kept. The rollup sums into price, freight, duty, carry and other. All components share ' +
+      'one currency (no FX; 400 naming the component otherwise). basis `total`: an amount for the lot; `per_kg`: per kilogram ' +
+      'of the opening weight. perKg = total / opening weight, 4 decimals half-up. An empty list clears the cost.',
     permission: 'inventory.green.write',
     module,
     get: false,
     input: SetGreenLotCostComponents,
-    emits: ['inventory.green.cost_components_set'],
+    output: GreenLotLandedCost,
+    errors: ['not_found', 'concurrent_update'],
+    emits: [costComponentsSet],
     async handler(ctx, { greenLotId, components }) {
       const lot = await requireLot(ctx.tx, ctx.orgId, greenLotId, 'greenLotId');
       await repo.replaceCostComponents(ctx.tx, ctx.orgId, greenLotId, components, lot.openingKg);
@@ -369,13 +437,16 @@ export const greenOperations = [
 
   defineOperation({
     name: 'inventory.green.getGreenLotLandedCost',
-    summary:
-      'The landed-cost rollup: currency, the five buckets, total, perKg (total / weightBasisKg, the lot’s opening weight) and the ' +
-      'current components. A lot without components answers version 0 with zero buckets and perKg null.',
+    summary: 'The lot’s landed-cost rollup and its current components.',
+    description:
+      'Currency, the five buckets, total, perKg (total / weightBasisKg, the lot’s opening weight) and the current components. ' +
+      'A lot without components answers version 0 with zero buckets and perKg null.',
     permission: 'inventory.green.read',
     module,
     get: true,
     input: ByGreenLotId,
+    output: GreenLotLandedCost,
+    errors: ['not_found'],
     async handler(ctx, { greenLotId }) {
       return landedCostOf((await repo.findLotDetail(ctx.tx, ctx.orgId, greenLotId)) ?? throwLotNotFound(greenLotId, 'greenLotId'));
     },

@@ -4,7 +4,7 @@ import { newId } from '../../../lib/ids.js';
 import { invalidInput } from '../../../rpc/errors.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
 import { grams } from '../../../lib/grams.js';
-import type { CostBucket, GreenLotFilterInput, ImportGreenLotInput } from './schemas.js';
+import type { CostBucket, GreenLedgerKind, GreenLotFilterInput, GreenState, ImportGreenLotInput } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Lots
@@ -16,7 +16,7 @@ interface GreenLotRow {
   supplier_ref: string | null;
   producer_id: string | null;
   partner_id: string | null;
-  state: string;
+  state: GreenState;
   varieties: string[];
   process_method: string | null;
   harvest_year: number | null;
@@ -37,15 +37,19 @@ interface GreenLotRow {
   updated_at: Date;
 }
 
-type LandedCostColumns = {
-  [K in `lc_${'version' | 'currency' | CostBucket | 'total' | 'weight_basis_kg' | 'per_kg' | 'updated_at'}`]: K extends 'lc_version'
-    ? number | null
-    : K extends 'lc_updated_at'
-      ? Date | null
-      : string | null;
+/** The rollup's columns of a lot that has one (the join found its green_lot_landed_costs row). */
+type LandedCostColumns = { [K in `lc_${CostBucket | 'total' | 'weight_basis_kg'}`]: string } & {
+  lc_version: number;
+  /** null when the current version has no components (an empty list cleared the cost). */
+  lc_currency: string | null;
+  lc_per_kg: string | null;
+  lc_updated_at: Date;
 };
 
-type GreenLotWithCostRow = GreenLotRow & LandedCostColumns;
+/** The same columns of a lot without a rollup: all null from the left join. */
+type NoLandedCostColumns = { [K in keyof LandedCostColumns]: null };
+
+type GreenLotWithCostRow = GreenLotRow & (LandedCostColumns | NoLandedCostColumns);
 
 export type GreenLot = ReturnType<typeof toGreenLot>;
 
@@ -317,11 +321,7 @@ export async function balancesInGrams(q: Queryable, orgId: string, lotIds: strin
 // ---------------------------------------------------------------------------------------------------
 // The ledger
 
-export type LedgerKind =
-  | 'receive' | 'adjust' | 'shrinkage' | 'write_off' | 'recount' | 'sample_draw' | 'return'
-  | 'transfer_out' | 'transfer_in' | 'split_out' | 'split_in' | 'merge_out' | 'merge_in'
-  | 'reserve' | 'release'
-  | 'roast_consume';
+export type LedgerKind = GreenLedgerKind;
 
 /** One ledger row to append: a stock change at a location, or (reserve, release) a reservation change. */
 export interface Movement {

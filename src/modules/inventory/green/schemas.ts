@@ -1,12 +1,26 @@
 import { z } from 'zod';
 import { code, currency, id, kg, money, name, page, strict, text } from '../../../rpc/schemas.js';
 import { grams } from '../../../lib/grams.js';
+import { currencyOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const GREEN_STATES = ['green', 'parchment', 'dry_cherry', 'wet_parchment', 'raw_green', 'decaf_green'] as const;
+export type GreenState = (typeof GREEN_STATES)[number];
 export const ADJUSTMENT_REASONS = ['adjust', 'shrinkage', 'write_off', 'recount', 'sample_draw', 'return'] as const;
 export type AdjustmentReason = (typeof ADJUSTMENT_REASONS)[number];
 export const COST_BUCKETS = ['price', 'freight', 'duty', 'carry', 'other'] as const;
 export type CostBucket = (typeof COST_BUCKETS)[number];
+export const COST_BASES = ['total', 'per_kg'] as const;
+/** Every kind of green ledger row: the adjustment reasons plus the movements operations write. */
+export const GREEN_LEDGER_KINDS = [
+  'receive', ...ADJUSTMENT_REASONS,
+  'transfer_out', 'transfer_in', 'split_out', 'split_in', 'merge_out', 'merge_in',
+  'reserve', 'release',
+  'roast_consume',
+] as const;
+export type GreenLedgerKind = (typeof GREEN_LEDGER_KINDS)[number];
+/** The things lineage connects (the specification's trace kinds). */
+export const TRACE_KINDS = ['producer', 'green_lot', 'roast_batch', 'roasted_lot', 'blend_lot', 'product_batch', 'order_line'] as const;
+export type TraceKind = (typeof TRACE_KINDS)[number];
 
 /**
  * Reasons whose direction is fixed: coffee lost to shrinkage, written off or drawn as a sample leaves
@@ -103,7 +117,7 @@ export const CostComponentInput = strict({
   amount: money,
   currency,
   /** total: the amount for the whole lot; per_kg: the amount per kilogram of the lot's opening weight. */
-  basis: z.enum(['total', 'per_kg']).default('total'),
+  basis: z.enum(COST_BASES).default('total'),
   description: text(500).optional(),
 });
 
@@ -142,3 +156,146 @@ export const ById = strict({ id: id() });
 export type ImportGreenLotInput = z.output<typeof ImportGreenLot>;
 export type GreenLotFilterInput = z.output<typeof GreenLotFilter>;
 export type CostComponentInputValue = z.output<typeof CostComponentInput>;
+
+// ---------------------------------------------------------------------------------------------------
+// Answers
+
+/** Four decimals, as landed-cost amounts are kept. */
+const amountOut = decimalOut;
+
+const costBuckets = out({ price: amountOut, freight: amountOut, duty: amountOut, carry: amountOut, other: amountOut });
+
+/** The rollup of a lot's current cost components: each bucket, their total and the cost per kilogram. */
+export const GreenLotLandedCostRollup = out({
+  /** Counts up with every setGreenLotCostComponents; 0: never set. */
+  version: z.number().int().min(0),
+  /** null while no component is set. */
+  currency: currencyOut.nullable(),
+  buckets: costBuckets,
+  total: amountOut,
+  /** total / weightBasisKg, 4 decimals half-up; null without components or while the basis is zero. */
+  perKg: amountOut.nullable(),
+  /** The lot's opening weight (receive and split_in rows): what the cost is spread over. */
+  weightBasisKg: kgOut,
+  updatedAt: timeOut.nullable(),
+}).meta({ id: 'GreenLotLandedCostRollup' });
+
+export const GreenLotCostComponent = out({
+  id: idOut,
+  bucket: z.enum(COST_BUCKETS),
+  amount: amountOut,
+  currency: currencyOut,
+  basis: z.enum(COST_BASES),
+  description: z.string().nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'GreenLotCostComponent' });
+
+export const GreenLot = out({
+  id: idOut,
+  lotCode: z.string(),
+  name: z.string(),
+  supplierRef: z.string().nullable(),
+  producerId: idOut.nullable(),
+  partnerId: idOut.nullable(),
+  state: z.enum(GREEN_STATES),
+  varieties: z.array(z.string()),
+  processMethod: z.string().nullable(),
+  harvestYear: z.number().int().nullable(),
+  certifications: z.array(z.string()),
+  bagCount: z.number().int().nullable(),
+  bagWeightKg: kgOut.nullable(),
+  unitCost: decimalOut.nullable(),
+  currency: currencyOut.nullable(),
+  minWeightKg: kgOut.nullable(),
+  notes: z.string().nullable(),
+  quarantined: z.boolean(),
+  quarantineReason: z.string().nullable(),
+  /** May be negative after a recount. */
+  onHandKg: kgOut,
+  reservedKg: kgOut,
+  /** On hand minus reserved; a quarantined lot has the weight but none of it may be promised. */
+  availableKg: kgOut,
+  /** What the lot opened with (receive and split_in rows): the weight its landed cost is spread over. */
+  openingKg: kgOut,
+  /** null until cost components were set. */
+  landedCost: GreenLotLandedCostRollup.nullable(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'GreenLot' });
+
+/** Where a lot is held: one location's balance (locationId null: not placed anywhere yet). */
+export const GreenLotBalance = out({
+  locationId: idOut.nullable(),
+  locationCode: z.string().nullable(),
+  locationName: z.string().nullable(),
+  /** Non-zero; negative only after a recount. */
+  onHandKg: kgOut,
+  updatedAt: timeOut,
+}).meta({ id: 'GreenLotBalance' });
+
+/** A lot as a change leaves it: with every location holding it. */
+export const GreenLotWithBalances = GreenLot.extend({ balances: z.array(GreenLotBalance) }).meta({ id: 'GreenLotWithBalances' });
+
+/** A lot with where it is held and the components of its current landed cost. */
+export const GreenLotDetail = GreenLotWithBalances.extend({ costComponents: z.array(GreenLotCostComponent) }).meta({ id: 'GreenLotDetail' });
+
+/** One row of a lot's ledger: a stock change at a location, or (reserve, release) a reservation change. */
+export const GreenLotTransaction = out({
+  id: idOut,
+  greenLotId: idOut,
+  /** 1, 2, … per lot, in the order the rows were written. */
+  seq: z.number().int().positive(),
+  kind: z.enum(GREEN_LEDGER_KINDS),
+  /** null: the unassigned balance, and always for reservation rows. */
+  locationId: idOut.nullable(),
+  deltaKg: kgOut,
+  reservedDeltaKg: kgOut,
+  /** Shared by the rows of one movement (a transfer's two legs, a split, a merge). */
+  groupId: idOut.nullable(),
+  credentialId: idOut,
+  comment: z.string().nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'GreenLotTransaction' });
+
+/** That coffee went from one traced thing to another, with the weight that followed the edge when known. */
+export const LineageEdge = out({
+  id: idOut,
+  fromKind: z.enum(TRACE_KINDS),
+  fromId: idOut,
+  toKind: z.enum(TRACE_KINDS),
+  toId: idOut,
+  weightKg: kgOut.nullable(),
+  /** The movement the edge belongs to (a split's or merge's group, a fulfilment). */
+  groupId: idOut.nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'LineageEdge' });
+
+/** The landed-cost answer: the rollup (version 0 with zero buckets while none was ever set) and its components. */
+export const GreenLotLandedCost = GreenLotLandedCostRollup.extend({
+  greenLotId: idOut,
+  components: z.array(GreenLotCostComponent),
+}).meta({ id: 'GreenLotLandedCost' });
+
+/** What a stock or reservation change answers: the lot as it now stands and the ledger rows written. */
+export const GreenLotChange = out({ lot: GreenLotWithBalances, transactions: z.array(GreenLotTransaction) }).meta({ id: 'GreenLotChange' });
+
+export const GreenLotTransfer = out({ lot: GreenLotWithBalances, groupId: idOut, transactions: z.array(GreenLotTransaction) }).meta({
+  id: 'GreenLotTransfer',
+});
+
+export const GreenLotSplit = out({
+  parent: GreenLotWithBalances,
+  child: GreenLotWithBalances,
+  groupId: idOut,
+  transactions: z.array(GreenLotTransaction),
+  lineage: z.array(LineageEdge),
+}).meta({ id: 'GreenLotSplit' });
+
+export const GreenLotMerge = out({
+  target: GreenLotWithBalances,
+  /** In the order named, each drained to zero. */
+  sources: z.array(GreenLotWithBalances),
+  groupId: idOut,
+  transactions: z.array(GreenLotTransaction),
+  lineage: z.array(LineageEdge),
+}).meta({ id: 'GreenLotMerge' });

@@ -2,23 +2,28 @@ import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { conflict, notFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
+import { pageOut } from '../../../rpc/outputs.js';
 import * as repo from './repository.js';
-import { AdjustRoastedLotQuantity, ById, ListRoastedLots } from './schemas.js';
+import { AdjustRoastedLotQuantity, ById, ListRoastedLots, RoastedLot, RoastedLotChange, RoastedLotDetail } from './schemas.js';
+import { roastedLotAdjusted } from './events.js';
 
 const module = 'inventory' as const;
 
 export const roastedLotOperations = [
   defineOperation({
     name: 'inventory.roast.adjustRoastedLotQuantity',
-    summary:
-      'Append a ledger row changing a roasted lot (append-only; the on-hand figure moves in the same transaction). Only reason ' +
-      'recount may take the lot below zero; anything else is refused with 409 insufficient_stock. shrinkage, write_off and ' +
-      'sample_draw must be negative.',
+    summary: 'Change a roasted lot’s stock with a ledger row.',
+    description:
+      'The ledger is append-only; the on-hand figure moves in the same transaction. Only reason `recount` may take the lot ' +
+      'below zero; anything else is refused with 409 `insufficient_stock`. `shrinkage`, `write_off` and `sample_draw` must be ' +
+      'negative.',
     permission: 'inventory.roast.write',
     module,
     get: false,
     input: AdjustRoastedLotQuantity,
-    emits: ['inventory.roast.lot_adjusted'],
+    output: RoastedLotChange,
+    errors: ['not_found', 'insufficient_stock', 'concurrent_update'],
+    emits: [roastedLotAdjusted],
     async handler(ctx, { id, deltaKg, reason, comment }) {
       const lot = (await repo.lockRoastedLot(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
       if (reason !== 'recount' && lot.onHand + grams(deltaKg) < 0n) {
@@ -36,13 +41,17 @@ export const roastedLotOperations = [
 
   defineOperation({
     name: 'inventory.roast.getRoastedLot',
-    summary:
-      'A roasted lot: its form (loose, packaged, blended), the roast batch and green lot it came from, when it was roasted, its ' +
-      'weight loss, opening and on-hand weight, and its whole ledger (transactions, oldest first).',
+    summary: 'A roasted lot with its whole ledger.',
+    description:
+      'Its form (loose, packaged, blended), the roast batch and green lot it came from, when it was roasted, its weight loss, ' +
+      'best-before day, opening and on-hand weight, and `transactions`, oldest first. Another organization’s lot answers 404 ' +
+      'like a missing one.',
     permission: 'inventory.roast.read',
     module,
     get: true,
     input: ById,
+    output: RoastedLotDetail,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return roastedLotWithLedger(ctx.tx, ctx.orgId, id);
     },
@@ -50,13 +59,16 @@ export const roastedLotOperations = [
 
   defineOperation({
     name: 'inventory.roast.listRoastedLots',
-    summary:
-      'Roasted stock, freshest first (most recently roasted first). Filters: form, roastBatchId, greenLotId, profileId, locationId, ' +
-      'hasStock, roastedFrom and roastedTo (days, UTC, inclusive), q (lot code).',
+    summary: 'Roasted stock, freshest first.',
+    description:
+      'Most recently roasted first. Filters: `form`, `roastBatchId`, `greenLotId`, `profileId`, `locationId`, `hasStock` (on ' +
+      'hand above zero), `roastedFrom` and `roastedTo` (days, UTC, inclusive), `q` (case-insensitive search in the lot code).',
     permission: 'inventory.roast.read',
     module,
     get: true,
     input: ListRoastedLots,
+    output: pageOut(RoastedLot),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listRoastedLots(ctx.tx, ctx.orgId, filter, page);
     },

@@ -3,8 +3,7 @@ import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
 import { grams } from '../../../lib/grams.js';
-import type { AdjustmentReason } from '../green/schemas.js';
-import type { RoastedForm, RoastedLotFilterInput } from './schemas.js';
+import type { RoastedForm, RoastedLedgerKind, RoastedLotFilterInput } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Lots
@@ -140,7 +139,7 @@ export async function listRoastedLots(q: Queryable, orgId: string, filter: Roast
 // ---------------------------------------------------------------------------------------------------
 // The ledger
 
-export type RoastedLedgerKind = 'roast_output' | AdjustmentReason;
+export type { RoastedLedgerKind };
 
 interface LedgerRow {
   id: string;

@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
+import { dateOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 import { grams } from '../../../lib/grams.js';
 import { ADJUSTMENT_REASONS, NEGATIVE_ONLY_REASONS } from '../green/schemas.js';
 
 export const ROASTED_FORMS = ['loose', 'packaged', 'blended'] as const;
+/** A roast's output, an adjustment, or a shipment (`fulfilment`, written by the orders module). */
+export const ROASTED_LEDGER_KINDS = ['roast_output', ...ADJUSTMENT_REASONS, 'fulfilment'] as const;
+export type RoastedLedgerKind = (typeof ROASTED_LEDGER_KINDS)[number];
 
 export const AdjustRoastedLotQuantity = strict({
   id: id(),
@@ -40,3 +44,51 @@ export const roastedLotCode = (batchNumber: string) => `R-${batchNumber}`;
 
 export type RoastedLotFilterInput = z.output<typeof RoastedLotFilter>;
 export type RoastedForm = (typeof ROASTED_FORMS)[number];
+
+// ---------------------------------------------------------------------------------------------------
+// Answers
+
+export const RoastedLot = out({
+  id: idOut,
+  lotCode: z.string(),
+  form: z.enum(ROASTED_FORMS),
+  /** The roast batch the lot came out of, with its number. */
+  roastBatchId: idOut.nullable(),
+  batchNumber: z.string().nullable(),
+  /** The green coffee that was roasted, with its lot code. */
+  greenLotId: idOut.nullable(),
+  greenLotCode: z.string().nullable(),
+  profileId: idOut.nullable(),
+  locationId: idOut.nullable(),
+  roastedAt: timeOut,
+  /** (charge − drop) / charge × 100 of the roast that made the lot, 2 decimals. */
+  weightLossPct: decimalOut.nullable(),
+  shelfLifeDays: z.number().int().positive(),
+  /** The UTC day the lot is best before: roast day + shelf life. FEFO allocation spends the earliest first. */
+  bestBefore: dateOut,
+  /** What the lot opened with (its roast_output rows). */
+  openingKg: kgOut,
+  /** Negative only after a recount. */
+  onHandKg: kgOut,
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'RoastedLot' });
+
+/** One row of a roasted lot's ledger. */
+export const RoastedLotTransaction = out({
+  id: idOut,
+  roastedLotId: idOut,
+  /** 1, 2, … per lot, in the order the rows were written. */
+  seq: z.number().int().positive(),
+  kind: z.enum(ROASTED_LEDGER_KINDS),
+  deltaKg: kgOut,
+  credentialId: idOut,
+  comment: z.string().nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'RoastedLotTransaction' });
+
+/** A roasted lot with its whole ledger, oldest first. */
+export const RoastedLotDetail = RoastedLot.extend({ transactions: z.array(RoastedLotTransaction) }).meta({ id: 'RoastedLotDetail' });
+
+/** What a change of a roasted lot answers: the lot as it now stands and the ledger rows written. */
+export const RoastedLotChange = out({ lot: RoastedLot, transactions: z.array(RoastedLotTransaction) }).meta({ id: 'RoastedLotChange' });

@@ -1,0 +1,4 @@
+import { defineEvent } from '../../../events/define.js';
+import { RoastedLotChange } from './schemas.js';
+
+export const roastedLotAdjusted = defineEvent('inventory.roast.lot_adjusted', 'A roasted lot’s stock was adjusted with a ledger row.', RoastedLotChange);
