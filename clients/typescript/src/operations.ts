@@ -97,13 +97,13 @@ export interface Operations {
       locationId?: string;
       notes?: string;
     };
-    output: {};
+    output: GreenLotChange;
   };
   'inventory.green.getGreenLot': {
     input: {
       id: string;
     };
-    output: {};
+    output: GreenLotDetail;
   };
   'inventory.green.listGreenLots': {
     input: {
@@ -122,13 +122,19 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: GreenLot[];
+      nextCursor: string | null;
+    };
   };
   'inventory.green.listGreenLotBalances': {
     input: {
       greenLotId: string;
     };
-    output: {};
+    output: {
+      items: GreenLotBalance[];
+      nextCursor: string | null;
+    };
   };
   'inventory.green.listGreenLotTransactions': {
     input: {
@@ -138,7 +144,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: GreenLotTransaction[];
+      nextCursor: string | null;
+    };
   };
   'inventory.green.adjustGreenLotQuantity': {
     input: {
@@ -148,7 +157,7 @@ export interface Operations {
       locationId?: string | null;
       comment?: string;
     };
-    output: {};
+    output: GreenLotChange;
   };
   'inventory.green.transferGreenLotToLocation': {
     input: {
@@ -158,7 +167,7 @@ export interface Operations {
       weightKg: string | number;
       comment?: string;
     };
-    output: {};
+    output: GreenLotTransfer;
   };
   'inventory.green.reserveGreenLot': {
     input: {
@@ -166,7 +175,7 @@ export interface Operations {
       weightKg: string | number;
       comment?: string;
     };
-    output: {};
+    output: GreenLotChange;
   };
   'inventory.green.releaseGreenLotReservation': {
     input: {
@@ -174,7 +183,7 @@ export interface Operations {
       weightKg: string | number;
       comment?: string;
     };
-    output: {};
+    output: GreenLotChange;
   };
   'inventory.green.splitGreenLot': {
     input: {
@@ -184,7 +193,7 @@ export interface Operations {
       newName?: string;
       comment?: string;
     };
-    output: {};
+    output: GreenLotSplit;
   };
   'inventory.green.mergeGreenLots': {
     input: {
@@ -196,7 +205,7 @@ export interface Operations {
       sourceIds: [string, ...string[]];
       comment?: string;
     };
-    output: {};
+    output: GreenLotMerge;
   };
   'inventory.green.setGreenLotCostComponents': {
     input: {
@@ -212,13 +221,13 @@ export interface Operations {
         description?: string;
       }[];
     };
-    output: {};
+    output: GreenLotLandedCost;
   };
   'inventory.green.getGreenLotLandedCost': {
     input: {
       greenLotId: string;
     };
-    output: {};
+    output: GreenLotLandedCost;
   };
   'inventory.blend.createBlend': {
     input: {
@@ -2585,7 +2594,7 @@ export interface Operations {
       chargeWeightKg: string | number;
       locationId?: string;
     };
-    output: {};
+    output: RoastBatchView;
   };
   'production.roast.completeRoastBatch': {
     input: {
@@ -2593,14 +2602,14 @@ export interface Operations {
       dropWeightKg?: string | number;
       notes?: string;
     };
-    output: {};
+    output: RoastBatchView;
   };
   'production.roast.abortRoastBatch': {
     input: {
       id: string;
       reason: string;
     };
-    output: {};
+    output: RoastBatchView;
   };
   'production.roast.importLoggerRoast': {
     input: {
@@ -2613,19 +2622,19 @@ export interface Operations {
       locationId?: string;
       profileId?: string;
     };
-    output: {};
+    output: RoastBatchView;
   };
   'production.roast.getRoastBatch': {
     input: {
       id: string;
     };
-    output: {};
+    output: RoastBatchView;
   };
   'production.roast.getRoastCurve': {
     input: {
       id: string;
     };
-    output: {};
+    output: RoastCurve;
   };
   'production.roast.listRoastBatches': {
     input: {
@@ -2645,7 +2654,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: RoastBatch[];
+      nextCursor: string | null;
+    };
   };
   'inventory.roast.adjustRoastedLotQuantity': {
     input: {
@@ -2654,13 +2666,13 @@ export interface Operations {
       reason: 'adjust' | 'shrinkage' | 'write_off' | 'recount' | 'sample_draw' | 'return';
       comment?: string;
     };
-    output: {};
+    output: RoastedLotChange;
   };
   'inventory.roast.getRoastedLot': {
     input: {
       id: string;
     };
-    output: {};
+    output: RoastedLotDetail;
   };
   'inventory.roast.listRoastedLots': {
     input: {
@@ -2680,7 +2692,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: RoastedLot[];
+      nextCursor: string | null;
+    };
   };
   'orders.createCustomer': {
     input: {
@@ -2700,7 +2715,7 @@ export interface Operations {
         recipient?: string;
       };
     };
-    output: {};
+    output: Customer;
   };
   'orders.listCustomers': {
     input: {
@@ -2713,7 +2728,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Customer[];
+      nextCursor: string | null;
+    };
   };
   'orders.createOrder': {
     input: {
@@ -2748,13 +2766,13 @@ export interface Operations {
         }[]
       ];
     };
-    output: {};
+    output: Order;
   };
   'orders.getOrder': {
     input: {
       id: string;
     };
-    output: {};
+    output: Order;
   };
   'orders.listOrders': {
     input: {
@@ -2771,39 +2789,42 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: OrderSummary[];
+      nextCursor: string | null;
+    };
   };
   'orders.confirmOrder': {
     input: {
       id: string;
     };
-    output: {};
+    output: Order;
   };
   'orders.allocateOrder': {
     input: {
       id: string;
       strategy?: 'fefo' | 'fifo';
     };
-    output: {};
+    output: OrderAllocationResult;
   };
   'orders.releaseOrderAllocation': {
     input: {
       orderLineId: string;
     };
-    output: {};
+    output: OrderAllocationRelease;
   };
   'orders.cancelOrder': {
     input: {
       id: string;
       reason?: string;
     };
-    output: {};
+    output: OrderCancellation;
   };
   'orders.fulfillOrder': {
     input: {
       id: string;
     };
-    output: {};
+    output: OrderFulfillment;
   };
   'traceability.traceBackward': {
     input: {
@@ -2892,6 +2913,293 @@ export interface Location {
   archivedAt: string | null;
   createdAt: string;
   updatedAt: string;
+}
+export interface GreenLotChange {
+  lot: GreenLotWithBalances;
+  transactions: GreenLotTransaction[];
+}
+export interface GreenLotWithBalances {
+  id: string;
+  lotCode: string;
+  name: string;
+  supplierRef: string | null;
+  producerId: string | null;
+  partnerId: string | null;
+  state: 'green' | 'parchment' | 'dry_cherry' | 'wet_parchment' | 'raw_green' | 'decaf_green';
+  varieties: string[];
+  processMethod: string | null;
+  harvestYear: number | null;
+  certifications: string[];
+  bagCount: number | null;
+  bagWeightKg: string | null;
+  unitCost: string | null;
+  currency: string | null;
+  minWeightKg: string | null;
+  notes: string | null;
+  quarantined: boolean;
+  quarantineReason: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  onHandKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  reservedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  availableKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openingKg: string;
+  landedCost: GreenLotLandedCostRollup | null;
+  createdAt: string;
+  updatedAt: string;
+  balances: GreenLotBalance[];
+}
+export interface GreenLotLandedCostRollup {
+  version: number;
+  currency: string | null;
+  buckets: {
+    /**
+     * an exact decimal as a string
+     */
+    price: string;
+    /**
+     * an exact decimal as a string
+     */
+    freight: string;
+    /**
+     * an exact decimal as a string
+     */
+    duty: string;
+    /**
+     * an exact decimal as a string
+     */
+    carry: string;
+    /**
+     * an exact decimal as a string
+     */
+    other: string;
+  };
+  /**
+   * an exact decimal as a string
+   */
+  total: string;
+  perKg: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightBasisKg: string;
+  updatedAt: string | null;
+}
+export interface GreenLotBalance {
+  locationId: string | null;
+  locationCode: string | null;
+  locationName: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  onHandKg: string;
+  updatedAt: string;
+}
+export interface GreenLotTransaction {
+  id: string;
+  greenLotId: string;
+  seq: number;
+  kind:
+    | 'receive'
+    | 'adjust'
+    | 'shrinkage'
+    | 'write_off'
+    | 'recount'
+    | 'sample_draw'
+    | 'return'
+    | 'transfer_out'
+    | 'transfer_in'
+    | 'split_out'
+    | 'split_in'
+    | 'merge_out'
+    | 'merge_in'
+    | 'reserve'
+    | 'release'
+    | 'roast_consume';
+  locationId: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  deltaKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  reservedDeltaKg: string;
+  groupId: string | null;
+  credentialId: string;
+  comment: string | null;
+  createdAt: string;
+}
+export interface GreenLotDetail {
+  id: string;
+  lotCode: string;
+  name: string;
+  supplierRef: string | null;
+  producerId: string | null;
+  partnerId: string | null;
+  state: 'green' | 'parchment' | 'dry_cherry' | 'wet_parchment' | 'raw_green' | 'decaf_green';
+  varieties: string[];
+  processMethod: string | null;
+  harvestYear: number | null;
+  certifications: string[];
+  bagCount: number | null;
+  bagWeightKg: string | null;
+  unitCost: string | null;
+  currency: string | null;
+  minWeightKg: string | null;
+  notes: string | null;
+  quarantined: boolean;
+  quarantineReason: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  onHandKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  reservedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  availableKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openingKg: string;
+  landedCost: GreenLotLandedCostRollup | null;
+  createdAt: string;
+  updatedAt: string;
+  balances: GreenLotBalance[];
+  costComponents: GreenLotCostComponent[];
+}
+export interface GreenLotCostComponent {
+  id: string;
+  bucket: 'price' | 'freight' | 'duty' | 'carry' | 'other';
+  /**
+   * an exact decimal as a string
+   */
+  amount: string;
+  currency: string;
+  basis: 'total' | 'per_kg';
+  description: string | null;
+  createdAt: string;
+}
+export interface GreenLot {
+  id: string;
+  lotCode: string;
+  name: string;
+  supplierRef: string | null;
+  producerId: string | null;
+  partnerId: string | null;
+  state: 'green' | 'parchment' | 'dry_cherry' | 'wet_parchment' | 'raw_green' | 'decaf_green';
+  varieties: string[];
+  processMethod: string | null;
+  harvestYear: number | null;
+  certifications: string[];
+  bagCount: number | null;
+  bagWeightKg: string | null;
+  unitCost: string | null;
+  currency: string | null;
+  minWeightKg: string | null;
+  notes: string | null;
+  quarantined: boolean;
+  quarantineReason: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  onHandKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  reservedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  availableKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openingKg: string;
+  landedCost: GreenLotLandedCostRollup | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface GreenLotTransfer {
+  lot: GreenLotWithBalances;
+  groupId: string;
+  transactions: GreenLotTransaction[];
+}
+export interface GreenLotSplit {
+  parent: GreenLotWithBalances;
+  child: GreenLotWithBalances;
+  groupId: string;
+  transactions: GreenLotTransaction[];
+  lineage: LineageEdge[];
+}
+export interface LineageEdge {
+  id: string;
+  fromKind: 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
+  fromId: string;
+  toKind: 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
+  toId: string;
+  weightKg: string | null;
+  groupId: string | null;
+  createdAt: string;
+}
+export interface GreenLotMerge {
+  target: GreenLotWithBalances;
+  sources: GreenLotWithBalances[];
+  groupId: string;
+  transactions: GreenLotTransaction[];
+  lineage: LineageEdge[];
+}
+export interface GreenLotLandedCost {
+  version: number;
+  currency: string | null;
+  buckets: {
+    /**
+     * an exact decimal as a string
+     */
+    price: string;
+    /**
+     * an exact decimal as a string
+     */
+    freight: string;
+    /**
+     * an exact decimal as a string
+     */
+    duty: string;
+    /**
+     * an exact decimal as a string
+     */
+    carry: string;
+    /**
+     * an exact decimal as a string
+     */
+    other: string;
+  };
+  /**
+   * an exact decimal as a string
+   */
+  total: string;
+  perKg: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightBasisKg: string;
+  updatedAt: string | null;
+  greenLotId: string;
+  components: GreenLotCostComponent[];
 }
 export interface Blend {
   id: string;
@@ -3176,6 +3484,439 @@ export interface Profile {
   createdAt: string;
   updatedAt: string;
 }
+export interface RoastBatchView {
+  id: string;
+  batchNumber: string;
+  source: 'live' | 'import';
+  state: 'live' | 'completed' | 'aborted';
+  machineId: string | null;
+  profileId: string | null;
+  greenLotId: string | null;
+  locationId: string | null;
+  chargeWeightKg: string | null;
+  dropWeightKg: string | null;
+  weightLossPct: string | null;
+  importFormat:
+    | (
+        | 'artisan_alog'
+        | 'artisan_json'
+        | 'artisan_csv'
+        | 'ikawa_csv'
+        | 'roest_csv'
+        | 'loring_csv'
+        | 'aillio_json'
+        | 'cropster_xls'
+      )
+    | null;
+  warnings: string[];
+  metrics: RoastMetrics | null;
+  notes: string | null;
+  startedAt: string;
+  completedAt: string | null;
+  abortedAt: string | null;
+  abortReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  profileComparison: RoastProfileComparison | null;
+  roastedLot: RoastedLot | null;
+  curve: RoastCurveSummary | null;
+}
+export interface RoastMetrics {
+  chargeTempC: number | null;
+  turningPointS: number | null;
+  turningPointTempC: number | null;
+  dryEndS: number | null;
+  dryEndTempC: number | null;
+  firstCrackStartS: number | null;
+  firstCrackStartTempC: number | null;
+  firstCrackEndS: number | null;
+  secondCrackStartS: number | null;
+  dropS: number | null;
+  dropTempC: number | null;
+  dryingPhaseS: number | null;
+  maillardPhaseS: number | null;
+  developmentPhaseS: number | null;
+  developmentTimeRatioPct: number | null;
+  totalTimeS: number | null;
+  rorDryingCPerMin: number | null;
+  rorMaillardCPerMin: number | null;
+  rorDevelopmentCPerMin: number | null;
+  weightLossPct: number | null;
+}
+export interface RoastProfileComparison {
+  profileId: string;
+  profileCode: string;
+  chargeWeightKg: {
+    target: string | null;
+    actual: string | null;
+    difference: string | null;
+  };
+  dropTempC: {
+    target: number | null;
+    actual: number | null;
+    difference: number | null;
+  };
+  totalTimeS: {
+    target: number | null;
+    actual: number | null;
+    difference: number | null;
+  };
+  dtrPct: {
+    target: number | null;
+    actual: number | null;
+    difference: number | null;
+  };
+}
+export interface RoastedLot {
+  id: string;
+  lotCode: string;
+  form: 'loose' | 'packaged' | 'blended';
+  roastBatchId: string | null;
+  batchNumber: string | null;
+  greenLotId: string | null;
+  greenLotCode: string | null;
+  profileId: string | null;
+  locationId: string | null;
+  roastedAt: string;
+  weightLossPct: string | null;
+  shelfLifeDays: number;
+  bestBefore: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openingKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  onHandKg: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface RoastCurveSummary {
+  sampleCount: number;
+  fullSampleCount: number;
+  fullCurveKey: string;
+}
+export interface RoastCurve {
+  batchId: string;
+  state: 'live' | 'completed' | 'aborted';
+  persisted: boolean;
+  samples: RoastCurveSample[];
+  events: RoastCurveEvent[];
+  sampleCount: number;
+  fullSampleCount: number;
+  fullCurveKey: string | null;
+}
+export interface RoastCurveSample {
+  t: number;
+  bt: number | null;
+  et: number | null;
+  channels?: {
+    [k: string]: number | null | undefined;
+  };
+}
+export interface RoastCurveEvent {
+  type:
+    | 'charge'
+    | 'turning_point'
+    | 'dry_end'
+    | 'first_crack_start'
+    | 'first_crack_end'
+    | 'second_crack_start'
+    | 'second_crack_end'
+    | 'drop'
+    | 'cool_end';
+  t: number;
+}
+export interface RoastBatch {
+  id: string;
+  batchNumber: string;
+  source: 'live' | 'import';
+  state: 'live' | 'completed' | 'aborted';
+  machineId: string | null;
+  profileId: string | null;
+  greenLotId: string | null;
+  locationId: string | null;
+  chargeWeightKg: string | null;
+  dropWeightKg: string | null;
+  weightLossPct: string | null;
+  importFormat:
+    | (
+        | 'artisan_alog'
+        | 'artisan_json'
+        | 'artisan_csv'
+        | 'ikawa_csv'
+        | 'roest_csv'
+        | 'loring_csv'
+        | 'aillio_json'
+        | 'cropster_xls'
+      )
+    | null;
+  warnings: string[];
+  metrics: RoastMetrics | null;
+  notes: string | null;
+  startedAt: string;
+  completedAt: string | null;
+  abortedAt: string | null;
+  abortReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface RoastedLotChange {
+  lot: RoastedLot;
+  transactions: RoastedLotTransaction[];
+}
+export interface RoastedLotTransaction {
+  id: string;
+  roastedLotId: string;
+  seq: number;
+  kind: 'roast_output' | 'adjust' | 'shrinkage' | 'write_off' | 'recount' | 'sample_draw' | 'return' | 'fulfilment';
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  deltaKg: string;
+  credentialId: string;
+  comment: string | null;
+  createdAt: string;
+}
+export interface RoastedLotDetail {
+  id: string;
+  lotCode: string;
+  form: 'loose' | 'packaged' | 'blended';
+  roastBatchId: string | null;
+  batchNumber: string | null;
+  greenLotId: string | null;
+  greenLotCode: string | null;
+  profileId: string | null;
+  locationId: string | null;
+  roastedAt: string;
+  weightLossPct: string | null;
+  shelfLifeDays: number;
+  bestBefore: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openingKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  onHandKg: string;
+  createdAt: string;
+  updatedAt: string;
+  transactions: RoastedLotTransaction[];
+}
+export interface Customer {
+  id: string;
+  code: string;
+  name: string;
+  customerType: ('wholesale' | 'cafe' | 'retail' | 'distributor' | 'subscription' | 'internal' | 'export') | null;
+  currency: string | null;
+  paymentTermsDays: number | null;
+  contactEmail: string | null;
+  shippingAddress: {
+    line1?: string;
+    line2?: string;
+    city?: string;
+    region?: string;
+    postalCode?: string;
+    country?: string;
+    recipient?: string;
+  } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface Order {
+  id: string;
+  orderNumber: string;
+  customerId: string;
+  customer: {
+    id: string;
+    code: string;
+    name: string;
+  };
+  channel: 'direct' | 'webstore' | 'edi' | 'marketplace' | 'api';
+  externalOrderId: string | null;
+  currency: string;
+  requestedShipAt: string | null;
+  state: 'draft' | 'confirmed' | 'partially_allocated' | 'allocated' | 'fulfilled' | 'canceled';
+  lineCount: number;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  totalKg: string;
+  /**
+   * an exact decimal as a string
+   */
+  totalAmount: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  allocatedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  fulfilledKg: string;
+  cancelReason: string | null;
+  confirmedAt: string | null;
+  fulfilledAt: string | null;
+  canceledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lines: OrderLine[];
+}
+export interface OrderLine {
+  id: string;
+  lineNumber: number;
+  productId: string | null;
+  roastedLotId: string | null;
+  roastedLotCode: string | null;
+  greenLotId: string | null;
+  greenLotCode: string | null;
+  profileId: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  quantityKg: string;
+  /**
+   * an exact decimal as a string
+   */
+  unitPrice: string;
+  currency: string;
+  /**
+   * an exact decimal as a string
+   */
+  lineTotal: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  allocatedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  fulfilledKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  unallocatedKg: string;
+  allocations: OrderAllocation[];
+}
+export interface OrderAllocation {
+  id: string;
+  roastedLotId: string;
+  lotCode: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  quantityKg: string;
+  strategy: 'fefo' | 'fifo';
+  bestBefore: string;
+  state: 'active' | 'fulfilled';
+  fulfillmentId: string | null;
+  createdAt: string;
+}
+export interface OrderSummary {
+  id: string;
+  orderNumber: string;
+  customerId: string;
+  customer: {
+    id: string;
+    code: string;
+    name: string;
+  };
+  channel: 'direct' | 'webstore' | 'edi' | 'marketplace' | 'api';
+  externalOrderId: string | null;
+  currency: string;
+  requestedShipAt: string | null;
+  state: 'draft' | 'confirmed' | 'partially_allocated' | 'allocated' | 'fulfilled' | 'canceled';
+  lineCount: number;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  totalKg: string;
+  /**
+   * an exact decimal as a string
+   */
+  totalAmount: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  allocatedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  fulfilledKg: string;
+  cancelReason: string | null;
+  confirmedAt: string | null;
+  fulfilledAt: string | null;
+  canceledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface OrderAllocationResult {
+  order: Order;
+  complete: boolean;
+  strategy: 'fefo' | 'fifo';
+  claims: NewOrderAllocation[];
+  shortfalls: AllocationShortfall[];
+}
+export interface NewOrderAllocation {
+  id: string;
+  orderLineId: string;
+  roastedLotId: string;
+  lotCode: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  quantityKg: string;
+  bestBefore: string;
+}
+export interface AllocationShortfall {
+  orderLineId: string;
+  lineNumber: number;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  quantityKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  allocatedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  shortfallKg: string;
+}
+export interface OrderAllocationRelease {
+  order: Order;
+  released: ReleasedOrderAllocation[];
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  releasedKg: string;
+}
+export interface ReleasedOrderAllocation {
+  id: string;
+  orderLineId: string;
+  roastedLotId: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  quantityKg: string;
+}
+export interface OrderCancellation {
+  order: Order;
+  released: ReleasedOrderAllocation[];
+}
+export interface OrderFulfillment {
+  order: Order;
+  fulfillment: Fulfillment;
+  transactions: RoastedLotTransaction[];
+  lineage: LineageEdge[];
+}
+export interface Fulfillment {
+  id: string;
+  createdAt: string;
+}
 export interface DemandAggregateItem {
   profileId: string | null;
   profileCode: string | null;
@@ -3404,8 +4145,11 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
+      "location_archived",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3424,6 +4168,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3464,6 +4209,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3484,6 +4230,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -3503,8 +4250,12 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "location_archived",
+      "insufficient_stock",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3523,8 +4274,12 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "location_archived",
+      "insufficient_stock",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3543,8 +4298,12 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "lot_quarantined",
+      "insufficient_stock",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3563,8 +4322,11 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "insufficient_reservation",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3583,8 +4345,14 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
+      "lot_quarantined",
+      "insufficient_stock",
+      "stock_spread_across_locations",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3603,8 +4371,15 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "lot_quarantined",
+      "state_mismatch",
+      "lot_reserved",
+      "negative_balance",
+      "lot_empty",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3623,8 +4398,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -3643,6 +4420,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -4312,8 +5090,16 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
+      "machine_inactive",
+      "profile_machine_mismatch",
+      "location_archived",
+      "lot_quarantined",
+      "insufficient_stock",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4332,8 +5118,13 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "batch_not_live",
+      "insufficient_stock",
+      "duplicate",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4356,6 +5147,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "batch_not_live",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4368,14 +5160,22 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "unreadable_roast_log",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
+      "profile_machine_mismatch",
+      "location_archived",
+      "lot_quarantined",
+      "insufficient_stock",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4394,6 +5194,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -4413,6 +5214,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -4452,8 +5254,11 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "insufficient_stock",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4472,6 +5277,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -4513,6 +5319,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4551,8 +5358,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "duplicate",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4571,6 +5380,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -4610,8 +5420,11 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4630,8 +5443,11 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4650,8 +5466,12 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "not_allocated",
+      "invalid_state_transition",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4670,8 +5490,11 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
@@ -4690,8 +5513,12 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "insufficient_stock",
+      "concurrent_update",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

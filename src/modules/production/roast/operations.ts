@@ -20,25 +20,45 @@ import {
   CompleteRoastBatch,
   ImportLoggerRoast,
   ListRoastBatches,
+  RoastBatch,
+  RoastBatchView,
+  RoastCurve,
   StartRoastBatch,
 } from './schemas.js';
+import { roastBatchAborted, roastBatchCompleted, roastBatchImported, roastBatchStarted } from './events.js';
+import { roastedLotCreated } from '../../inventory/roast/events.js';
+import { pageOut } from '../../../rpc/outputs.js';
 
 const module = 'roasting' as const;
 
 export const roastOperations = [
   defineOperation({
     name: 'production.roast.startRoastBatch',
-    summary:
-      'Start a roast batch (state live) and open its live session for the machine bridge’s telemetry. The machine must be active ' +
+    summary: 'Start a roast batch (state live) and open its live session for the machine bridge’s telemetry.',
+    description:
+      'The machine must be active ' +
       '(409 machine_inactive) and the charge within its minimum and maximum batch (400 naming chargeWeightKg); a profile bound to ' +
       'another machine is refused (409 profile_machine_mismatch). A green lot must not be quarantined (409 lot_quarantined) and ' +
       'must have the charge available, on hand less reserved (409 insufficient_stock); it is deducted when the batch completes. ' +
-      'locationId defaults to the machine’s location. Batch numbers are unique per organization.',
+      'locationId defaults to the machine’s location, and an archived location is refused (409 location_archived). A machine, ' +
+      'profile, green lot or location that does not exist answers 404 naming the field. Batch numbers are unique per ' +
+      'organization (409 duplicate).',
     permission: 'production.roast.write',
     module,
     get: false,
     input: StartRoastBatch,
-    emits: ['production.roast.batch_started'],
+    output: RoastBatchView,
+    errors: [
+      'not_found',
+      'duplicate',
+      'machine_inactive',
+      'profile_machine_mismatch',
+      'location_archived',
+      'lot_quarantined',
+      'insufficient_stock',
+      'concurrent_update',
+    ],
+    emits: [roastBatchStarted],
     async handler(ctx, input) {
       const { machine, locationId } = await checkReferences(ctx, input, 'live');
       const batch = await repo.insertBatch(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
@@ -63,8 +83,9 @@ export const roastOperations = [
 
   defineOperation({
     name: 'production.roast.completeRoastBatch',
-    summary:
-      'Complete a live batch from its buffered curve: the full-fidelity curve is written to object storage and a 1 Hz downsample to ' +
+    summary: 'Complete a live batch: store its curve, derive its metrics and book its green and roasted stock.',
+    description:
+      'The full-fidelity curve is written to object storage and a 1 Hz downsample to ' +
       'the database, and metrics are derived. When the batch names a green lot, the charge weight is deducted from it (a ' +
       'roast_consume row at the batch’s location when the lot holds the charge there, else at its largest holding; 409 ' +
       'insufficient_stock when no single holding has it) and a loose roasted lot of dropWeightKg (code R-<batchNumber>, at the ' +
@@ -74,12 +95,14 @@ export const roastOperations = [
       'curve: weights, stock and lineage are booked, no curve is stored (events posted without samples are not kept), metrics are ' +
       `null and warnings holds "${NO_TELEMETRY_WARNING}". The live buffer is discarded only after the transaction commits. ` +
       'Completing a completed batch answers it unchanged, books nothing again and discards any leftover buffer; an aborted batch ' +
-      'cannot be completed (409 batch_not_live, state aborted).',
+      'cannot be completed (409 batch_not_live, state aborted). A missing batch answers 404.',
     permission: 'production.roast.write',
     module,
     get: false,
     input: CompleteRoastBatch,
-    emits: ['production.roast.batch_completed', 'inventory.roast.lot_created'],
+    output: RoastBatchView,
+    errors: ['not_found', 'batch_not_live', 'insufficient_stock', 'duplicate', 'concurrent_update'],
+    emits: [roastBatchCompleted, roastedLotCreated],
     async handler(ctx, { id, dropWeightKg, notes }) {
       const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
       const live = ctx.services.liveSessions;
@@ -112,7 +135,7 @@ export const roastOperations = [
 
   defineOperation({
     name: 'production.roast.abortRoastBatch',
-    summary: 'Abandon a live roast batch, with a reason: nothing is consumed and no roasted lot is made (an extension beyond the specification).',
+    summary: 'Abandon a live roast batch, with a reason: nothing is consumed and no roasted lot is made.',
     description:
       `For a batch started by mistake, or a roast that was dumped. reason is required (1–${ABORT_REASON_MAX_LENGTH} characters, ` +
       'trimmed). The batch becomes aborted with abortReason and abortedAt; nothing is consumed, no roasted lot is made and no ' +
@@ -124,8 +147,9 @@ export const roastOperations = [
     get: false,
     extension: true,
     input: AbortRoastBatch,
-    errors: ['not_found', 'batch_not_live'],
-    emits: ['production.roast.batch_aborted'],
+    output: RoastBatchView,
+    errors: ['not_found', 'batch_not_live', 'concurrent_update'],
+    emits: [roastBatchAborted],
     async handler(ctx, { id, reason }) {
       const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
       if (batch.state === 'aborted') await refuseAborted(ctx, batch, 'aborted');
@@ -150,19 +174,33 @@ export const roastOperations = [
 
   defineOperation({
     name: 'production.roast.importLoggerRoast',
-    summary:
-      'Import a roast logger export (Artisan .alog/JSON/CSV, IKAWA, ROEST, Loring, Aillio RoasTime; a Cropster .xls base64-encoded) ' +
-      'as a completed batch, by the same completion path as a live batch: curve, metrics, the importer’s warnings, and with ' +
+    summary: 'Import a roast logger export as a completed batch, booked exactly like a completed live batch.',
+    description:
+      'Reads Artisan .alog/JSON/CSV, IKAWA, ROEST, Loring and Aillio RoasTime exports, and a Cropster .xls base64-encoded; ' +
+      'the batch completes by the same completion path as a live batch: curve, metrics, the importer’s warnings, and with ' +
       'greenLotId the deduction, roasted lot and lineage (without it no stock moves). The batch starts at the roast time the file ' +
       'records. Sample times are rebased on the charge event. Unreadable content is refused with 400 unreadable_roast_log ' +
       'naming the problem. Extensions beyond the specification: greenLotId, chargeWeightKg, dropWeightKg, locationId, profileId. ' +
       'Weights recorded in the file win; chargeWeightKg and dropWeightKg are used when the file has none (a differing input is ' +
-      'reported in warnings). The machine may be inactive (the roast is history) and its batch range is not enforced.',
+      'reported in warnings). The machine may be inactive (the roast is history) and its batch range is not enforced. The same ' +
+      'reference rules as startRoastBatch apply otherwise (404 naming the field, location_archived, lot_quarantined, ' +
+      'profile_machine_mismatch, insufficient_stock), and batch numbers are unique (409 duplicate).',
     permission: 'production.roast.write',
     module,
     get: false,
     input: ImportLoggerRoast,
-    emits: ['production.roast.batch_imported', 'inventory.roast.lot_created'],
+    output: RoastBatchView,
+    errors: [
+      'unreadable_roast_log',
+      'not_found',
+      'duplicate',
+      'profile_machine_mismatch',
+      'location_archived',
+      'lot_quarantined',
+      'insufficient_stock',
+      'concurrent_update',
+    ],
+    emits: [roastBatchImported, roastedLotCreated],
     async handler(ctx, input) {
       let imported;
       try {
@@ -202,19 +240,22 @@ export const roastOperations = [
 
   defineOperation({
     name: 'production.roast.getRoastBatch',
-    summary:
-      'A roast batch: state (live, completed, aborted: then abortedAt and abortReason), source (live, import), weights, exact weight ' +
+    summary: 'A roast batch, with its metrics, profile comparison, roasted lot and curve summary.',
+    description:
+      'state (live, completed, aborted: then abortedAt and abortReason), source (live, import), weights, exact weight ' +
       'loss, metrics (charge, turning point, dry end, first crack start/end, second crack, drop: time and bean temperature; drying, ' +
       'Maillard and development phases; DTR; rate of rise per phase; total time; null while live, when aborted and when completed ' +
       'without telemetry), warnings (how it was recorded: the importer’s remarks, or that no telemetry was recorded), ' +
       'profileComparison (target, actual and difference for charge ' +
       'weight, drop temperature, total time and DTR, when the batch has a profile), its roasted lot, and curve: the stored curve’s ' +
       'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (no operation downloads it yet); null when ' +
-      'the batch has no stored curve (live, aborted, or completed without telemetry).',
+      'the batch has no stored curve (live, aborted, or completed without telemetry). A missing batch answers 404.',
     permission: 'production.roast.read',
     module,
     get: true,
     input: ById,
+    output: RoastBatchView,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return batchView(ctx.tx, ctx.orgId, (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id));
     },
@@ -222,15 +263,19 @@ export const roastOperations = [
 
   defineOperation({
     name: 'production.roast.getRoastCurve',
-    summary:
-      'The batch’s 1 Hz curve (samples: t in ms since charge, bt and et in °C, further channels) and its events. For a completed ' +
+    summary: 'The batch’s 1 Hz curve and its roast events.',
+    description:
+      'samples: t in ms since charge, bt and et in °C, further channels. For a completed ' +
       'batch, the downsample stored at completion; for a live batch, the downsample of what has been buffered so far (persisted: ' +
       'false). The full-fidelity copy is in object storage under fullCurveKey. A batch completed without telemetry answers no ' +
-      'samples (persisted: true, fullCurveKey null); an aborted batch kept no curve (no samples, persisted: false).',
+      'samples (persisted: true, fullCurveKey null); an aborted batch kept no curve (no samples, persisted: false). A missing ' +
+      'batch answers 404.',
     permission: 'production.roast.read',
     module,
     get: true,
     input: ById,
+    output: RoastCurve,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
       if (batch.state === 'live') {
@@ -265,14 +310,17 @@ export const roastOperations = [
 
   defineOperation({
     name: 'production.roast.listRoastBatches',
-    summary:
-      'Roast batches, newest first (by start; an import by the roast time its file records). Filters: state (live, completed, ' +
+    summary: 'Roast batches, newest first.',
+    description:
+      'Ordered by start; an import by the roast time its file records. Filters: state (live, completed, ' +
       'aborted), source, machineId, ' +
       'profileId, greenLotId, locationId, from and to (days the batch started, UTC, inclusive), q (batch number).',
     permission: 'production.roast.read',
     module,
     get: true,
     input: ListRoastBatches,
+    output: pageOut(RoastBatch),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listBatches(ctx.tx, ctx.orgId, filter, page);
     },

@@ -4,6 +4,7 @@ import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
 import type { CurveSample, RoastEvent } from '../../../telemetry/curve.js';
 import type { RoastMetrics } from '../../../telemetry/metrics.js';
+import type { ImportFormat } from '../../../telemetry/importers/index.js';
 import type { BatchSource, BatchState, RoastBatchFilterInput } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -21,7 +22,7 @@ interface BatchRow {
   charge_weight_kg: string | null;
   drop_weight_kg: string | null;
   weight_loss_pct: string | null;
-  import_format: string | null;
+  import_format: ImportFormat | null;
   warnings: string[];
   metrics: Omit<RoastMetrics, 'weightLossPct'> | null;
   notes: string | null;
@@ -78,7 +79,7 @@ export interface NewBatch {
   greenLotId: string | null;
   locationId: string | null;
   chargeWeightKg: string | null;
-  importFormat: string | null;
+  importFormat: ImportFormat | null;
   warnings: string[];
   /** Defaults to now. */
   startedAt: string | null;

@@ -1,8 +1,32 @@
 import { z } from 'zod';
 import { code, date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
+import { decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
+import { RoastedLot } from '../../inventory/roast/schemas.js';
 
 export const BATCH_STATES = ['live', 'completed', 'aborted'] as const;
 export const BATCH_SOURCES = ['live', 'import'] as const;
+/** The logger formats importLoggerRoast reads (telemetry/importers). */
+export const IMPORT_FORMATS = [
+  'artisan_alog',
+  'artisan_json',
+  'artisan_csv',
+  'ikawa_csv',
+  'roest_csv',
+  'loring_csv',
+  'aillio_json',
+  'cropster_xls',
+] as const;
+export const ROAST_EVENT_TYPES = [
+  'charge',
+  'turning_point',
+  'dry_end',
+  'first_crack_start',
+  'first_crack_end',
+  'second_crack_start',
+  'second_crack_end',
+  'drop',
+  'cool_end',
+] as const;
 
 export const ABORT_REASON_MAX_LENGTH = 500;
 
@@ -67,3 +91,121 @@ export const ById = strict({ id: id() });
 export type BatchState = (typeof BATCH_STATES)[number];
 export type BatchSource = (typeof BATCH_SOURCES)[number];
 export type RoastBatchFilterInput = z.output<typeof RoastBatchFilter>;
+
+// ---------------------------------------------------------------------------------------------------
+// Answers
+
+/** Times in seconds since charge, temperatures in °C, rates of rise in °C/min, all to 2 decimals; null where the curve does not say. */
+export const RoastMetrics = out({
+  chargeTempC: z.number().nullable(),
+  turningPointS: z.number().nullable(),
+  turningPointTempC: z.number().nullable(),
+  dryEndS: z.number().nullable(),
+  dryEndTempC: z.number().nullable(),
+  firstCrackStartS: z.number().nullable(),
+  firstCrackStartTempC: z.number().nullable(),
+  firstCrackEndS: z.number().nullable(),
+  secondCrackStartS: z.number().nullable(),
+  dropS: z.number().nullable(),
+  dropTempC: z.number().nullable(),
+  dryingPhaseS: z.number().nullable(),
+  maillardPhaseS: z.number().nullable(),
+  developmentPhaseS: z.number().nullable(),
+  developmentTimeRatioPct: z.number().nullable(),
+  totalTimeS: z.number().nullable(),
+  rorDryingCPerMin: z.number().nullable(),
+  rorMaillardCPerMin: z.number().nullable(),
+  rorDevelopmentCPerMin: z.number().nullable(),
+  /** The batch's exact weightLossPct as a number; null without both weights. */
+  weightLossPct: z.number().nullable(),
+}).meta({ id: 'RoastMetrics' });
+
+export const RoastBatch = out({
+  id: idOut,
+  batchNumber: z.string(),
+  /** live: roasted with telemetry posted by the machine bridge; import: a logger file imported after the fact. */
+  source: z.enum(BATCH_SOURCES),
+  state: z.enum(BATCH_STATES),
+  /** Null only for an import that names no machine. */
+  machineId: idOut.nullable(),
+  profileId: idOut.nullable(),
+  greenLotId: idOut.nullable(),
+  locationId: idOut.nullable(),
+  /** Null only for an import whose file and input give no charge weight. */
+  chargeWeightKg: kgOut.nullable(),
+  dropWeightKg: kgOut.nullable(),
+  /** (charge − drop) / charge × 100, 2 decimals, exact; null without both weights. */
+  weightLossPct: decimalOut.nullable(),
+  importFormat: z.enum(IMPORT_FORMATS).nullable(),
+  /** Remarks on how the batch was recorded: the importer's, or that it was completed without telemetry. */
+  warnings: z.array(z.string()),
+  /** Derived at completion; null while live, when aborted and when completed without telemetry. */
+  metrics: RoastMetrics.nullable(),
+  notes: z.string().nullable(),
+  startedAt: timeOut,
+  completedAt: timeOut.nullable(),
+  /** Set when the batch was aborted, with the reason given. */
+  abortedAt: timeOut.nullable(),
+  abortReason: z.string().nullable(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'RoastBatch' });
+
+const kgComparison = out({ target: kgOut.nullable(), actual: kgOut.nullable(), difference: kgOut.nullable() });
+const numberComparison = out({ target: z.number().nullable(), actual: z.number().nullable(), difference: z.number().nullable() });
+
+/** The batch against its profile's targets; a difference is actual − target, null unless both are known. */
+export const RoastProfileComparison = out({
+  profileId: idOut,
+  profileCode: z.string(),
+  chargeWeightKg: kgComparison,
+  dropTempC: numberComparison,
+  totalTimeS: numberComparison,
+  dtrPct: numberComparison,
+}).meta({ id: 'RoastProfileComparison' });
+
+/** The stored curve's sample counts and where its full-fidelity copy is in object storage. */
+export const RoastCurveSummary = out({
+  sampleCount: z.number().int().nonnegative(),
+  fullSampleCount: z.number().int().nonnegative(),
+  fullCurveKey: z.string(),
+}).meta({ id: 'RoastCurveSummary' });
+
+/** A batch as answered: with its profile comparison, the roasted lot it made and its stored curve's summary. */
+export const RoastBatchView = RoastBatch.extend({
+  /** Null when the batch has no profile. */
+  profileComparison: RoastProfileComparison.nullable(),
+  /** The loose lot the completion opened; null unless completed with a green lot. */
+  roastedLot: RoastedLot.nullable(),
+  /** Null when no curve is stored: live, aborted, or completed without telemetry. */
+  curve: RoastCurveSummary.nullable(),
+}).meta({ id: 'RoastBatchView' });
+
+export const RoastCurveSample = out({
+  /** ms since charge; negative before charge. */
+  t: z.number(),
+  /** Bean temperature, °C; null: no reading. */
+  bt: z.number().nullable(),
+  /** Environment temperature, °C; null: no reading. */
+  et: z.number().nullable(),
+  /** Further channels (burner %, fan, extra probes), by name. */
+  channels: z.record(z.string(), z.number().nullable()).optional(),
+}).meta({ id: 'RoastCurveSample' });
+
+export const RoastCurveEvent = out({
+  type: z.enum(ROAST_EVENT_TYPES),
+  /** ms since charge. */
+  t: z.number(),
+}).meta({ id: 'RoastCurveEvent' });
+
+export const RoastCurve = out({
+  batchId: idOut,
+  state: z.enum(BATCH_STATES),
+  /** true: the downsample stored at completion; false: read from the live buffer (or nothing kept, when aborted). */
+  persisted: z.boolean(),
+  samples: z.array(RoastCurveSample),
+  events: z.array(RoastCurveEvent),
+  sampleCount: z.number().int().nonnegative(),
+  fullSampleCount: z.number().int().nonnegative(),
+  fullCurveKey: z.string().nullable(),
+}).meta({ id: 'RoastCurve' });
