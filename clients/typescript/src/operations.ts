@@ -2831,20 +2831,20 @@ export interface Operations {
       kind: 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
       id: string;
     };
-    output: {};
+    output: TraceGraph;
   };
   'traceability.traceForward': {
     input: {
       kind: 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
       id: string;
     };
-    output: {};
+    output: TraceGraph;
   };
   'inventory.roast.getRoastedLotTraceability': {
     input: {
       id: string;
     };
-    output: {};
+    output: RoastedLotTraceability;
   };
   'traceability.issueCertificate': {
     input: {
@@ -2852,7 +2852,7 @@ export interface Operations {
       orderLineId?: string;
       fulfillmentId?: string;
     };
-    output: {};
+    output: Certificate;
   };
   'traceability.listCertificates': {
     input: {
@@ -2866,7 +2866,10 @@ export interface Operations {
         cursor?: string;
       };
     };
-    output: {};
+    output: {
+      items: Certificate[];
+      nextCursor: string | null;
+    };
   };
   'production.schedule.listDemandAggregate': {
     input: {
@@ -3916,6 +3919,129 @@ export interface OrderFulfillment {
 export interface Fulfillment {
   id: string;
   createdAt: string;
+}
+export interface TraceGraph {
+  direction: 'backward' | 'forward';
+  start: TraceNode;
+  nodes: TraceNode[];
+  edges: TraceEdge[];
+  steps: string[];
+  customers: TraceCustomer[];
+  depthLimit: number;
+  depthLimitReached: boolean;
+}
+export interface TraceNode {
+  kind: 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
+  id: string;
+  depth: number;
+  label: string | null;
+  orderId?: string;
+  customerId?: string;
+}
+export interface TraceEdge {
+  from: string;
+  to: string;
+  weightKg: string | null;
+  groupId?: string;
+  createdAt: string;
+}
+export interface TraceCustomer {
+  id: string;
+  code: string;
+  name: string;
+  orderLineIds: string[];
+}
+export interface RoastedLotTraceability {
+  roastedLot: RoastedLot;
+  roastBatches: ChainRoastBatch[];
+  greenLots: ChainGreenLot[];
+  producers: ChainProducer[];
+  chain: {
+    nodes: TraceNode[];
+    edges: TraceEdge[];
+    steps: string[];
+    depthLimitReached: boolean;
+  };
+}
+export interface ChainRoastBatch {
+  id: string;
+  batchNumber: string;
+  machineId: string | null;
+  profileId: string | null;
+  greenLotId: string | null;
+  chargeWeightKg: string | null;
+  dropWeightKg: string | null;
+  weightLossPct: string | null;
+  startedAt: string;
+  completedAt: string | null;
+}
+export interface ChainGreenLot {
+  id: string;
+  lotCode: string;
+  name: string;
+  state: 'green' | 'parchment' | 'dry_cherry' | 'wet_parchment' | 'raw_green' | 'decaf_green';
+  varieties: string[];
+  processMethod: string | null;
+  harvestYear: number | null;
+  certifications: string[];
+  producerId: string | null;
+}
+export interface ChainProducer {
+  id: string;
+  code: string;
+  name: string;
+  kind: 'farm' | 'cooperative' | 'washing_station' | 'estate' | 'smallholder_group';
+  country: string | null;
+  region: string | null;
+  subregion: string | null;
+  altitudeMinM: number | null;
+  altitudeMaxM: number | null;
+  latitude: number | null;
+  longitude: number | null;
+  varieties: string[];
+  processMethods: string[];
+  farmSizeHa: number | null;
+}
+export interface Certificate {
+  id: string;
+  roastedLotId: string;
+  orderLineId: string | null;
+  fulfillmentId: string | null;
+  token: string;
+  publicPath: string;
+  qrSvgPath: string;
+  qrPngPath: string;
+  issuedAt: string;
+  snapshot: CertificateSnapshot;
+}
+export interface CertificateSnapshot {
+  roastedLot: RoastedLot;
+  roastBatches: ChainRoastBatch[];
+  greenLots: ChainGreenLot[];
+  producers: ChainProducer[];
+  chain: {
+    nodes: TraceNode[];
+    edges: TraceEdge[];
+    steps: string[];
+    depthLimitReached: boolean;
+  };
+  orderLine: {
+    id: string;
+    orderId: string;
+    orderNumber: string;
+    lineNumber: number;
+    customer: {
+      id: string;
+      code: string;
+      name: string;
+    };
+  } | null;
+  fulfillment: {
+    id: string;
+    orderId: string;
+    shippedAt: string;
+  } | null;
+  issuedAt: string;
 }
 export interface DemandAggregateItem {
   profileId: string | null;
@@ -5537,6 +5663,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -5556,6 +5683,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -5575,6 +5703,7 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
@@ -5594,8 +5723,10 @@ export const OPERATIONS = {
       "organization_mismatch",
       "bridge_token_not_allowed",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "not_in_chain",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

@@ -4,7 +4,19 @@ import { conflict, notFound } from '../../rpc/errors.js';
 import { findRoastedLot } from '../inventory/roast/repository.js';
 import { customersOf, readableSteps } from './readable.js';
 import * as repo from './repository.js';
-import { ById, IssueCertificate, ListCertificates, TRACE_DEPTH_LIMIT, Trace, type TraceKind } from './schemas.js';
+import { pageOut } from '../../rpc/outputs.js';
+import { certificateIssued } from './events.js';
+import {
+  ById,
+  Certificate,
+  IssueCertificate,
+  ListCertificates,
+  RoastedLotTraceability,
+  TRACE_DEPTH_LIMIT,
+  Trace,
+  TraceGraph,
+  type TraceKind,
+} from './schemas.js';
 
 const module = 'core' as const;
 
@@ -31,11 +43,14 @@ const TRACE_ANSWER =
 export const traceabilityOperations = [
   defineOperation({
     name: 'traceability.traceBackward',
-    summary: `Walk lineage upstream from any traced thing to where its coffee came from, through splits, merges, blends and packing. ${TRACE_ANSWER}`,
+    summary: 'Walk lineage upstream from any traced thing to where its coffee came from, through splits, merges, blends and packing.',
+    description: TRACE_ANSWER,
     permission: 'traceability.read',
     module,
     get: true,
     input: Trace,
+    output: TraceGraph,
+    errors: ['not_found'],
     async handler(ctx, start) {
       return trace(ctx.tx, ctx.orgId, 'backward', start);
     },
@@ -43,13 +58,16 @@ export const traceabilityOperations = [
 
   defineOperation({
     name: 'traceability.traceForward',
-    summary:
-      'Walk lineage downstream to where the coffee ended up: from a green lot, every roast, roasted lot and shipped order line, ' +
-      `and so every customer who received any of it (customers). ${TRACE_ANSWER}`,
+    summary: 'Walk lineage downstream to where the coffee ended up, and so every customer who received any of it.',
+    description:
+      'From a green lot: every roast, roasted lot and shipped order line, and the customers those lines went to (customers). ' +
+      TRACE_ANSWER,
     permission: 'traceability.read',
     module,
     get: true,
     input: Trace,
+    output: TraceGraph,
+    errors: ['not_found'],
     async handler(ctx, start) {
       return trace(ctx.tx, ctx.orgId, 'forward', start);
     },
@@ -57,14 +75,18 @@ export const traceabilityOperations = [
 
   defineOperation({
     name: 'inventory.roast.getRoastedLotTraceability',
-    summary:
-      'A roasted lot’s chain upstream: the lot, the roast batches that made it, the green lots they roasted (through splits and ' +
-      'merges) with their coffee facts, and the producers with their details (region, altitude, coordinates, varieties, ' +
-      'processes), plus the lineage graph and its readable steps from origin to roasted lot.',
+    summary: 'A roasted lot’s chain upstream, from its producers to the lot.',
+    description:
+      'The lot, the roast batches that made it, the green lots they roasted (through splits and merges) with their coffee ' +
+      'facts (never their cost), and the producers with their details (region, altitude, coordinates, varieties, processes), ' +
+      'plus the lineage graph and its readable steps from origin to roasted lot. 404 when the lot does not exist in this ' +
+      'organization.',
     permission: 'traceability.read',
     module,
     get: true,
     input: ById,
+    output: RoastedLotTraceability,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await roastedLotChain(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roasted lot', id);
     },
@@ -72,17 +94,21 @@ export const traceabilityOperations = [
 
   defineOperation({
     name: 'traceability.issueCertificate',
-    summary:
-      'Issue a traceability certificate for a roasted lot: the chain as it is now (getRoastedLotTraceability’s answer, with the ' +
+    summary: 'Issue a traceability certificate for a roasted lot, with a public page and QR code.',
+    description:
+      'The chain as it is now (getRoastedLotTraceability’s answer, with the ' +
       'order line and shipment when given) is frozen into the certificate, so later merges, splits or consumption do not change ' +
       'it, and an unguessable public token (128 bits) is minted for its page at /c/{token} and QR code at /c/{token}/qr.svg and ' +
       '/c/{token}/qr.png. An orderLineId must draw on the lot (name it, hold or have shipped a claim on it) and a fulfillmentId ' +
-      'must have shipped some of it, else 409 not_in_chain.',
+      'must have shipped some of it, else 409 not_in_chain; a roasted lot, order line or fulfilment that does not exist ' +
+      'answers 404 naming the field.',
     permission: 'traceability.read',
     module,
     get: false,
     input: IssueCertificate,
-    emits: ['traceability.certificate.issued'],
+    output: Certificate,
+    errors: ['not_found', 'not_in_chain'],
+    emits: [certificateIssued],
     async handler(ctx, { roastedLotId, orderLineId, fulfillmentId }) {
       const chain = (await roastedLotChain(ctx.tx, ctx.orgId, roastedLotId)) ?? throwNotFound('roasted lot', roastedLotId, 'roastedLotId');
       const orderLine = orderLineId ? await requireOrderLine(ctx.tx, ctx.orgId, orderLineId, roastedLotId) : null;
@@ -103,11 +129,14 @@ export const traceabilityOperations = [
 
   defineOperation({
     name: 'traceability.listCertificates',
-    summary: 'Certificates with their frozen snapshots, newest first. Filters: roastedLotId, issuedFrom and issuedTo (days, UTC, inclusive).',
+    summary: 'Certificates with their frozen snapshots, newest first.',
+    description: 'Filters: roastedLotId, issuedFrom and issuedTo (days the certificate was issued, UTC, inclusive).',
     permission: 'traceability.read',
     module,
     get: true,
     input: ListCertificates,
+    output: pageOut(Certificate),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listCertificates(ctx.tx, ctx.orgId, filter, page);
     },

@@ -2,7 +2,15 @@ import type { Queryable } from '../../db/client.js';
 import { SqlParams, iso } from '../../db/sql.js';
 import { newId, newSecret } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../rpc/schemas.js';
-import { TRACE_DEPTH_LIMIT, type CertificateFilterInput, type TraceKind } from './schemas.js';
+import {
+  TRACE_DEPTH_LIMIT,
+  type CertificateFilterInput,
+  type CertificateSnapshotOutput,
+  type ChainGreenLotOutput,
+  type ChainProducerOutput,
+  type ChainRoastBatchOutput,
+  type TraceKind,
+} from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Walking the lineage graph
@@ -166,9 +174,9 @@ const isoOfEpochSeconds = (seconds: number) => new Date(Math.floor(Math.round(se
 // What a roasted lot's chain is made of, for getRoastedLotTraceability and certificates
 
 export interface ChainDetails {
-  roastBatches: unknown[];
-  greenLots: unknown[];
-  producers: unknown[];
+  roastBatches: ChainRoastBatchOutput[];
+  greenLots: ChainGreenLotOutput[];
+  producers: ChainProducerOutput[];
 }
 
 /**
@@ -279,7 +287,8 @@ interface CertificateRow {
   roasted_lot_id: string;
   order_line_id: string | null;
   fulfillment_id: string | null;
-  snapshot: unknown;
+  /** Frozen at issue: the chain as it was then. */
+  snapshot: CertificateSnapshotOutput;
   issued_at: Date;
 }
 
