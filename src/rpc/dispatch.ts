@@ -6,7 +6,7 @@ import { writeEvent } from '../events/emit.js';
 import { camelCase, canonicalJson } from '../lib/json.js';
 import type { Operation, OperationContext, Services } from './define.js';
 import { ProblemError, conflict, invalidInput } from './errors.js';
-import { fieldErrors } from './schemas.js';
+import { parseInput } from './schemas.js';
 
 export interface DispatchRequest {
   principal: Principal;
@@ -40,8 +40,7 @@ export class Dispatcher {
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const { principal, operation } = request;
     requireGrant(principal, operation.module, operation.permission);
-    const parsed = operation.input.safeParse(request.input ?? {});
-    if (!parsed.success) throw invalidInput(fieldErrors(parsed.error));
+    const input = parseInput(operation.input, request.input ?? {});
 
     const key = request.idempotencyKey;
     const requestHash = key === undefined ? '' : createHash('sha256').update(operation.name).update('\n').update(canonicalJson(request.input)).digest('hex');
@@ -66,7 +65,7 @@ export class Dispatcher {
             afterCommit: (work) => void afterCommit.push(work),
             emit: async (type, data) => void (await writeEvent(tx, principal.orgId, type, data)),
           };
-          const body = (await operation.handler(ctx, parsed.data)) ?? {};
+          const body = (await operation.handler(ctx, input)) ?? {};
           if (key !== undefined) {
             await tx.query(
               `update idempotency_records set response_status = 200, response_body = $4
