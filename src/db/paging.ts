@@ -24,7 +24,9 @@ export const invalidCursor = () =>
   });
 
 const MAX_KEY_PARTS = 4;
-const ID = /^[a-z]+_[0-9a-z]+$/;
+const LIST = /^[a-z_]{1,64}$/;
+const KEY_PARTS: readonly KeyPart[] = ['id', 'timestamp', 'integer'];
+const ID = /^[a-z]+_[0-9a-z]{1,60}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 export function encodeCursor(list: string, key: (string | number)[]): string {
@@ -32,9 +34,9 @@ export function encodeCursor(list: string, key: (string | number)[]): string {
 }
 
 /**
- * The cursor's list and key if it is well formed (base64url JSON array of a list name and 1 to 4
- * strings or numbers), whichever list issued it; undefined otherwise. The page schema uses this so a
- * malformed cursor is reported with the rest of the input.
+ * The cursor's list and key if it is well formed (base64url JSON array of a list name and 1 to 4 key
+ * parts, each of one of the key kinds), whichever list issued it; undefined otherwise. The page schema
+ * uses this so a malformed cursor is reported with the rest of the input, before any record is read.
  */
 export function readCursor(cursor: string): { list: string; key: (string | number)[] } | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
@@ -46,8 +48,8 @@ export function readCursor(cursor: string): { list: string; key: (string | numbe
   }
   if (!Array.isArray(value) || value.length < 2 || value.length > MAX_KEY_PARTS + 1) return undefined;
   const [list, ...key] = value;
-  if (typeof list !== 'string') return undefined;
-  if (!key.every((part) => (typeof part === 'string' && part.length <= 64) || (typeof part === 'number' && Number.isSafeInteger(part)))) return undefined;
+  if (typeof list !== 'string' || !LIST.test(list)) return undefined;
+  if (!key.every((part) => KEY_PARTS.some((kind) => partMatches(kind, part)))) return undefined;
   return { list, key };
 }
 
@@ -65,15 +67,21 @@ export function decodeCursor(cursor: string | undefined, list: string, parts: re
   return read.key;
 }
 
-function partMatches(kind: KeyPart, value: string | number): boolean {
+function partMatches(kind: KeyPart, value: unknown): boolean {
   switch (kind) {
     case 'id':
       return typeof value === 'string' && ID.test(value);
     case 'integer':
       return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
     case 'timestamp':
-      // Only what this service writes: toISOString's UTC form, a real instant.
-      return typeof value === 'string' && TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString().slice(0, 19) === value.slice(0, 19);
+      // Only what this service writes: UTC in toISOString's form, a real instant from year 0001 on.
+      return (
+        typeof value === 'string' &&
+        TIMESTAMP.test(value) &&
+        value >= '0001' &&
+        !Number.isNaN(Date.parse(value)) &&
+        new Date(value).toISOString().slice(0, 19) === value.slice(0, 19)
+      );
   }
 }
 
