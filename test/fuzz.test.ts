@@ -1,5 +1,6 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
 import { z } from 'zod';
 import { startTestServer } from '../src/testing/harness.js';
 import { operations } from '../src/rpc/registry.js';
@@ -217,6 +218,33 @@ async function orgRows(): Promise<Record<string, number>> {
   return counts;
 }
 
+/**
+ * POSTs an operation over plain node:http with kept-alive connections: the same requests as the
+ * harness's fetch, at a fraction of its cost per call for over a thousand of them.
+ */
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+after(() => agent.destroy());
+function post(operation: string, input: unknown): Promise<{ status: number; body: any; contentType: string }> {
+  const body = JSON.stringify(input);
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, hostname, port, method: 'POST', path: `/rpc/v1/${operation}`, headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, contentType: String(res.headers['content-type']) });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: width }, async () => {
@@ -229,12 +257,12 @@ test('every operation answers malformed input with a 400 naming the field, and w
   const cases = operations.flatMap(casesFor);
   const failures: string[] = [];
   await inParallel(cases, 8, async (c) => {
-    const res = await org.call(c.operation, c.input);
+    const res = await post(c.operation, c.input);
     const paths: string[] = (res.body?.errors ?? []).map((e: { path: string }) => e.path);
     if (res.status !== 400 || res.body?.code !== c.code || !paths.includes(c.path)) {
       failures.push(`${c.operation} ${c.what} at ${c.path}: ${res.status} ${res.body?.code} ${JSON.stringify(res.body?.errors ?? res.body)}`);
-    } else if (!res.headers.get('content-type')?.startsWith('application/problem+json')) {
-      failures.push(`${c.operation} ${c.what}: answered ${res.headers.get('content-type')}`);
+    } else if (!res.contentType.startsWith('application/problem+json')) {
+      failures.push(`${c.operation} ${c.what}: answered ${res.contentType}`);
     }
   });
   assert.deepEqual(failures, [], `${failures.length} of ${cases.length} malformed inputs were not a 400 naming the field`);
