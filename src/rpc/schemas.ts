@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ProblemError, invalidInput, type FieldError } from './errors.js';
-import { CURSOR_MESSAGE, readCursor } from '../db/paging.js';
+import { invalidInput, type FieldError } from './errors.js';
+import { CURSOR_MESSAGE, invalidCursor, readCursor } from '../db/paging.js';
 
 /**
  * Building blocks for operation input schemas. Every object is strict: an unknown field is a 400,
@@ -256,7 +256,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   if (parsed.success && text.length === 0) return parsed.data;
   const errors = dedupe([...text, ...(parsed.success ? [] : fieldErrors(parsed.error))]);
   const cursorOnly = !parsed.success && parsed.error.issues.every((issue) => issue.code === 'custom' && issue.params?.[CURSOR_ISSUE]) && text.length === 0;
-  if (cursorOnly) throw new ProblemError(400, 'invalid_cursor', 'The page cursor was not returned by this list; start again without a cursor.', { errors });
+  if (cursorOnly) throw invalidCursor();
   throw invalidInput(errors);
 }
 
