@@ -22,7 +22,10 @@ interface SpecOperation {
 
 const spec: SpecOperation[] = JSON.parse(readFileSync(new URL('../../shared/spec/operations.json', import.meta.url), 'utf8')).operations;
 
-/** Values a field accepts beyond the specification's list, each a documented synonym (DESIGN.md). */
+/**
+ * Values a field accepts beyond the specification's list, each a documented synonym (DESIGN.md). The
+ * location kind the specification spells `the service` is answered and documented as `roastery`; both are accepted.
+ */
 const SYNONYMS: Record<string, string[]> = { 'catalog.location.createLocation.kind': ['roastery'], 'catalog.location.updateLocation.kind': ['roastery'] };
 
 /**

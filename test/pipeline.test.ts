@@ -85,7 +85,7 @@ test('validation names every offending field with its path and rejects unknown f
   assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path).sort(), ['address.planet', 'kind', 'name', 'owner', 'timezone']);
   for (const key of ['type', 'title', 'status', 'detail']) assert.ok(key in res.body, key);
   const page = await org.call('catalog.location.listLocations', { page: { limit: 500, cursor: 'garbage' } });
-  assert.deepEqual(page.body.errors.map((e: { path: string }) => e.path), ['page.limit']);
+  assert.deepEqual(page.body.errors.map((e: { path: string }) => e.path), ['page.limit', 'page.cursor']);
   const cursor = await org.call('catalog.location.listLocations', { page: { cursor: 'garbage' } });
   assert.deepEqual(cursor.body.errors, [{ path: 'page.cursor', message: 'not a cursor returned by this list' }]);
   const filter = await org.call('catalog.location.listLocations', { filter: { colour: 'brown' } });

@@ -6,7 +6,7 @@ import { writeEvent } from '../events/emit.js';
 import { camelCase, canonicalJson } from '../lib/json.js';
 import type { Operation, OperationContext, Services } from './define.js';
 import { ProblemError, conflict, invalidInput } from './errors.js';
-import { fieldErrors } from './schemas.js';
+import { parseInput } from './schemas.js';
 import { checkAnswer, checkEvent, checkProblem } from './contract.js';
 
 export interface DispatchRequest {
@@ -44,8 +44,7 @@ export class Dispatcher {
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const { principal, operation } = request;
     requireGrant(principal, operation.module, operation.permission);
-    const parsed = operation.input.safeParse(request.input ?? {});
-    if (!parsed.success) throw invalidInput(fieldErrors(parsed.error));
+    const input = parseInput(operation.input, request.input ?? {});
 
     const key = request.idempotencyKey;
     const requestHash = key === undefined ? '' : createHash('sha256').update(operation.name).update('\n').update(canonicalJson(request.input)).digest('hex');
@@ -73,7 +72,7 @@ export class Dispatcher {
               await writeEvent(tx, principal.orgId, type, data);
             },
           };
-          const body = (await operation.handler(ctx, parsed.data)) ?? {};
+          const body = (await operation.handler(ctx, input)) ?? {};
           if (this.checkContract) checkAnswer(operation, body);
           if (key !== undefined) {
             await tx.query(

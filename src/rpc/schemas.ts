@@ -1,22 +1,183 @@
 import { z } from 'zod';
-import { invalidInput } from './errors.js';
+import { invalidInput, type FieldError } from './errors.js';
+import { CURSOR_MESSAGE, invalidCursor, readCursor } from '../db/paging.js';
 
 /**
  * Building blocks for operation input schemas. Every object is strict: an unknown field is a 400,
- * never silently ignored or mass-assigned.
+ * never silently ignored or mass-assigned. Every message names the rule the value broke; the path
+ * names the field.
  */
+
+// ---------------------------------------------------------------------------------------------------
+// Messages: set once for every schema in the process. A schema's own message (a refinement's, a
+// pattern's) still wins over these.
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  bigint: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  record: 'an object',
+  array: 'a list',
+  tuple: 'a list',
+  null: 'null',
+  date: 'a date',
+};
+
+const FORMAT_NAMES: Record<string, string> = {
+  date: 'a calendar date (YYYY-MM-DD) such as 2026-01-31',
+  datetime: 'an RFC 3339 date-time with a real date and an offset, such as 2026-01-31T09:30:00Z',
+  email: 'an email address',
+  url: 'an http or https URL',
+  uuid: 'a UUID',
+};
+
+const listed = (values: readonly unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+
+function ruleMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  // A missing field fails its type, enum or union check alike: say what is wrong, not what it expected.
+  if (issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) return 'is required';
+  switch (issue.code) {
+    case 'invalid_type':
+      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return issue.values.length === 1 ? `must be ${listed(issue.values)}` : `must be one of ${listed(issue.values)}`;
+    case 'too_small': {
+      const n = String(issue.minimum);
+      switch (issue.origin) {
+        case 'string':
+          return issue.minimum === 1 ? 'must not be empty' : `must be at least ${n} characters`;
+        case 'array':
+        case 'set':
+          return issue.minimum === 1 ? 'must not be empty' : `must have at least ${n} items`;
+        default:
+          return issue.inclusive === false ? `must be greater than ${n}` : `must be at least ${n}`;
+      }
+    }
+    case 'too_big': {
+      const n = String(issue.maximum);
+      switch (issue.origin) {
+        case 'string':
+          return `must be at most ${n} characters`;
+        case 'array':
+        case 'set':
+          return `must have at most ${n} items`;
+        default:
+          return issue.inclusive === false ? `must be less than ${n}` : `must be at most ${n}`;
+      }
+    }
+    case 'invalid_format':
+      if (issue.format === 'regex' && 'pattern' in issue) return `must match ${String(issue.pattern)}`;
+      return `must be ${FORMAT_NAMES[issue.format] ?? `a valid ${issue.format}`}`;
+    case 'not_multiple_of':
+      return `must be a multiple of ${String(issue.divisor)}`;
+    case 'unrecognized_keys':
+      return 'unknown field';
+    case 'invalid_key':
+      return 'has a key that is not allowed';
+    case 'invalid_element':
+      return 'has a value that is not allowed';
+    case 'invalid_union':
+      return unionMessage(issue.errors);
+    case 'custom':
+      return 'is not valid';
+  }
+  return undefined;
+}
+
+/**
+ * A union's message says what the value may be: the alternatives of the same type as the value when
+ * there are some (a string that is neither a date nor a date-time), else every alternative.
+ */
+function unionMessage(branches: z.core.$ZodIssue[][]): string {
+  const typeOnly = (b: z.core.$ZodIssue[]) => b.length === 1 && b[0].path.length === 0 && b[0].code === 'invalid_type';
+  const matched = branches.filter((b) => !typeOnly(b));
+  const relevant = matched.length > 0 ? matched : branches;
+  if (relevant.every((b) => b.length === 1 && b[0].path.length === 0 && b[0].message.startsWith('must be '))) {
+    const alternatives = [...new Set(relevant.map((b) => b[0].message.slice('must be '.length)))];
+    const values = relevant.every((b) => b[0].code === 'invalid_value') ? relevant.flatMap((b) => (b[0] as z.core.$ZodIssueInvalidValue).values) : undefined;
+    if (values) return values.length === 1 ? `must be ${listed(values)}` : `must be one of ${listed([...new Set(values)])}`;
+    return `must be ${alternatives.join(' or ')}`;
+  }
+  const first = relevant[0]?.[0];
+  return first ? (first.path.length ? `${formatPath(first.path)}: ${first.message}` : first.message) : 'is not valid';
+}
+
+z.config({ customError: ruleMessage });
+
+// ---------------------------------------------------------------------------------------------------
+// Text PostgreSQL can store
+
+/** PostgreSQL text and jsonb cannot hold U+0000; a lone UTF-16 surrogate has no UTF-8 form at all. */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)) return 'must not contain a lone UTF-16 surrogate such as \\ud800';
+  return undefined;
+}
+
+/**
+ * Every string in a parsed JSON input, at any depth and in object keys too, that the database could
+ * not store. Checked on the whole input before its schema, so no operation and no nesting can let one
+ * through to SQL.
+ */
+export function unstorableText(input: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) errors.push({ path: formatPath(path), message: problem });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const problem = textProblem(key);
+        if (problem) errors.push({ path: formatPath([...path, JSON.stringify(key).slice(1, -1)]), message: `field name ${problem}` });
+        else stack.push({ value: item, path: [...path, key] });
+      }
+    }
+  }
+  return errors.reverse();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Building blocks
+
 export const strict = z.strictObject;
 
-export const id = (what = 'id') => z.string().min(3, `${what} must be an id`).max(64).regex(/^[a-z]+_[0-9a-z]+$/, `${what} must be an id`);
-export const code = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'letters, digits and . _ - / only');
+const ID_MESSAGE = 'must be an id: lowercase letters, an underscore, then lowercase letters and digits';
+/** A record id (`loc_…`); `what` is kept for callers that name the record. */
+export const id = (_what = 'id') => z.string().min(3, ID_MESSAGE).max(64).regex(/^[a-z]+_[0-9a-z]+$/, ID_MESSAGE);
+export const code = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'must be letters, digits and . _ - / only, starting with a letter or digit');
 export const name = z.string().trim().min(1).max(200);
 export const text = (max = 4000) => z.string().max(max);
-export const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 currency code such as EUR');
-export const country = z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code such as ET');
+export const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code such as EUR');
+export const country = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as ET');
 export const email = z.email();
 export const url = z.url({ protocol: /^https?$/ });
-export const date = z.iso.date();
-export const dateTime = z.iso.datetime({ offset: true });
+
+/**
+ * Calendar dates PostgreSQL stores and a calendar has: years 0001 to 9999 (PostgreSQL has no year 0,
+ * and the format has four digits). The format check already refuses days a month does not have.
+ */
+export const date = z.iso.date().refine((value) => Number(value.slice(0, 4)) >= 1, 'must be a date between 0001-01-01 and 9999-12-31');
+
+/**
+ * Instants with an explicit offset, within years 0001 to 9999 in UTC too, and an offset a clock can
+ * show (at most 14 hours, as the world's time zones; PostgreSQL refuses offsets from 16 hours).
+ */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const AFTER_LAST_INSTANT = Date.parse('+010000-01-01T00:00:00Z');
+export const dateTime = z.iso.datetime({ offset: true }).refine((value) => {
+  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(value);
+  if (offset && Number(offset[2]) * 60 + Number(offset[3]) > 14 * 60) return false;
+  const instant = Date.parse(value);
+  return Number.isFinite(instant) && instant >= FIRST_INSTANT && instant < AFTER_LAST_INSTANT;
+}, 'must be a date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with an offset of at most 14:00');
+
 export const timezone = z.string().refine((tz) => {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
@@ -24,7 +185,7 @@ export const timezone = z.string().refine((tz) => {
   } catch {
     return false;
   }
-}, 'an IANA time zone such as Europe/Berlin');
+}, 'must be an IANA time zone such as Europe/Berlin');
 
 /**
  * An exact decimal given as a string or a JSON number, normalised to a string for SQL numeric.
@@ -32,17 +193,19 @@ export const timezone = z.string().refine((tz) => {
  */
 export function decimal(options: { scale: number; min?: number; max?: number; positive?: boolean; allowNegative?: boolean }) {
   const pattern = options.allowNegative ? /^-?\d{1,12}(\.\d+)?$/ : /^\d{1,12}(\.\d+)?$/;
+  const kind = options.allowNegative ? 'a decimal' : 'a non-negative decimal';
+  const shape = `must be ${kind} with at most 12 digits before the point and ${options.scale} decimals, as a string or a number`;
   return z
-    .union([z.string(), z.number()])
+    .union([z.string(), z.number()], { error: (issue) => (issue.input === undefined ? undefined : shape) })
     .transform((value, ctx) => {
       const s = typeof value === 'number' ? (Number.isFinite(value) ? numberToPlain(value) : 'NaN') : value.trim();
       if (!pattern.test(s)) {
-        ctx.addIssue({ code: 'custom', message: options.allowNegative ? 'must be a decimal number' : 'must be a non-negative decimal number' });
+        ctx.addIssue({ code: 'custom', message: shape });
         return z.NEVER;
       }
       const decimals = s.split('.')[1]?.length ?? 0;
       if (decimals > options.scale) {
-        ctx.addIssue({ code: 'custom', message: `at most ${options.scale} decimal places` });
+        ctx.addIssue({ code: 'custom', message: `must be a decimal with at most ${options.scale} decimals` });
         return z.NEVER;
       }
       const n = Number(s);
@@ -64,49 +227,61 @@ export const kg = (opts: { positive?: boolean; allowNegative?: boolean } = {}) =
 /** Money: exact to 1/10000 of a currency unit (unit costs can be fractions of a cent). */
 export const money = decimal({ scale: 4, max: 1e12 });
 
+// ---------------------------------------------------------------------------------------------------
+// Paging input. The list that issued a cursor and its key's kinds are checked where the list is read
+// (db/paging.ts); here only its form, so a malformed cursor is reported with the rest of the input.
+
+const CURSOR_ISSUE = 'cursor';
+
 export const page = strict({
   limit: z.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(512).optional(),
+  cursor: z
+    .string()
+    .max(512)
+    .refine((cursor) => readCursor(cursor) !== undefined, { message: CURSOR_MESSAGE, params: { [CURSOR_ISSUE]: true } })
+    .optional(),
 }).default({ limit: 50 });
 export type Page = z.output<typeof page>;
 
-/** Cursors are opaque to clients: the sort key of the last row returned. */
-export function encodeCursor(key: unknown[]): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
+// ---------------------------------------------------------------------------------------------------
+// Validating an operation's input
+
+/**
+ * The input parsed by `schema`, or a 400 listing every offending field once: `invalid_cursor` when the
+ * page cursor is all that is wrong, `invalid_input` otherwise.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const text = unstorableText(input);
+  const parsed = schema.safeParse(input);
+  if (parsed.success && text.length === 0) return parsed.data;
+  const errors = dedupe([...text, ...(parsed.success ? [] : fieldErrors(parsed.error))]);
+  const cursorOnly = !parsed.success && parsed.error.issues.every((issue) => issue.code === 'custom' && issue.params?.[CURSOR_ISSUE]) && text.length === 0;
+  if (cursorOnly) throw invalidCursor();
+  throw invalidInput(errors);
 }
 
-export function decodeCursor(cursor: string | undefined, arity = 1): unknown[] | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === arity) return key;
-  } catch {
-    // fall through
-  }
-  throw invalidInput([{ path: 'page.cursor', message: 'not a cursor returned by this list' }]);
-}
-
-/** Fetch limit + 1 rows, return `limit` of them and the cursor to the rest. */
-export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => unknown[]): { items: T[]; nextCursor: string | null } {
-  const items = rows.slice(0, limit);
-  const nextCursor = rows.length > limit ? encodeCursor(keyOf(items[items.length - 1])) : null;
-  return { items, nextCursor };
-}
-
-/** Turns zod issues into the problem body's `errors`: one entry per offending field, with its path. */
-export function fieldErrors(error: z.ZodError): { path: string; message: string }[] {
-  const out: { path: string; message: string }[] = [];
+/** Turns zod issues into the problem body's `errors`: one entry per offending field and rule, with its path. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  const out: FieldError[] = [];
   for (const issue of error.issues) {
     const base = formatPath(issue.path);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) out.push({ path: base ? `${base}.${key}` : key, message: 'unknown field' });
-    } else if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-      out.push({ path: base, message: issue.message });
     } else {
       out.push({ path: base, message: issue.message });
     }
   }
-  return out;
+  return dedupe(out);
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.path}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function formatPath(path: PropertyKey[]): string {

@@ -9,7 +9,7 @@ export interface Operations {
     input: {
       name: string;
       code: string;
-      kind: ('the service' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external') | 'roastery';
+      kind: ('roastery' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external') | 'the service';
       address?: {
         line1?: string;
         line2?: string;
@@ -31,7 +31,7 @@ export interface Operations {
   'catalog.location.listLocations': {
     input: {
       filter?: {
-        kind?: ('the service' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external') | 'roastery';
+        kind?: ('roastery' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external') | 'the service';
         isActive?: boolean;
         includeArchived?: boolean;
         q?: string;
@@ -50,7 +50,7 @@ export interface Operations {
     input: {
       id: string;
       name?: string;
-      kind?: ('the service' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external') | 'roastery';
+      kind?: ('roastery' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external') | 'the service';
       address?: {
         line1?: string;
         line2?: string;
@@ -2907,7 +2907,7 @@ export interface Location {
   id: string;
   code: string;
   name: string;
-  kind: 'the service' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external';
+  kind: 'roastery' | 'warehouse' | 'cafe' | 'lab' | 'transit' | 'external';
   address: {
     [k: string]: string | undefined;
   } | null;

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
 import { grams } from '../../lib/grams.js';
 import { bestBeforeSql } from '../inventory/roast/repository.js';
 import type {
@@ -79,13 +79,13 @@ export async function listCustomers(q: Queryable, orgId: string, filter: Custome
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or code ilike ${p} or contact_email ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'customers', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<CustomerRow>(
     `select * from customers where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toCustomer), page.limit, (c) => [c.id]);
+  return pageOf(rows.map(toCustomer), page.limit, 'customers', (c) => [c.id]);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -272,13 +272,13 @@ export async function listOrders(q: Queryable, orgId: string, filter: OrderFilte
     const p = params.add(likePattern(filter.q));
     where.push(`(o.order_number ilike ${p} or o.external_order_id ilike ${p} or c.name ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'orders', ['id']);
   if (after) where.push(`o.id < ${params.add(String(after[0]))}`);
   const rows = await q.query<OrderRow>(
     `${orderSelect()} where ${where.join(' and ')} order by o.id desc limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toOrderSummary), page.limit, (o) => [o.id]);
+  return pageOf(rows.map(toOrderSummary), page.limit, 'orders', (o) => [o.id]);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import { SqlParams, iso } from '../../db/sql.js';
 import { newId, newSecret } from '../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
 import {
   TRACE_DEPTH_LIMIT,
   type CertificateFilterInput,
@@ -345,13 +345,13 @@ export async function listCertificates(q: Queryable, orgId: string, filter: Cert
   if (filter.roastedLotId) where.push(`roasted_lot_id = ${params.add(filter.roastedLotId)}`);
   if (filter.issuedFrom) where.push(`issued_at >= ${params.add(filter.issuedFrom)}::date`);
   if (filter.issuedTo) where.push(`issued_at < ${params.add(filter.issuedTo)}::date + 1`);
-  const after = decodeCursor(page.cursor, 2);
+  const after = decodeCursor(page.cursor, 'certificates', ['timestamp', 'id']);
   if (after) where.push(`(issued_at, id) < (${params.add(String(after[0]))}::timestamptz, ${params.add(String(after[1]))})`);
   const rows = await q.query<CertificateRow>(
     `select * from certificates where ${where.join(' and ')} order by issued_at desc, id desc limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toCertificate), page.limit, (c) => [c.issuedAt, c.id]);
+  return pageOf(rows.map(toCertificate), page.limit, 'certificates', (c) => [c.issuedAt, c.id]);
 }
 
 export interface PublicCertificate {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { LOCATION_KINDS } from './schemas.js';
 
 type LocationKind = (typeof LOCATION_KINDS)[number];
@@ -101,11 +101,11 @@ export async function listLocations(
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or code ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'locations', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<LocationRow>(
     `select * from locations where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toLocation), page.limit, (l) => [l.id]);
+  return pageOf(rows.map(toLocation), page.limit, 'locations', (l) => [l.id]);
 }

@@ -2,10 +2,15 @@ import { z } from 'zod';
 import { code, country, id, name, page, strict, text, timezone } from '../../../rpc/schemas.js';
 import { idOut, out, timeOut } from '../../../rpc/outputs.js';
 
-export const LOCATION_KINDS = ['the service', 'warehouse', 'cafe', 'lab', 'transit', 'external'] as const;
+/** What answers carry; `roastery` is the roaster's own site. */
+export const LOCATION_KINDS = ['roastery', 'warehouse', 'cafe', 'lab', 'transit', 'external'] as const;
 
-/** The specification's kind list, plus `roastery` as a synonym of `the service` (the roaster's own site). */
-export const locationKind = z.union([z.enum(LOCATION_KINDS), z.literal('roastery').transform(() => 'the service' as const)]);
+/** The specification spells the roaster's own site `the service`: accepted as input, stored and answered as `roastery`. */
+const SPECIFICATION_ROASTERY = 'the service';
+
+export const locationKind = z.union([z.enum(LOCATION_KINDS), z.literal(SPECIFICATION_ROASTERY).transform(() => 'roastery' as const)], {
+  error: (issue) => (issue.input === undefined ? undefined : `must be one of ${LOCATION_KINDS.join(', ')}`),
+});
 
 export const address = strict({
   line1: text(200).optional(),

@@ -208,7 +208,7 @@ describe('registering and changing machines', () => {
     assert.deepEqual(paged, [drum.id, fluid.id, sample.id]);
     await refused('catalog.machine.listMachines', { filter: { brand: 'Giesen' } }, 400, 'invalid_input', 'filter.brand');
     await refused('catalog.machine.listMachines', { filter: { machineType: 'wood_fired' } }, 400, 'invalid_input', 'filter.machineType');
-    await refused('catalog.machine.listMachines', { page: { cursor: 'garbage' } }, 400, 'invalid_input', 'page.cursor');
+    await refused('catalog.machine.listMachines', { page: { cursor: 'garbage' } }, 400, 'invalid_cursor', 'page.cursor');
   });
 });
 

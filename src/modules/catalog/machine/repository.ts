@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, isoDate, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { CONNECTIVITIES, MACHINE_TYPES, MachineFilter, RegisterMachine, UpdateMachine } from './schemas.js';
 
 interface MachineRow {
@@ -113,13 +113,13 @@ export async function listMachines(q: Queryable, orgId: string, filter: z.output
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or code ilike ${p} or brand ilike ${p} or model ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'machines', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<MachineRow>(
     `select * from machines where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toMachine), page.limit, (m) => [m.id]);
+  return pageOf(rows.map(toMachine), page.limit, 'machines', (m) => [m.id]);
 }
 
 /** Ends every live bridge token of a machine; answers how many were live. */

@@ -182,7 +182,7 @@ describe('partners', () => {
     assert.equal(everything.length, 5);
     assert.deepEqual(await allPages('catalog.party.listPartners', { q: 'Paged partner' }, 2), everything);
     assert.deepEqual([...everything].sort(), everything, 'ordered by id');
-    await refused('catalog.party.listPartners', { page: { cursor: 'garbage' } }, 400, 'invalid_input', 'page.cursor');
+    await refused('catalog.party.listPartners', { page: { cursor: 'garbage' } }, 400, 'invalid_cursor', 'page.cursor');
     await refused('catalog.party.listPartners', { page: { limit: 201 } }, 400, 'invalid_input', 'page.limit');
   });
 });

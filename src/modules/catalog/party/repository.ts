@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { CreatePartner, CreateProducer, PARTNER_TYPES, PRODUCER_KINDS, PartnerFilter, ProducerFilter, UpdatePartner, UpdateProducer } from './schemas.js';
 
 type Changes<T extends z.ZodType> = Omit<z.output<T>, 'id'>;
@@ -145,13 +145,13 @@ export async function listPartners(q: Queryable, orgId: string, filter: z.output
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or code ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'partners', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<PartnerRow>(
     `select * from partners where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toPartner), page.limit, (p) => [p.id]);
+  return pageOf(rows.map(toPartner), page.limit, 'partners', (p) => [p.id]);
 }
 
 export async function insertProducer(q: Queryable, orgId: string, input: z.output<typeof CreateProducer>): Promise<Producer> {
@@ -213,11 +213,11 @@ export async function listProducers(q: Queryable, orgId: string, filter: z.outpu
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or code ilike ${p} or region ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'producers', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<ProducerRow>(
     `select * from producers where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toProducer), page.limit, (p) => [p.id]);
+  return pageOf(rows.map(toProducer), page.limit, 'producers', (p) => [p.id]);
 }

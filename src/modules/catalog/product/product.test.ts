@@ -193,5 +193,6 @@ test('listProducts filters by format, isActive and q (name, sku, barcode), pages
   assertInvalid(await org.call('catalog.product.listProducts', { filter: { barcode: '50000001' } }), 'filter.barcode');
   assertInvalid(await org.call('catalog.product.listProducts', { filter: { format: 'tin' } }), 'filter.format');
   assertInvalid(await org.call('catalog.product.listProducts', { page: { limit: 201 } }), 'page.limit');
-  assertInvalid(await org.call('catalog.product.listProducts', { page: { cursor: 'garbage' } }), 'page.cursor');
+  const garbage = await org.call('catalog.product.listProducts', { page: { cursor: 'garbage' } });
+  assert.deepEqual([garbage.status, garbage.body.code, garbage.body.errors[0].path], [400, 'invalid_cursor', 'page.cursor']);
 });

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { PRODUCT_FORMATS } from './schemas.js';
 
 type ProductFormat = (typeof PRODUCT_FORMATS)[number];
@@ -110,11 +110,11 @@ export async function listProducts(
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or sku ilike ${p} or barcode ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'products', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<ProductRow>(
     `select * from products where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toProduct), page.limit, (p) => [p.id]);
+  return pageOf(rows.map(toProduct), page.limit, 'products', (p) => [p.id]);
 }

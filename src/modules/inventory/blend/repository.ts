@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { BlendFilterInput, CreateBlendInput, ROAST_LEVELS } from './schemas.js';
 
 interface BlendRow {
@@ -94,14 +94,14 @@ export async function listBlends(q: Queryable, orgId: string, filter: BlendFilte
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or code ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'blends', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<BlendRow>(
     `select * from blends where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
   const components = await componentsOf(q, orgId, rows.map((r) => r.id));
-  return pageOf(rows.map((r) => toBlend(r, components.get(r.id) ?? [])), page.limit, (b) => [b.id]);
+  return pageOf(rows.map((r) => toBlend(r, components.get(r.id) ?? [])), page.limit, 'blends', (b) => [b.id]);
 }
 
 export interface ComponentAvailability {

@@ -532,7 +532,7 @@ test('listGreenLotTransactions pages through the ledger oldest first', async () 
   const rest = await org.call('inventory.green.listGreenLotTransactions', { greenLotId: lot.id, page: { limit: 3, cursor: first.body.nextCursor } }, { method: 'GET' });
   assert.deepEqual(rest.body.items.map((r: any) => [r.seq, r.comment]), [[4, 'step 3'], [5, 'step 4']]);
   assert.equal(rest.body.nextCursor, null);
-  assertProblem(await call('listGreenLotTransactions', { greenLotId: lot.id, page: { cursor: 'garbage' } }), 400, 'invalid_input', 'page.cursor');
+  assertProblem(await call('listGreenLotTransactions', { greenLotId: lot.id, page: { cursor: 'garbage' } }), 400, 'invalid_cursor', 'page.cursor');
   assertProblem(await call('listGreenLotTransactions', { greenLotId: 'gl_nothere' }), 404, 'not_found', 'greenLotId');
   assertProblem(await call('listGreenLotBalances', { greenLotId: 'gl_nothere' }), 404, 'not_found', 'greenLotId');
 });

@@ -2,7 +2,7 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { invalidInput } from '../../../rpc/errors.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import { grams } from '../../../lib/grams.js';
 import type { CostBucket, GreenLedgerKind, GreenLotFilterInput, GreenState, ImportGreenLotInput } from './schemas.js';
 
@@ -208,7 +208,7 @@ export async function listLots(q: Queryable, orgId: string, filter: GreenLotFilt
     const p = params.add(likePattern(filter.q));
     where.push(`(g.lot_code ilike ${p} or g.name ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'green_lots', ['id']);
   if (after) {
     // On both sides of the balance join, so whichever order the planner walks starts at the cursor.
     const cursor = params.add(String(after[0]));
@@ -219,7 +219,7 @@ export async function listLots(q: Queryable, orgId: string, filter: GreenLotFilt
     `select ${LOT_COLUMNS} from ${from} where ${where.join(' and ')} order by ${key} limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toGreenLot), page.limit, (l) => [l.id]);
+  return pageOf(rows.map(toGreenLot), page.limit, 'green_lots', (l) => [l.id]);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -454,14 +454,14 @@ export async function appendLedger(q: Queryable, orgId: string, credentialId: st
 }
 
 export async function listLedger(q: Queryable, orgId: string, lotId: string, page: Page) {
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'green_lot_transactions', ['integer']);
   const afterSeq = after === undefined ? 0 : after[0];
   if (!Number.isInteger(afterSeq)) throw invalidInput([{ path: 'page.cursor', message: 'not a cursor returned by this list' }]);
   const rows = await q.query<LedgerRow>(
     `select * from green_lot_ledger where org_id = $1 and lot_id = $2 and seq > $3 order by seq limit $4`,
     [orgId, lotId, afterSeq, page.limit + 1],
   );
-  return pageOf(rows.map(toLedgerEntry), page.limit, (e) => [e.seq]);
+  return pageOf(rows.map(toLedgerEntry), page.limit, 'green_lot_transactions', (e) => [e.seq]);
 }
 
 // ---------------------------------------------------------------------------------------------------

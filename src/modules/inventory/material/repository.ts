@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { MATERIAL_KINDS, MaterialReason } from './schemas.js';
 
 type MaterialKind = (typeof MATERIAL_KINDS)[number];
@@ -110,13 +110,13 @@ export async function listMaterials(
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or sku ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'materials', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<MaterialRow>(
     `select ${MATERIAL_COLUMNS} from materials where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toMaterial), page.limit, (m) => [m.id]);
+  return pageOf(rows.map(toMaterial), page.limit, 'materials', (m) => [m.id]);
 }
 
 // ---------------------------------------------------------------------------------------------------

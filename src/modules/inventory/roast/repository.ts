@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import { grams } from '../../../lib/grams.js';
 import type { RoastedForm, RoastedLedgerKind, RoastedLotFilterInput } from './schemas.js';
 
@@ -127,13 +127,13 @@ export async function listRoastedLots(q: Queryable, orgId: string, filter: Roast
   if (filter.roastedFrom) where.push(`r.roasted_at >= ${params.add(filter.roastedFrom)}::date`);
   if (filter.roastedTo) where.push(`r.roasted_at < ${params.add(filter.roastedTo)}::date + 1`);
   if (filter.q) where.push(`r.lot_code ilike ${params.add(likePattern(filter.q))}`);
-  const after = decodeCursor(page.cursor, 2);
+  const after = decodeCursor(page.cursor, 'roasted_lots', ['timestamp', 'id']);
   if (after) where.push(`(r.roasted_at, r.id) < (${params.add(String(after[0]))}::timestamptz, ${params.add(String(after[1]))})`);
   const rows = await q.query<RoastedLotRow>(
     `${LOT_SELECT} where ${where.join(' and ')} order by r.roasted_at desc, r.id desc limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toRoastedLot), page.limit, (l) => [l.roastedAt, l.id]);
+  return pageOf(rows.map(toRoastedLot), page.limit, 'roasted_lots', (l) => [l.roastedAt, l.id]);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -123,6 +123,6 @@ describe('listRoastedLots', () => {
 
     assertProblem(await list({ freshness: 'high' }), 400, 'invalid_input', 'filter.freshness');
     assertProblem(await list({ roastedFrom: '14.09.2024' }), 400, 'invalid_input', 'filter.roastedFrom');
-    assertProblem(await list({}, { cursor: 'abc' }), 400, 'invalid_input', 'page.cursor');
+    assertProblem(await list({}, { cursor: 'abc' }), 400, 'invalid_cursor', 'page.cursor');
   });
 });

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { CreateProfileInput, ProfileFilterInput } from './schemas.js';
 
 interface ProfileRow {
@@ -65,11 +65,11 @@ export async function listProfiles(q: Queryable, orgId: string, filter: ProfileF
     const p = params.add(likePattern(filter.q));
     where.push(`(name ilike ${p} or code ilike ${p})`);
   }
-  const after = decodeCursor(page.cursor);
+  const after = decodeCursor(page.cursor, 'profiles', ['id']);
   if (after) where.push(`id > ${params.add(String(after[0]))}`);
   const rows = await q.query<ProfileRow>(
     `select * from roast_profiles where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toProfile), page.limit, (p) => [p.id]);
+  return pageOf(rows.map(toProfile), page.limit, 'profiles', (p) => [p.id]);
 }

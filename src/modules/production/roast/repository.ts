@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
-import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { CurveSample, RoastEvent } from '../../../telemetry/curve.js';
 import type { RoastMetrics } from '../../../telemetry/metrics.js';
 import type { ImportFormat } from '../../../telemetry/importers/index.js';
@@ -151,13 +151,13 @@ export async function listBatches(q: Queryable, orgId: string, filter: RoastBatc
   if (filter.from) where.push(`started_at >= ${params.add(filter.from)}::date`);
   if (filter.to) where.push(`started_at < ${params.add(filter.to)}::date + 1`);
   if (filter.q) where.push(`batch_number ilike ${params.add(likePattern(filter.q))}`);
-  const after = decodeCursor(page.cursor, 2);
+  const after = decodeCursor(page.cursor, 'roast_batches', ['timestamp', 'id']);
   if (after) where.push(`(started_at, id) < (${params.add(String(after[0]))}::timestamptz, ${params.add(String(after[1]))})`);
   const rows = await q.query<BatchRow>(
     `select * from roast_batches where ${where.join(' and ')} order by started_at desc, id desc limit ${params.add(page.limit + 1)}`,
     params.values,
   );
-  return pageOf(rows.map(toBatch), page.limit, (b) => [b.startedAt, b.id]);
+  return pageOf(rows.map(toBatch), page.limit, 'roast_batches', (b) => [b.startedAt, b.id]);
 }
 
 // ---------------------------------------------------------------------------------------------------

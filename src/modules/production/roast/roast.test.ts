@@ -521,6 +521,6 @@ describe('listRoastBatches', () => {
 
     assertProblem(await list({ color: 'brown' }), 400, 'invalid_input', 'filter.color');
     assertProblem(await list({ state: 'roasting' }), 400, 'invalid_input', 'filter.state');
-    assertProblem(await list({}, { cursor: 'nonsense' }), 400, 'invalid_input', 'page.cursor');
+    assertProblem(await list({}, { cursor: 'nonsense' }), 400, 'invalid_cursor', 'page.cursor');
   });
 });
