@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/client.js';
 import type { Principal } from '../auth/credentials.js';
-import { requireGrant } from '../auth/grant.js';
 import { writeEvent } from '../events/emit.js';
-import { camelCase, canonicalJson } from '../lib/json.js';
+import { canonicalJson } from '../lib/json.js';
 import type { Operation, OperationContext, Services } from './define.js';
 import { ProblemError, conflict, invalidInput } from './errors.js';
 import { fieldErrors } from './schemas.js';
@@ -26,9 +25,10 @@ export interface DispatchResult {
 const IDEMPOTENCY_TTL = `interval '24 hours'`;
 
 /**
- * The part of the request pipeline after authentication and rate limiting: module enabled →
- * permission → validate input → one transaction scoped to the organization, holding the domain
- * writes, events and idempotency record together.
+ * The part of the request pipeline after the guard chain (src/http/guards.ts: authenticate → limit →
+ * grant, where the grant checks the operation's module and permission): validate input → one transaction
+ * scoped to the organization, holding the domain writes, events and idempotency record together. The
+ * principal given has been granted the operation.
  */
 export class Dispatcher {
   constructor(
@@ -39,7 +39,6 @@ export class Dispatcher {
 
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const { principal, operation } = request;
-    requireGrant(principal, operation.module, operation.permission);
     const parsed = operation.input.safeParse(request.input ?? {});
     if (!parsed.success) throw invalidInput(fieldErrors(parsed.error));
 
@@ -87,7 +86,8 @@ export class Dispatcher {
         if (stored) return this.replay(stored, requestHash);
         throw conflict('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed.');
       }
-      throw translateDatabaseError(error);
+      // Database refusals (constraints, serialization) are mapped to problems where every failure is: src/http/problems.ts.
+      throw error;
     }
   }
 
@@ -133,36 +133,3 @@ export class Dispatcher {
 }
 
 class KeyTakenMeanwhile extends Error {}
-
-/**
- * Constraint violations that reach here are rules the database enforced: answer them as the client's
- * problem, naming the field. Constraint names follow PostgreSQL's defaults (`<table>_org_id_<column>_key`,
- * `<table>_org_id_<column>_fkey`), so the field is read off the name.
- */
-export function translateDatabaseError(error: unknown): unknown {
-  if (error instanceof ProblemError) return error;
-  const e = error as { code?: string; constraint?: string; message?: string };
-  const field = e?.constraint ? fieldFromConstraint(e.constraint) : undefined;
-  switch (e?.code) {
-    case '23505':
-      return conflict('duplicate', `Another record in this organization already has this ${field ?? 'value'}.`, {
-        errors: [{ path: field ?? '', message: 'already used in this organization' }],
-      });
-    case '23503':
-      return new ProblemError(404, 'not_found', `The ${field ?? 'referenced record'} does not exist in this organization.`, {
-        errors: [{ path: field ?? '', message: 'not found' }],
-      });
-    case '23514':
-      return invalidInput([{ path: '', message: `violates the rule ${e.constraint}` }], 'The change would break a rule of the record.');
-    case '40001':
-    case '40P01':
-      return conflict('concurrent_update', 'A concurrent request changed the same records; retry the request.');
-    default:
-      return error;
-  }
-}
-
-function fieldFromConstraint(constraint: string): string | undefined {
-  const m = /_org_id_(.+)_(key|fkey)$/.exec(constraint);
-  return m ? camelCase(m[1]) : undefined;
-}

@@ -1,14 +1,18 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { Database } from '../../db/client.js';
-import { RateLimiter, type RateWindow } from '../../ratelimit/limiter.js';
+import { anonymousByAddress, guardChain, noGrant } from '../../http/guards.js';
+import { toProblem } from '../../http/problems.js';
+import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
+import { ProblemError } from '../../rpc/errors.js';
 import { TOKEN_PATTERN, certificatePath, findCertificateByToken, type PublicCertificate } from './repository.js';
 
 /**
  * The certificate's public page, GET /c/{token}, and its QR code at /c/{token}/qr.svg and /c/{token}/qr.png:
  * no credential, outside /rpc/v1/, readable on a phone, with no script and no external asset. The token is
- * the only key; an unknown token and a malformed one get the same plain 404 page. Requests are counted
- * per client address (the API's budget is per credential, and there is none here).
+ * the only key; an unknown token and a malformed one get the same plain 404 page. The guard chain takes
+ * every caller as anonymous and counts it per client address (the API's budget is per credential, and
+ * there is none here); failures are the same problems as elsewhere, shown as HTML pages.
  */
 
 /** Per client address: a person scanning codes is far below this; a crawler guessing tokens is not. */
@@ -25,48 +29,49 @@ const SECURITY_HEADERS = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-export function certificatePages(db: Database, options: { windows?: RateWindow[] } = {}) {
-  const limiter = new RateLimiter(options.windows ?? PUBLIC_PAGE_WINDOWS, { keyPrefix: 'firstcrack:rl-public' });
+type PageRequest = FastifyRequest<{ Params: { token: string } }>;
+
+/** `limiter`: the public pages' budget, from the rate limiter factory (src/ratelimit/limiter.ts). */
+export function certificatePages(db: Database, options: { limiter: RateLimiter }) {
+  const admit = guardChain({ authenticate: anonymousByAddress, limiter: options.limiter, grant: noGrant });
 
   return async (app: FastifyInstance) => {
-    /** The certificate a request names, or undefined after answering 404 or 429 itself. */
-    const certificateFor = async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
-      reply.headers(SECURITY_HEADERS);
-      const decision = await limiter.consume(`ip:${request.ip}`);
-      reply.headers(decision.headers);
-      if (!decision.allowed) {
-        reply.code(429).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(messagePage('Too many requests', 'Please wait a moment and try again.'));
-        return undefined;
-      }
-      const token = request.params.token;
-      const certificate = TOKEN_PATTERN.test(token) ? await findCertificateByToken(db, token) : undefined;
-      if (!certificate) {
-        reply.code(404).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
-        return undefined;
-      }
+    await app.register(async (pages) => {
+      pages.addHook('onRequest', async (_request, reply) => void reply.headers(SECURITY_HEADERS));
+      pages.addHook('onRequest', async (request, reply) => void (await admit(request, reply)));
+      // The one problem mapping, shown to a person: a page saying what happened, never a stack or a token.
+      pages.setErrorHandler((error: unknown, request, reply) => {
+        const problem = toProblem(error);
+        if (problem.status >= 500) request.log.error({ err: error }, 'public page failed');
+        reply.headers(problem.headers).code(problem.status).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(problemPage(problem));
+      });
+
+      /** The certificate the request names; 404 when the token is malformed or unknown, alike. */
+      const certificateFor = async (request: PageRequest) => {
+        const token = request.params.token;
+        const certificate = TOKEN_PATTERN.test(token) ? await findCertificateByToken(db, token) : undefined;
+        if (!certificate) throw new ProblemError(404, 'not_found', 'No certificate has this token.');
+        return { certificate, pageUrl: `${request.protocol}://${request.host}${certificatePath(token)}`, token };
+      };
       // A certificate never changes once issued.
-      reply.header('Cache-Control', 'public, max-age=3600');
-      return { certificate, pageUrl: `${request.protocol}://${request.host}${certificatePath(token)}`, token };
-    };
+      const CACHE_ISSUED = 'public, max-age=3600';
 
-    app.get<{ Params: { token: string } }>('/c/:token', async (request, reply) => {
-      const found = await certificateFor(request, reply);
-      if (!found) return reply;
-      return reply.type('text/html; charset=utf-8').send(renderCertificatePage(found.certificate, found.token));
-    });
+      pages.get('/c/:token', async (request: PageRequest, reply) => {
+        const found = await certificateFor(request);
+        return reply.header('Cache-Control', CACHE_ISSUED).type('text/html; charset=utf-8').send(renderCertificatePage(found.certificate, found.token));
+      });
 
-    app.get<{ Params: { token: string } }>('/c/:token/qr.svg', async (request, reply) => {
-      const found = await certificateFor(request, reply);
-      if (!found) return reply;
-      const svg = await QRCode.toString(found.pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-      return reply.type('image/svg+xml').send(svg);
-    });
+      pages.get('/c/:token/qr.svg', async (request: PageRequest, reply) => {
+        const found = await certificateFor(request);
+        const svg = await QRCode.toString(found.pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+        return reply.header('Cache-Control', CACHE_ISSUED).type('image/svg+xml').send(svg);
+      });
 
-    app.get<{ Params: { token: string } }>('/c/:token/qr.png', async (request, reply) => {
-      const found = await certificateFor(request, reply);
-      if (!found) return reply;
-      const png = await QRCode.toBuffer(found.pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
-      return reply.type('image/png').send(png);
+      pages.get('/c/:token/qr.png', async (request: PageRequest, reply) => {
+        const found = await certificateFor(request);
+        const png = await QRCode.toBuffer(found.pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
+        return reply.header('Cache-Control', CACHE_ISSUED).type('image/png').send(png);
+      });
     });
   };
 }
@@ -167,6 +172,15 @@ ${fact('Roasted on', day(s.roastedLot.roastedAt))}${fact('Form', words(s.roasted
 }
 
 const NOT_FOUND_PAGE = messagePage('Certificate not found', 'This link does not lead to a certificate. Check that the whole address was copied.');
+const TOO_MANY_PAGE = messagePage('Too many requests', 'Please wait a moment and try again.');
+const FAILED_PAGE = messagePage('Something went wrong', 'The certificate could not be shown just now. Please try again later.');
+
+/** What a person sees for a problem: the page names what happened in words, without the problem's internals. */
+function problemPage(problem: ProblemError): string {
+  if (problem.status === 404) return NOT_FOUND_PAGE;
+  if (problem.status === 429) return TOO_MANY_PAGE;
+  return FAILED_PAGE;
+}
 
 function messagePage(title: string, text: string): string {
   return page(title, `<main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>`);
