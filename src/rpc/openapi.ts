@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { operations } from './registry.js';
 import type { Operation } from './define.js';
-import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
+import { surfaceOpenApiPaths } from '../http/surfaces.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: problemRef } } });
@@ -63,8 +63,8 @@ export function buildOpenApi() {
         : {}),
     };
   }
-  // The telemetry channel (ingest, stream, stream tickets) is not RPC: its paths are hand-written beside it.
-  Object.assign(paths, telemetryOpenApiPaths());
+  // The surfaces that are not RPC (health, telemetry ingest and stream, public pages) document themselves.
+  Object.assign(paths, surfaceOpenApiPaths());
   return {
     openapi: '3.1.0',
     info: {

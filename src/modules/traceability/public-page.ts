@@ -76,6 +76,64 @@ export function certificatePages(db: Database, options: { limiter: RateLimiter }
   };
 }
 
+/** The public pages in the OpenAPI document (written beside them, as they are not RPC operations). */
+export function certificatePagesOpenApiPaths(): Record<string, unknown> {
+  const token = { name: 'token', in: 'path', required: true, schema: { type: 'string', pattern: TOKEN_PATTERN.source }, description: 'The certificate’s public token, as `issueCertificate` answered it.' };
+  const budget = PUBLIC_PAGE_WINDOWS.map((w) => `${w.points} per ${w.seconds} s`).join(' and ');
+  const common = {
+    tags: ['public pages'],
+    security: [],
+    parameters: [token],
+  };
+  const html = (description: string, example: string) => ({ description, content: { 'text/html': { schema: { type: 'string' }, example } } });
+  const refusals = {
+    '404': html('No certificate has this token (a malformed token answers the same). The page reveals nothing more.', NOT_FOUND_PAGE),
+    '429': html(`More than ${budget} from this client address; see Retry-After.`, TOO_MANY_PAGE),
+  };
+  return {
+    '/c/{token}': {
+      get: {
+        ...common,
+        operationId: 'traceability.publicCertificatePage',
+        summary: 'The certificate’s public page: where the coffee of a roasted lot comes from, for anyone holding the link or QR code.',
+        description:
+          'No credential: the token is the only key. An HTML page readable on a phone, with no script and no external asset, showing the ' +
+          'chain frozen when the certificate was issued (producers, green lots, roast batches, the roasted lot) and the organization’s name; ' +
+          `customers and quantities are never shown. Counted per client address (${budget}), with the same RateLimit headers as the API. ` +
+          'Cacheable for an hour: a certificate never changes once issued.',
+        responses: {
+          '200': html('The page.', EXAMPLE_PAGE),
+          ...refusals,
+        },
+      },
+    },
+    '/c/{token}/qr.svg': {
+      get: {
+        ...common,
+        operationId: 'traceability.publicCertificateQrSvg',
+        summary: 'The QR code of the certificate’s page, as SVG.',
+        description: `Encodes the page’s absolute address (\`https://<host>/c/{token}\`). Same credential rule, budget and 404 as the page.`,
+        responses: {
+          '200': { description: 'The QR code.', content: { 'image/svg+xml': { schema: { type: 'string' }, example: EXAMPLE_QR_SVG } } },
+          ...refusals,
+        },
+      },
+    },
+    '/c/{token}/qr.png': {
+      get: {
+        ...common,
+        operationId: 'traceability.publicCertificateQrPng',
+        summary: 'The QR code of the certificate’s page, as a 512-pixel PNG for print.',
+        description: 'Encodes the page’s absolute address. Same credential rule, budget and 404 as the page.',
+        responses: {
+          '200': { description: 'The QR code (binary PNG; the example is its first bytes, base64).', content: { 'image/png': { schema: { type: 'string', contentEncoding: 'base64' }, example: 'iVBORw0KGgoAAAANSUhEUgAAAgAAAAIA' } } },
+          ...refusals,
+        },
+      },
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Rendering. Everything shown comes from the certificate's frozen snapshot, escaped.
 
@@ -176,6 +234,25 @@ const TOO_MANY_PAGE = messagePage('Too many requests', 'Please wait a moment and
 const FAILED_PAGE = messagePage('Something went wrong', 'The certificate could not be shown just now. Please try again later.');
 
 /** What a person sees for a problem: the page names what happened in words, without the problem's internals. */
+/** The documentation's example page: the page itself, rendered from a small certificate. */
+const EXAMPLE_SNAPSHOT: Snapshot = {
+  roastedLot: { lotCode: 'R-2026-0312-01', form: 'whole_bean', roastedAt: '2026-03-12T08:40:00.000Z', weightLossPct: '14.20' },
+  roastBatches: [{ batchNumber: 'B-0412', startedAt: '2026-03-12T08:26:00.000Z', completedAt: '2026-03-12T08:40:00.000Z' }],
+  greenLots: [{ lotCode: 'ETH-GER-24', name: 'Ethiopia Gerba', varieties: ['74110', 'Heirloom'], processMethod: 'washed', harvestYear: 2025, certifications: ['organic'], producerId: 'prod_01' }],
+  producers: [
+    {
+      id: 'prod_01', name: 'Gerba Cooperative', kind: 'cooperative', country: 'ET', region: 'Sidama', subregion: 'Bensa',
+      altitudeMinM: 1900, altitudeMaxM: 2200, latitude: null, longitude: null, varieties: ['74110', 'Heirloom'], processMethods: ['washed'],
+    },
+  ],
+};
+const EXAMPLE_PAGE = renderCertificatePage(
+  { id: 'cert_01jq3k8m7v5x2n4p6r8t0w2y4a', organizationName: 'My roastery', snapshot: EXAMPLE_SNAPSHOT, issuedAt: '2026-03-14T09:00:00.000Z' },
+  'Xq3v9TzL0bWmR7cK2pYf4A',
+);
+/** Shortened: the real code draws every module. */
+const EXAMPLE_QR_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h37v37H0z"/><path stroke="#000000" d="M2 2.5h7m1 0h1…"/></svg>';
+
 function problemPage(problem: ProblemError): string {
   if (problem.status === 404) return NOT_FOUND_PAGE;
   if (problem.status === 429) return TOO_MANY_PAGE;
