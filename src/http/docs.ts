@@ -45,12 +45,18 @@ interface SurfaceOperation {
   responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
 }
 
+const LONG_EXAMPLE = 800;
 const exampleText = (example: unknown) => (typeof example === 'string' ? example : JSON.stringify(example, null, 2));
 
 function mediaExamples(content: Record<string, MediaType> | undefined): string {
   return Object.entries(content ?? {})
     .filter(([, media]) => media.example !== undefined)
-    .map(([type, media]) => `<pre title="${escape(type)}">${escape(exampleText(media.example))}</pre>`)
+    .map(([type, media]) => {
+      const text = exampleText(media.example);
+      const pre = `<pre title="${escape(type)}">${escape(text)}</pre>`;
+      // A whole page or image as example would bury the answers listed after it: those open on demand.
+      return text.length > LONG_EXAMPLE ? `<details><summary>Example (${escape(type)})</summary>${pre}</details>` : pre;
+    })
     .join('');
 }
 

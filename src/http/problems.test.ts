@@ -22,7 +22,7 @@ test('database refusals map by SQLSTATE, naming the field the constraint is on',
   // Other SQLSTATEs are the service's failure, never explained to the client.
   const undefinedTable = toProblem(databaseError('42P01')).toProblem();
   assert.deepEqual([undefinedTable.status, undefinedTable.code], [500, 'internal_error']);
-  assert.ok(!undefinedTable.detail.includes('database refused'));
+  assert.ok(!undefinedTable.detail.includes('database refused'), 'the database’s message is not shown');
 });
 
 test('fastify’s own refusals map to the documented problems', () => {
