@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CredentialResolver } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
 import { API_CALLERS, bearerCredential, guardChain, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
