@@ -6,6 +6,8 @@ import { canonicalJson } from '../lib/json.js';
 import type { Operation, OperationContext, Services } from './define.js';
 import { ProblemError, conflict, invalidInput } from './errors.js';
 import { fieldErrors } from './schemas.js';
+import { checkAnswer, checkEvent, checkProblem } from './contract.js';
+import { toProblem } from '../http/problems.js';
 
 export interface DispatchRequest {
   principal: Principal;
@@ -31,6 +33,9 @@ const IDEMPOTENCY_TTL = `interval '24 hours'`;
  * principal given has been granted the operation.
  */
 export class Dispatcher {
+  /** Set when the suite runs (FIRSTCRACK_CHECK_CONTRACT=1): every answer, event and problem is held to its declaration. */
+  private readonly checkContract = process.env.FIRSTCRACK_CHECK_CONTRACT === '1';
+
   constructor(
     private readonly db: Database,
     private readonly services: Services,
@@ -63,9 +68,13 @@ export class Dispatcher {
             requestId: request.requestId,
             services: this.services,
             afterCommit: (work) => void afterCommit.push(work),
-            emit: async (type, data) => void (await writeEvent(tx, principal.orgId, type, data)),
+            emit: async (type, data) => {
+              if (this.checkContract) checkEvent(operation, type, data);
+              await writeEvent(tx, principal.orgId, type, data);
+            },
           };
           const body = (await operation.handler(ctx, parsed.data)) ?? {};
+          if (this.checkContract) checkAnswer(operation, body);
           if (key !== undefined) {
             await tx.query(
               `update idempotency_records set response_status = 200, response_body = $4
@@ -86,7 +95,9 @@ export class Dispatcher {
         if (stored) return this.replay(stored, requestHash);
         throw conflict('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed.');
       }
-      // Database refusals (constraints, serialization) are mapped to problems where every failure is: src/http/problems.ts.
+      // Every failure is mapped to its problem in one place (src/http/problems.ts, database refusals by
+      // SQLSTATE among them); the contract check holds the problem the caller will get.
+      if (this.checkContract) checkProblem(operation, toProblem(error));
       throw error;
     }
   }

@@ -12,6 +12,7 @@ import { createApiKey } from '../auth/credentials.js';
 import type { Plan } from '../auth/plans.js';
 import type { Role } from '../auth/permissions.js';
 import type { RateWindow } from '../ratelimit/limiter.js';
+import { FirstcrackClient } from '../../clients/typescript/src/index.js';
 import { openPgliteFromTemplate, preparePgliteTemplate, preparePostgresTemplate, withDatabase } from './template.js';
 
 /** A budget large enough that functional tests never meet the rate limiter (which has its own tests). */
@@ -39,6 +40,8 @@ export interface TestOrg {
   createKey(role: Role, scopes?: string[]): Promise<string>;
   /** Calls an operation with the owner key. */
   call<T = any>(operation: string, input?: unknown, options?: CallOptions): Promise<CallResult<T>>;
+  /** The typed client (clients/typescript) with the owner key: answers typed, problems thrown. */
+  client: FirstcrackClient;
 }
 
 export interface TestServer {
@@ -73,6 +76,8 @@ export async function createTestDatabase(databaseUrl: string): Promise<{ url: st
  * (an S3 store, say). Closed after the file's tests.
  */
 export async function startTestServer(options: { rateWindows?: RateWindow[]; config?: Partial<Config> } = {}): Promise<TestServer> {
+  // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
+  process.env.FIRSTCRACK_CHECK_CONTRACT ??= '1';
   // Live sessions and blobs go to a directory of this test file's own.
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-test-'));
   const config = { ...loadConfig(), dataDir, logLevel: process.env.LOG_LEVEL ?? 'silent', ...options.config };
@@ -128,6 +133,7 @@ export async function startTestServer(options: { rateWindows?: RateWindow[]; con
         key: org.apiKey,
         createKey: async (role, scopes = []) => (await createApiKey(databases.owner, org.organizationId, role, scopes)).apiKey,
         call: (operation, input, opts) => call(org.apiKey, operation, input, opts),
+        client: new FirstcrackClient({ baseUrl: url, token: org.apiKey }),
       };
     },
   };

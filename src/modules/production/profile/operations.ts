@@ -2,21 +2,27 @@ import { defineOperation } from '../../../rpc/define.js';
 import { notFound } from '../../../rpc/errors.js';
 import { findMachine } from '../../catalog/machine/repository.js';
 import * as repo from './repository.js';
-import { ById, CreateProfile, ListProfiles } from './schemas.js';
+import { ById, CreateProfile, ListProfiles, Profile } from './schemas.js';
+import { profileCreated } from './events.js';
+import { pageOut } from '../../../rpc/outputs.js';
 
 const module = 'roasting' as const;
 
 export const profileOperations = [
   defineOperation({
     name: 'production.profile.createProfile',
-    summary:
-      'Create a roast profile: targets for charge weight, drop temperature (°C), total time (s) and development time ratio (%), ' +
-      'each optional. machineId binds the profile to one machine of the organization. Codes are unique per organization.',
+    summary: 'Create a roast profile: targets for charge weight, drop temperature, total time and development time ratio.',
+    description:
+      'Every target is optional: charge weight (kg), drop temperature (°C), total time (s) and development time ratio (%). ' +
+      '`machineId` binds the profile to one machine of the organization (404 naming `machineId` otherwise); `startRoastBatch` then refuses it on another machine. ' +
+      'Codes are unique per organization (409 `duplicate`). `shelfLifeDays` (an extension) sets how long its roasts keep; unset, 90 days.',
     permission: 'production.profile.write',
     module,
     get: false,
     input: CreateProfile,
-    emits: ['production.profile.created'],
+    output: Profile,
+    errors: ['not_found', 'duplicate'],
+    emits: [profileCreated],
     async handler(ctx, input) {
       if (input.machineId !== undefined && !(await findMachine(ctx.tx, ctx.orgId, input.machineId))) {
         throw notFound('machine', input.machineId, 'machineId');
@@ -30,10 +36,13 @@ export const profileOperations = [
   defineOperation({
     name: 'production.profile.getProfile',
     summary: 'A roast profile and its targets.',
+    description: 'Another organization’s profile answers 404 exactly like a missing one.',
     permission: 'production.profile.read',
     module,
     get: true,
     input: ById,
+    output: Profile,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return (await repo.findProfile(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
     },
@@ -41,11 +50,14 @@ export const profileOperations = [
 
   defineOperation({
     name: 'production.profile.listProfiles',
-    summary: 'Roast profiles, oldest first. Filters: machineId, q (name or code).',
+    summary: 'Roast profiles, oldest first.',
+    description: 'Filters: `machineId`, `q` (case-insensitive search in name and code).',
     permission: 'production.profile.read',
     module,
     get: true,
     input: ListProfiles,
+    output: pageOut(Profile),
+    errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
       return repo.listProfiles(ctx.tx, ctx.orgId, filter, page);
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code, decimal, id, kg, name, page, strict, text } from '../../../rpc/schemas.js';
+import { idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 
 /** Two years: green coffee keeps about that long; roasted coffee far less. */
 const MAX_SHELF_LIFE_DAYS = 730;
@@ -35,3 +36,20 @@ export const ById = strict({ id: id() });
 
 export type CreateProfileInput = z.output<typeof CreateProfile>;
 export type ProfileFilterInput = z.output<typeof ProfileFilter>;
+
+/** Weights stay exact decimal strings; temperatures and percentages are numbers, like the roast metrics they are compared with. */
+export const Profile = out({
+  id: idOut,
+  code: z.string(),
+  name: z.string(),
+  machineId: idOut.nullable(),
+  targetChargeKg: kgOut.nullable(),
+  targetDropTempC: z.number().nullable(),
+  targetTotalTimeS: z.number().int().nullable(),
+  targetDtrPct: z.number().nullable(),
+  notes: z.string().nullable(),
+  /** Null: its roasts keep the default 90 days. */
+  shelfLifeDays: z.number().int().nullable(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Profile' });

@@ -5,22 +5,27 @@ import { findLocation } from '../../catalog/location/repository.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { grossUpGrams, planProduction } from './planner.js';
 import * as repo from './repository.js';
-import { ById, GenerateProductionSchedule, ListDemandAggregate } from './schemas.js';
+import { ById, DemandAggregateItem, GenerateProductionSchedule, ListDemandAggregate, ProductionSchedule } from './schemas.js';
+import { scheduleGenerated, scheduleReleased } from './events.js';
+import { pageOut } from '../../../rpc/outputs.js';
 
 const module = 'roasting' as const;
 
 export const scheduleOperations = [
   defineOperation({
     name: 'production.schedule.listDemandAggregate',
-    summary:
-      'What production must roast: confirmed order lines due on or before dueBefore (all open demand without it), less the roasted ' +
-      'stock allocated to them, merged by what is roasted together (profile, green lot, roast level, decaf). Each item gives the ' +
-      'roasted kilograms still open, the expected roast loss (the demand’s, else the mean of the profile’s completed batches, else ' +
-      '15%) and the green needed for it. Until sales orders exist there is no demand and the list is empty.',
+    summary: 'What production must roast: open confirmed demand, merged by what is roasted together.',
+    description:
+      'Confirmed order lines due on or before `dueBefore` (all open demand without it), less the roasted stock allocated to them, ' +
+      'merged by what is roasted together (profile, green lot, roast level, decaf). Each item gives the roasted kilograms still open, ' +
+      'the expected roast loss (the demand’s, else the mean of the profile’s completed batches, else 15%) and the green needed for it. ' +
+      'The whole aggregate is one page: `nextCursor` is always null.',
     permission: 'production.schedule.read',
     module,
     get: true,
     input: ListDemandAggregate,
+    output: pageOut(DemandAggregateItem),
+    errors: [],
     async handler(ctx, { dueBefore }) {
       const demand = await repo.listDemand(ctx.tx, ctx.orgId, dueBefore ?? null);
       const items = demand.map((d) => ({ ...d, greenNeededKg: kgString(grossUpGrams(grams(d.openKg), d.expectedLossPct)) }));
@@ -30,17 +35,21 @@ export const scheduleOperations = [
 
   defineOperation({
     name: 'production.schedule.generateProductionSchedule',
-    summary:
-      'Generate a draft schedule from the open demand (as listDemandAggregate answers it): batches sized to what each active machine ' +
-      'can run (between its minimum and maximum batch, green grossed up for roast loss), ordered by profile grouping, light before ' +
-      'dark, decaf last, at most maxBatchesPerMachine per machine, with feasibility notes (green_short, no_machine_fits, ' +
-      'over_capacity; no_demand when there is nothing to roast). With locationId only that location’s machines and green stock are ' +
-      'planned with. Green availability is on hand less reserved; a quarantined lot has none. Nothing is reserved.',
+    summary: 'Generate a draft roasting schedule from the open demand.',
+    description:
+      'Plans the demand `listDemandAggregate` answers: batches sized to what each active machine can run (between its minimum and ' +
+      'maximum batch, green grossed up for roast loss), ordered by profile grouping, light before dark, decaf last, at most ' +
+      '`maxBatchesPerMachine` per machine, with feasibility notes (`green_short`, `no_machine_fits`, `over_capacity`; `no_demand` when ' +
+      'there is nothing to roast). With `locationId` only that location’s machines and green stock are planned with (404 naming ' +
+      '`locationId` when it is not one of the organization’s). Green availability is on hand less reserved; a quarantined lot has none. ' +
+      'Nothing is reserved.',
     permission: 'production.schedule.write',
     module,
     get: false,
     input: GenerateProductionSchedule,
-    emits: ['production.schedule.generated'],
+    output: ProductionSchedule,
+    errors: ['not_found'],
+    emits: [scheduleGenerated],
     async handler(ctx, input) {
       const locationId = input.locationId ?? null;
       if (locationId !== null && !(await findLocation(ctx.tx, ctx.orgId, locationId))) throw notFound('location', locationId, 'locationId');
@@ -74,13 +83,16 @@ export const scheduleOperations = [
 
   defineOperation({
     name: 'production.schedule.getProductionSchedule',
-    summary:
-      'A production schedule (state draft or released) with its feasibility notes and its batches in roasting order: position across ' +
-      'the schedule, machine and sequence on it, profile, green lot, green kilograms, expected roasted kilograms and loss; and totals.',
+    summary: 'A production schedule with its feasibility notes, its batches in roasting order and totals.',
+    description:
+      'State `draft` or `released`. Each batch gives its position across the schedule, machine and sequence on it, profile, green lot, ' +
+      'green kilograms, expected roasted kilograms and loss.',
     permission: 'production.schedule.read',
     module,
     get: true,
     input: ById,
+    output: ProductionSchedule,
+    errors: ['not_found'],
     async handler(ctx, { id }) {
       return scheduleWithBatches(ctx.tx, ctx.orgId, id);
     },
@@ -88,14 +100,17 @@ export const scheduleOperations = [
 
   defineOperation({
     name: 'production.schedule.releaseScheduleToProduction',
-    summary:
-      'Commit a draft schedule to the roasting floor: its state becomes released, stamped with who released it and when. A deliberate ' +
-      'human step (permission production.schedule.approve). Releasing a released schedule is refused with 409 schedule_already_released.',
+    summary: 'Commit a draft schedule to the roasting floor.',
+    description:
+      'Its state becomes `released`, stamped with who released it and when: a deliberate human step (permission ' +
+      '`production.schedule.approve`). Releasing a released schedule is refused with 409 `schedule_already_released`.',
     permission: 'production.schedule.approve',
     module,
     get: false,
     input: ById,
-    emits: ['production.schedule.released'],
+    output: ProductionSchedule,
+    errors: ['not_found', 'schedule_already_released'],
+    emits: [scheduleReleased],
     async handler(ctx, { id }) {
       const current = (await repo.findSchedule(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
       if (current.state === 'released') {
