@@ -119,9 +119,11 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
           result = await deps.liveSessions.append(principal.orgId, batchId, seq, samples, events, oneLine(request.rawBody!));
         } catch (error) {
           if (!(error instanceof SessionClosedError)) throw error;
-          // The batch is being completed (sealed) or completed between the lookup and the append.
+          // The batch is being completed or aborted (sealed), or was, between the lookup and the append.
           if (error.reason === 'gone') throw await notLive(principal.orgId, batchId);
-          throw conflict('batch_not_live', `Roast batch ${batchId} is being completed; telemetry is taken only while it roasts.`, { state: 'completing' });
+          throw conflict('batch_not_live', `Roast batch ${batchId} is being completed or aborted; telemetry is taken only while it roasts.`, {
+            state: 'completing',
+          });
         }
         if (result.duplicate) return reply.code(200).send({ accepted: 0, seq, duplicate: true });
         return reply.code(202).send({ accepted: result.accepted, seq });
@@ -228,6 +230,9 @@ function frameOf(message: LiveMessage): string {
   return frame;
 }
 
+/** Batch states after which a session takes nothing more (roast_batches.state). */
+const FINAL_STATES = new Set(['completed', 'aborted']);
+
 /**
  * One open stream. What arrives in one tick (the messages of one post) is written once, so a post costs each
  * watcher one write and one system call however many samples it holds.
@@ -240,8 +245,8 @@ class Watcher {
 
   send(message: LiveMessage): void {
     this.queue(frameOf(message));
-    // The batch is done: nothing more will come, and a closed session is no longer resumable.
-    if (message.event === 'status' && (message.data as { state: string }).state === 'completed') this.end();
+    // The batch is done (completed or aborted): nothing more will come, and a closed session is no longer resumable.
+    if (message.event === 'status' && FINAL_STATES.has((message.data as { state: string }).state)) this.end();
   }
 
   comment(text: string): void {

@@ -27,7 +27,7 @@ export interface LiveSessionInfo {
   machineId: string;
 }
 
-/** An append to a session that is gone (discarded) or sealed (its batch is being completed). */
+/** An append to a session that is gone (discarded) or sealed (its batch is being completed or aborted). */
 export class SessionClosedError extends Error {
   constructor(
     readonly batchId: string,

@@ -71,7 +71,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           '401': problem('No credential, or one that is invalid, expired or revoked.'),
           '403': problem('An API key (`bridge_token_required`), or the token of another machine than the batch’s (`wrong_machine`).'),
           '404': problem('No such batch in the token’s organization.'),
-          '409': problem('The batch exists but is not live (`batch_not_live`): it completed or was imported.'),
+          '409': problem('The batch exists but is not live (`batch_not_live`, with its `state`): it completed, was aborted or was imported, or is being completed or aborted (`completing`).'),
           '413': problem('Body over 1 MiB.'),
           '415': problem('Body is not application/json.'),
           '429': problem('Ingest budget exhausted; see Retry-After.'),
@@ -85,7 +85,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
         summary: 'Follow a live batch as Server-Sent Events.',
         description:
           '`text/event-stream` of `event: sample` (data: one sample as posted), `event: roast_event` (data: `{ "type", "t" }`, type one of ' +
-          `${ROAST_EVENT_TYPES.join(', ')}) and \`event: status\` (data: \`{ "state" }\`; after \`completed\` the stream ends). Every ` +
+          `${ROAST_EVENT_TYPES.join(', ')}) and \`event: status\` (data: \`{ "state" }\`; after \`completed\` or \`aborted\` the stream ends). Every ` +
           'message has an `id:`, increasing per batch; reconnecting with `Last-Event-ID` (or `?lastEventId=`) resumes after it without ' +
           'gaps, from the start of the roast when absent. A comment line is sent every 15 s. Authenticate with an API key holding ' +
           '`production.roast.read` (module roasting), or, from a browser EventSource, with `?ticket=` from the tickets endpoint.',

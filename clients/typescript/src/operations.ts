@@ -2577,6 +2577,13 @@ export interface Operations {
     };
     output: {};
   };
+  'production.roast.abortRoastBatch': {
+    input: {
+      id: string;
+      reason: string;
+    };
+    output: {};
+  };
   'production.roast.importLoggerRoast': {
     input: {
       content: string;
@@ -2605,7 +2612,7 @@ export interface Operations {
   'production.roast.listRoastBatches': {
     input: {
       filter?: {
-        state?: 'live' | 'completed';
+        state?: 'live' | 'completed' | 'aborted';
         source?: 'live' | 'import';
         machineId?: string;
         profileId?: string;
@@ -4004,6 +4011,28 @@ export const OPERATIONS = {
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "production.roast.abortRoastBatch": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "batch_not_live",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

@@ -12,6 +12,9 @@ import * as repo from './repository.js';
 /** Where the full-fidelity copy of a batch's curve lives in the blob store. */
 export const fullCurveKey = (orgId: string, batchId: string) => `curves/${orgId}/${batchId}.json`;
 
+/** The warning a batch completed without telemetry carries: it has weights and stock movements but no curve. */
+export const NO_TELEMETRY_WARNING = 'no telemetry was recorded: the batch was completed without a curve, so its metrics are null';
+
 export interface Completion {
   dropWeightKg: string | null;
   notes: string | null;
@@ -28,7 +31,9 @@ export interface Completion {
  * 'live' batch the caller has locked or just created:
  * - the full curve goes to object storage (durable before the transaction commits; a rolled-back attempt
  *   leaves an object the retry overwrites), the 1 Hz downsample to the database;
- * - metrics are derived from the whole curve, the weight loss exactly from the weights;
+ * - metrics are derived from the whole curve, the weight loss exactly from the weights; without a curve (a
+ *   machine without a logger: `curve` null) nothing is stored for it and metrics are null, while weights,
+ *   stock and lineage are booked exactly as with one;
  * - stock moves only for a batch that names a green lot (coffee the inventory tracks): the charge weight
  *   leaves the green lot as one roast_consume row, a loose roasted lot of the drop weight opens with a
  *   roast_output row (at the batch's location, else where the green came from), and lineage green lot → roast batch → roasted lot records the weights that followed
@@ -36,25 +41,32 @@ export interface Completion {
  * Everything outside the database that must wait for the commit (publishing the status, discarding the
  * live buffer) is the caller's to schedule with ctx.afterCommit.
  */
-export async function recordCompletion(ctx: OperationContext, batch: repo.RoastBatch, curve: Curve, completion: Completion): Promise<repo.RoastBatch> {
+export async function recordCompletion(
+  ctx: OperationContext,
+  batch: repo.RoastBatch,
+  curve: Curve | null,
+  completion: Completion,
+): Promise<repo.RoastBatch> {
   checkWeights(batch, completion.dropWeightKg);
   // First what can still refuse, so a refused completion writes nothing anywhere.
   const greenTransactions = batch.greenLotId ? await consumeGreen(ctx, batch, batch.greenLotId) : [];
 
-  const key = fullCurveKey(ctx.orgId, batch.id);
-  await ctx.services.blobs.put(key, JSON.stringify({ batchId: batch.id, samples: curve.samples, events: curve.events }), 'application/json');
-  const downsampled = downsampleTo1Hz(curve.samples);
-  await repo.insertCurve(ctx.tx, ctx.orgId, batch.id, {
-    samples: downsampled,
-    events: curve.events,
-    sampleCount: downsampled.length,
-    fullSampleCount: curve.samples.length,
-    fullCurveKey: key,
-  });
+  if (curve) {
+    const key = fullCurveKey(ctx.orgId, batch.id);
+    await ctx.services.blobs.put(key, JSON.stringify({ batchId: batch.id, samples: curve.samples, events: curve.events }), 'application/json');
+    const downsampled = downsampleTo1Hz(curve.samples);
+    await repo.insertCurve(ctx.tx, ctx.orgId, batch.id, {
+      samples: downsampled,
+      events: curve.events,
+      sampleCount: downsampled.length,
+      fullSampleCount: curve.samples.length,
+      fullCurveKey: key,
+    });
+  }
 
   const completed = await repo.markCompleted(ctx.tx, ctx.orgId, batch.id, {
     dropWeightKg: completion.dropWeightKg,
-    metrics: curveMetrics(curve),
+    metrics: curve ? curveMetrics(curve) : null,
     notes: completion.notes,
     warnings: completion.warnings,
   });
@@ -97,7 +109,7 @@ export async function recordCompletion(ctx: OperationContext, batch: repo.RoastB
  * A roasted lot needs a weight, so a batch that consumes a green lot must say what came out of the drum;
  * and a roast loses weight, it never gains it.
  */
-function checkWeights(batch: repo.RoastBatch, dropWeightKg: string | null): void {
+export function checkWeights(batch: repo.RoastBatch, dropWeightKg: string | null): void {
   if (batch.greenLotId && dropWeightKg === null) {
     throw invalidInput(
       [{ path: 'dropWeightKg', message: `required: the batch consumes green lot ${batch.greenLotId}, and the roasted lot it makes needs its weight` }],

@@ -11,9 +11,17 @@ import { findBatchOutput } from '../../inventory/roast/repository.js';
 import { findProfile } from '../profile/repository.js';
 import { chargeOutsideRange } from './batch-range.js';
 import { compareWithProfile } from './comparison.js';
-import { recordCompletion } from './completion.js';
+import { NO_TELEMETRY_WARNING, checkWeights, recordCompletion } from './completion.js';
 import * as repo from './repository.js';
-import { ById, CompleteRoastBatch, ImportLoggerRoast, ListRoastBatches, StartRoastBatch } from './schemas.js';
+import {
+  ABORT_REASON_MAX_LENGTH,
+  AbortRoastBatch,
+  ById,
+  CompleteRoastBatch,
+  ImportLoggerRoast,
+  ListRoastBatches,
+  StartRoastBatch,
+} from './schemas.js';
 
 const module = 'roasting' as const;
 
@@ -62,8 +70,11 @@ export const roastOperations = [
       'insufficient_stock when no single holding has it) and a loose roasted lot of dropWeightKg (code R-<batchNumber>, at the ' +
       'batch’s location, else where the green came from) opens, with lineage green lot → batch → roasted lot; dropWeightKg is ' +
       'therefore required then. Without a green lot no stock moves (a drop weight still gives the weight loss). dropWeightKg cannot ' +
-      'exceed the charge. The live buffer is discarded only after the transaction commits. A batch without samples is refused ' +
-      '(409 no_telemetry). Completing a completed batch answers it unchanged, books nothing again and discards any leftover buffer.',
+      'exceed the charge. A batch whose session holds no samples (a machine without a logger) completes the same way without a ' +
+      'curve: weights, stock and lineage are booked, no curve is stored (events posted without samples are not kept), metrics are ' +
+      `null and warnings holds "${NO_TELEMETRY_WARNING}". The live buffer is discarded only after the transaction commits. ` +
+      'Completing a completed batch answers it unchanged, books nothing again and discards any leftover buffer; an aborted batch ' +
+      'cannot be completed (409 batch_not_live, state aborted).',
     permission: 'production.roast.write',
     module,
     get: false,
@@ -77,17 +88,17 @@ export const roastOperations = [
         ctx.afterCommit(() => live.discard(ctx.orgId, id));
         return batchView(ctx.tx, ctx.orgId, batch);
       }
-      const buffered = await live.readCurve(ctx.orgId, id);
-      if (!buffered || buffered.samples.length === 0) {
-        throw conflict('no_telemetry', `Batch ${batch.batchNumber} has no telemetry samples to complete it with.`);
-      }
+      if (batch.state === 'aborted') await refuseAborted(ctx, batch, 'completed');
+      // Weights that can never complete the batch are refused before the seal, so the session keeps taking posts.
+      checkWeights(batch, dropWeightKg ?? null);
       // From here the session takes no more posts, so every acknowledged sample is in the curve read next.
       await live.seal(ctx.orgId, id);
-      const curve = (await live.readCurve(ctx.orgId, id))!;
+      const buffered = await live.readCurve(ctx.orgId, id);
+      const curve = buffered && buffered.samples.length > 0 ? buffered : null;
       const completed = await recordCompletion(ctx, batch, curve, {
         dropWeightKg: dropWeightKg ?? null,
         notes: notes ?? null,
-        warnings: [],
+        warnings: curve ? [] : [NO_TELEMETRY_WARNING],
         roastedAt: null,
         event: 'production.roast.batch_completed',
       });
@@ -96,6 +107,44 @@ export const roastOperations = [
         await live.discard(ctx.orgId, id);
       });
       return batchView(ctx.tx, ctx.orgId, completed);
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.abortRoastBatch',
+    summary: 'Abandon a live roast batch, with a reason: nothing is consumed and no roasted lot is made (an extension beyond the specification).',
+    description:
+      `For a batch started by mistake, or a roast that was dumped. reason is required (1–${ABORT_REASON_MAX_LENGTH} characters, ` +
+      'trimmed). The batch becomes aborted with abortReason and abortedAt; nothing is consumed, no roasted lot is made and no ' +
+      'curve is kept. Its live session stops taking posts at once (409 batch_not_live) and ' +
+      'its buffer is discarded after the transaction commits; watchers get the status aborted. Only a live batch can be aborted: ' +
+      'a completed or aborted one is refused with 409 batch_not_live naming its state.',
+    permission: 'production.roast.write',
+    module,
+    get: false,
+    extension: true,
+    input: AbortRoastBatch,
+    errors: ['not_found', 'batch_not_live'],
+    emits: ['production.roast.batch_aborted'],
+    async handler(ctx, { id, reason }) {
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      if (batch.state === 'aborted') await refuseAborted(ctx, batch, 'aborted');
+      if (batch.state !== 'live') {
+        throw conflict('batch_not_live', `Roast batch ${batch.batchNumber} is ${batch.state}; only a live batch can be aborted.`, {
+          state: batch.state,
+          errors: [{ path: 'id', message: `the batch is ${batch.state}` }],
+        });
+      }
+      const live = ctx.services.liveSessions;
+      // Posts are refused from here on, also should the discard after the commit never run.
+      await live.seal(ctx.orgId, id);
+      const aborted = await repo.markAborted(ctx.tx, ctx.orgId, id, reason);
+      await ctx.emit('production.roast.batch_aborted', { batch: aborted });
+      ctx.afterCommit(async () => {
+        await live.publishStatus(ctx.orgId, id, 'aborted');
+        await live.discard(ctx.orgId, id);
+      });
+      return batchView(ctx.tx, ctx.orgId, aborted);
     },
   }),
 
@@ -154,11 +203,14 @@ export const roastOperations = [
   defineOperation({
     name: 'production.roast.getRoastBatch',
     summary:
-      'A roast batch: state (live, completed), source (live, import), weights, exact weight loss, metrics (charge, turning point, ' +
-      'dry end, first crack start/end, second crack, drop: time and bean temperature; drying, Maillard and development phases; DTR; ' +
-      'rate of rise per phase; total time), the importer’s warnings, profileComparison (target, actual and difference for charge ' +
+      'A roast batch: state (live, completed, aborted: then abortedAt and abortReason), source (live, import), weights, exact weight ' +
+      'loss, metrics (charge, turning point, dry end, first crack start/end, second crack, drop: time and bean temperature; drying, ' +
+      'Maillard and development phases; DTR; rate of rise per phase; total time; null while live, when aborted and when completed ' +
+      'without telemetry), warnings (how it was recorded: the importer’s remarks, or that no telemetry was recorded), ' +
+      'profileComparison (target, actual and difference for charge ' +
       'weight, drop temperature, total time and DTR, when the batch has a profile), its roasted lot, and curve: the stored curve’s ' +
-      'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (no operation downloads it yet).',
+      'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (no operation downloads it yet); null when ' +
+      'the batch has no stored curve (live, aborted, or completed without telemetry).',
     permission: 'production.roast.read',
     module,
     get: true,
@@ -173,7 +225,8 @@ export const roastOperations = [
     summary:
       'The batch’s 1 Hz curve (samples: t in ms since charge, bt and et in °C, further channels) and its events. For a completed ' +
       'batch, the downsample stored at completion; for a live batch, the downsample of what has been buffered so far (persisted: ' +
-      'false). The full-fidelity copy is in object storage under fullCurveKey.',
+      'false). The full-fidelity copy is in object storage under fullCurveKey. A batch completed without telemetry answers no ' +
+      'samples (persisted: true, fullCurveKey null); an aborted batch kept no curve (no samples, persisted: false).',
     permission: 'production.roast.read',
     module,
     get: true,
@@ -194,15 +247,27 @@ export const roastOperations = [
           fullCurveKey: null,
         };
       }
-      const stored = (await repo.findCurve(ctx.tx, ctx.orgId, id, { withSamples: true }))!;
-      return { batchId: id, state: batch.state, persisted: true, ...stored };
+      const stored = batch.state === 'completed' ? await repo.findCurve(ctx.tx, ctx.orgId, id, { withSamples: true }) : undefined;
+      if (stored) return { batchId: id, state: batch.state, persisted: true, ...stored };
+      // Completed without telemetry (nothing to store), or aborted (the buffer was discarded).
+      return {
+        batchId: id,
+        state: batch.state,
+        persisted: batch.state === 'completed',
+        samples: [],
+        events: [],
+        sampleCount: 0,
+        fullSampleCount: 0,
+        fullCurveKey: null,
+      };
     },
   }),
 
   defineOperation({
     name: 'production.roast.listRoastBatches',
     summary:
-      'Roast batches, newest first (by start; an import by the roast time its file records). Filters: state, source, machineId, ' +
+      'Roast batches, newest first (by start; an import by the roast time its file records). Filters: state (live, completed, ' +
+      'aborted), source, machineId, ' +
       'profileId, greenLotId, locationId, from and to (days the batch started, UTC, inclusive), q (batch number).',
     permission: 'production.roast.read',
     module,
@@ -295,6 +360,19 @@ function weightFromFile(fileKg: number | undefined, inputKg: string | undefined,
   const fromFile = kgString(fileGrams);
   if (inputKg !== undefined && grams(inputKg) !== fileGrams) warnings.push(`${field} ${inputKg} kg not used: the file records ${fromFile} kg`);
   return fromFile;
+}
+
+/**
+ * Refuses an operation on an aborted batch (409 batch_not_live, state aborted). The abort has committed, so a
+ * buffer still there (the discard after that commit never ran) can safely go now, whatever this transaction does.
+ */
+async function refuseAborted(ctx: OperationContext, batch: repo.RoastBatch, tried: 'completed' | 'aborted'): Promise<never> {
+  await ctx.services.liveSessions.discard(ctx.orgId, batch.id);
+  throw conflict(
+    'batch_not_live',
+    `Roast batch ${batch.batchNumber} was aborted at ${batch.abortedAt} (${batch.abortReason}); it cannot be ${tried}${tried === 'aborted' ? ' again' : ''}.`,
+    { state: batch.state, errors: [{ path: 'id', message: 'the batch is aborted' }] },
+  );
 }
 
 function throwRefNotFound(what: string, id: string, path: string): never {

@@ -27,6 +27,8 @@ interface BatchRow {
   notes: string | null;
   started_at: Date;
   completed_at: Date | null;
+  aborted_at: Date | null;
+  abort_reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -48,12 +50,22 @@ const toBatch = (r: BatchRow) => ({
   /** (charge − drop) / charge × 100, 2 decimals, exact; null without both weights. */
   weightLossPct: r.weight_loss_pct,
   importFormat: r.import_format,
+  /**
+   * Remarks on how the batch was recorded: the importer's (no charge event, weights taken from the file, ...)
+   * and the completion's, e.g. NO_TELEMETRY_WARNING for a batch completed without a curve.
+   */
   warnings: r.warnings,
-  /** Derived once, at completion, from the whole curve; null while live. weightLossPct repeats the exact figure as a number. */
+  /**
+   * Derived once, at completion, from the whole curve; null while live, when aborted, and for a batch completed
+   * without telemetry. weightLossPct repeats the exact figure as a number.
+   */
   metrics: r.metrics && { ...r.metrics, weightLossPct: r.weight_loss_pct === null ? null : Number(r.weight_loss_pct) },
   notes: r.notes,
   startedAt: iso(r.started_at)!,
   completedAt: iso(r.completed_at),
+  /** Set when abortRoastBatch abandoned the live batch (state aborted), with the reason given. */
+  abortedAt: iso(r.aborted_at),
+  abortReason: r.abort_reason,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
 });
@@ -95,12 +107,15 @@ export async function findBatch(q: Queryable, orgId: string, id: string, options
   return row && toBatch(row);
 }
 
-/** Marks the batch completed with what its curve and weights say; the weight loss is computed here, in numeric. */
+/**
+ * Marks the batch completed with what its curve and weights say; the weight loss is computed here, in numeric.
+ * metrics is null for a batch completed without telemetry.
+ */
 export async function markCompleted(
   q: Queryable,
   orgId: string,
   id: string,
-  result: { dropWeightKg: string | null; metrics: Omit<RoastMetrics, 'weightLossPct'>; notes: string | null; warnings: string[] },
+  result: { dropWeightKg: string | null; metrics: Omit<RoastMetrics, 'weightLossPct'> | null; notes: string | null; warnings: string[] },
 ): Promise<RoastBatch> {
   const [row] = await q.query<BatchRow>(
     `update roast_batches
@@ -108,7 +123,17 @@ export async function markCompleted(
          warnings = warnings || $6::text[],
          weight_loss_pct = round((charge_weight_kg - $3::numeric) * 100 / charge_weight_kg, 2)
      where org_id = $1 and id = $2 returning *`,
-    [orgId, id, result.dropWeightKg, JSON.stringify(result.metrics), result.notes, result.warnings],
+    [orgId, id, result.dropWeightKg, result.metrics === null ? null : JSON.stringify(result.metrics), result.notes, result.warnings],
+  );
+  return toBatch(row);
+}
+
+/** Marks a live batch aborted: nothing about its weights, metrics or stock changes. */
+export async function markAborted(q: Queryable, orgId: string, id: string, reason: string): Promise<RoastBatch> {
+  const [row] = await q.query<BatchRow>(
+    `update roast_batches set state = 'aborted', aborted_at = now(), abort_reason = $3, updated_at = now()
+     where org_id = $1 and id = $2 and state = 'live' returning *`,
+    [orgId, id, reason],
   );
   return toBatch(row);
 }

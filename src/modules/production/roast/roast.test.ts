@@ -6,6 +6,8 @@ import { deriveMetrics, downsampleTo1Hz } from '../../../telemetry/metrics.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
 import { assertLedgerInvariants, importLot } from '../../inventory/green/testing.js';
 import { assertProblem } from '../../../testing/problems.js';
+import { postSamples } from '../../../telemetry/testing.js';
+import { NO_TELEMETRY_WARNING } from './completion.js';
 import {
   bridgeToken,
   makeProfile,
@@ -83,6 +85,8 @@ describe('startRoastBatch', () => {
         notes: null,
         startedAt: undefined,
         completedAt: null,
+        abortedAt: null,
+        abortReason: null,
         createdAt: undefined,
         updatedAt: undefined,
         profileComparison: undefined,
@@ -280,14 +284,82 @@ describe('completeRoastBatch', () => {
     assert.deepEqual((await greenLedger(lot.id)).map((r) => r.kind), ['receive', 'roast_consume']);
   });
 
-  test('a batch without samples cannot complete; the session stays open for them', async () => {
+  test('a batch without telemetry completes without a curve: weights, green consumed, roasted lot, metrics null, a warning', async () => {
+    const { locationId, machine, token, lot } = await setup();
+    const started = await startBatch(org, { machineId: machine.id, greenLotId: lot.id, chargeWeightKg: '10' });
+    const completedEvents = await countEvents('production.roast.batch_completed');
+
+    // The roasted weight is still required to make the roasted lot, and a refusal books nothing.
+    await refusedUnchanged(server.owner, org, () => org.call('production.roast.completeRoastBatch', { id: started.id }), 400, 'invalid_input', 'dropWeightKg');
+
+    const res = await org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '8.5', notes: 'no logger on this one' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const batch = res.body;
+    assert.deepEqual(
+      [batch.state, batch.chargeWeightKg, batch.dropWeightKg, batch.weightLossPct, batch.notes, batch.metrics, batch.curve],
+      ['completed', '10.000', '8.500', '15.00', 'no logger on this one', null, null],
+    );
+    assert.deepEqual(batch.warnings, [NO_TELEMETRY_WARNING]);
+    assert.match(batch.warnings[0], /no telemetry was recorded/);
+    assert.ok(batch.completedAt, 'a completed batch has completedAt');
+
+    // The green left its lot through the same ledger path as a completion with a curve.
+    assert.deepEqual((await greenLedger(lot.id)).slice(1), [{ kind: 'roast_consume', location_id: locationId, delta_kg: '-10.000', group_id: started.id }]);
+    assert.equal((await org.call('inventory.green.getGreenLot', { id: lot.id })).body.onHandKg, '40.000');
+    await assertLedgerInvariants(server.owner, org.id);
+
+    // The roasted lot holds the drop weight, with lineage green lot → batch → roasted lot.
+    const roasted = batch.roastedLot;
+    assert.deepEqual(
+      [roasted.lotCode, roasted.roastBatchId, roasted.openingKg, roasted.onHandKg, roasted.weightLossPct, roasted.locationId],
+      [`R-${started.batchNumber}`, started.id, '8.500', '8.500', '15.00', locationId],
+    );
+    const lotView = await org.call('inventory.roast.getRoastedLot', { id: roasted.id });
+    assert.deepEqual(lotView.body.transactions.map((t: any) => [t.kind, t.deltaKg]), [['roast_output', '8.500']]);
+    assert.deepEqual(await roastedLedgerViolations(server.owner, org.id), []);
+    assert.deepEqual(await lineageOf(started.id), [
+      { from_kind: 'green_lot', from_id: lot.id, to_kind: 'roast_batch', to_id: started.id, weight_kg: '10.000' },
+      { from_kind: 'roast_batch', from_id: started.id, to_kind: 'roasted_lot', to_id: roasted.id, weight_kg: '8.500' },
+    ]);
+    assert.equal(await countEvents('production.roast.batch_completed'), completedEvents + 1);
+    assert.deepEqual((await lastEvent('production.roast.batch_completed')).batch.warnings, [NO_TELEMETRY_WARNING]);
+    assert.equal((await lastEvent('inventory.roast.lot_created')).lot.id, roasted.id);
+
+    // No curve anywhere; the session is gone and later posts are refused as for any completed batch.
+    assert.equal(await server.app.services.blobs.get(`curves/${org.id}/${started.id}.json`), null);
+    const curve = await org.call('production.roast.getRoastCurve', { id: started.id }, { method: 'GET' });
+    assert.deepEqual(
+      [curve.status, curve.body.persisted, curve.body.samples, curve.body.events, curve.body.sampleCount, curve.body.fullCurveKey],
+      [200, true, [], [], 0, null],
+    );
+    assert.equal(await live.get(org.id, started.id), null);
+    const late = await postSamples(server.url, token, started.id, { seq: 1, samples: [{ t: 0, bt: 200, et: 240 }] });
+    assert.deepEqual([late.status, late.body.code, late.body.state], [409, 'batch_not_live', 'completed']);
+
+    // A retry answers the same and books nothing again.
+    const before = await roastingState(server.owner, org.id);
+    const retry = await org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '8.5' });
+    assert.deepEqual([retry.status, retry.body], [200, batch]);
+    assert.deepEqual(await roastingState(server.owner, org.id), before);
+    assert.deepEqual((await org.call('production.roast.getRoastBatch', { id: started.id }, { method: 'GET' })).body, batch);
+  });
+
+  test('events posted without any sample are no telemetry either: the batch completes without a curve', async () => {
     const { machine, token } = await setup();
-    const started = await startBatch(org, { machineId: machine.id });
-    await refusedUnchanged(server.owner, org, () => org.call('production.roast.completeRoastBatch', { id: started.id }), 409, 'no_telemetry');
-    // Events alone are no telemetry either.
-    await postCurve(server, token, started.id, { samples: [], events: [{ type: 'charge', t: 0 }] });
-    await refusedUnchanged(server.owner, org, () => org.call('production.roast.completeRoastBatch', { id: started.id }), 409, 'no_telemetry');
-    assert.ok(await live.get(org.id, started.id), 'the live session stays open for the samples');
+    const started = await startBatch(org, { machineId: machine.id, chargeWeightKg: '6' });
+    // A refused completion leaves the session taking posts.
+    await refusedUnchanged(server.owner, org, () => org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '6.001' }), 400, 'invalid_input', 'dropWeightKg');
+    const eventsOnly = await postSamples(server.url, token, started.id, { seq: 1, samples: [], events: [{ type: 'charge', t: 0 }] });
+    assert.deepEqual([eventsOnly.status, eventsOnly.body.accepted], [202, 0]);
+    assert.deepEqual((await live.readCurve(org.id, started.id))!.events, [{ type: 'charge', t: 0 }]);
+    const res = await org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '5.1' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      [res.body.metrics, res.body.warnings, res.body.curve, res.body.dropWeightKg, res.body.weightLossPct, res.body.roastedLot],
+      [null, [NO_TELEMETRY_WARNING], null, '5.100', '15.00', null],
+    );
+    assert.equal((await server.owner.query(`select 1 from roast_curves where org_id = $1 and batch_id = $2`, [org.id, started.id])).length, 0);
+    assert.equal(await live.get(org.id, started.id), null);
   });
 
   test('refusals at completion change nothing and keep every buffered sample', async () => {
@@ -408,6 +480,8 @@ describe('listRoastBatches', () => {
     const b1 = await startBatch(listOrg, { machineId: machineA.id, profileId: profile.id, batchNumber: 'MON-1' });
     const b2 = await startBatch(listOrg, { machineId: machineB.id, greenLotId: lot.id, batchNumber: 'MON-2' });
     const b3 = await startBatch(listOrg, { machineId: machineA.id, batchNumber: 'TUE-1' });
+    const b4 = await startBatch(listOrg, { machineId: machineB.id, batchNumber: 'TUE-2' });
+    assert.equal((await listOrg.call('production.roast.abortRoastBatch', { id: b4.id, reason: 'wrong coffee in the hopper' })).status, 200);
     await postCurve(server, token, b3.id, roast);
     assert.equal((await listOrg.call('production.roast.completeRoastBatch', { id: b3.id })).status, 200);
     // An old roast imported today sorts by when it was roasted (2015).
@@ -419,7 +493,7 @@ describe('listRoastBatches', () => {
       listOrg.call('production.roast.listRoastBatches', { filter, page }, { method: 'GET' });
     const ids = async (filter: Record<string, unknown>) => (await list(filter)).body.items.map((b: any) => b.id);
 
-    assert.deepEqual(await ids({}), [b3.id, b2.id, b1.id, imported.body.id]);
+    assert.deepEqual(await ids({}), [b4.id, b3.id, b2.id, b1.id, imported.body.id]);
     const pages: string[] = [];
     let cursor: string | undefined;
     do {
@@ -428,10 +502,11 @@ describe('listRoastBatches', () => {
       pages.push(...res.body.items.map((b: any) => b.id));
       cursor = res.body.nextCursor ?? undefined;
     } while (cursor);
-    assert.deepEqual(pages, [b3.id, b2.id, b1.id, imported.body.id]);
+    assert.deepEqual(pages, [b4.id, b3.id, b2.id, b1.id, imported.body.id]);
 
     assert.deepEqual(await ids({ state: 'completed' }), [b3.id, imported.body.id]);
     assert.deepEqual(await ids({ state: 'live' }), [b2.id, b1.id]);
+    assert.deepEqual(await ids({ state: 'aborted' }), [b4.id]);
     assert.deepEqual(await ids({ source: 'import' }), [imported.body.id]);
     assert.deepEqual(await ids({ machineId: machineA.id }), [b3.id, b1.id]);
     assert.deepEqual(await ids({ profileId: profile.id }), [b1.id]);
@@ -442,7 +517,7 @@ describe('listRoastBatches', () => {
     assert.deepEqual(await ids({ from: '2015-08-10', to: '2015-08-10' }), [imported.body.id]);
     assert.deepEqual(await ids({ from: '2015-08-11', to: '2020-01-01' }), []);
     const today = new Date().toISOString().slice(0, 10);
-    assert.deepEqual(await ids({ from: today }), [b3.id, b2.id, b1.id]);
+    assert.deepEqual(await ids({ from: today }), [b4.id, b3.id, b2.id, b1.id]);
 
     assertProblem(await list({ color: 'brown' }), 400, 'invalid_input', 'filter.color');
     assertProblem(await list({ state: 'roasting' }), 400, 'invalid_input', 'filter.state');

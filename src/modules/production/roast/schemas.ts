@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { code, date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
 
-export const BATCH_STATES = ['live', 'completed'] as const;
+export const BATCH_STATES = ['live', 'completed', 'aborted'] as const;
 export const BATCH_SOURCES = ['live', 'import'] as const;
+
+export const ABORT_REASON_MAX_LENGTH = 500;
 
 const positiveKg = kg({ positive: true });
 
@@ -21,6 +23,12 @@ export const CompleteRoastBatch = strict({
   /** Roasted weight out of the drum. Required when the batch names a green lot; it becomes the roasted lot's weight. */
   dropWeightKg: positiveKg.optional(),
   notes: text(4000).optional(),
+});
+
+export const AbortRoastBatch = strict({
+  id: id(),
+  /** Why the batch is abandoned (started by mistake, roast dumped, ...); kept on the batch. */
+  reason: z.string().trim().min(1, 'must not be empty: say why the batch is aborted').max(ABORT_REASON_MAX_LENGTH),
 });
 
 export const ImportLoggerRoast = strict({

@@ -20,6 +20,8 @@ export const cases: TenancyCase[] = [
   onBatch('production.roast.getRoastBatch', (id) => ({ id })),
   onBatch('production.roast.getRoastCurve', (id) => ({ id })),
   onBatch('production.roast.completeRoastBatch', (id) => ({ id, dropWeightKg: '8' })),
+  // Another organization cannot abandon the owner's live batch (nor seal its session: the batch is looked up first).
+  onBatch('production.roast.abortRoastBatch', (id) => ({ id, reason: 'started by mistake' })),
   {
     operation: 'production.roast.listRoastBatches',
     expect: 'invisible',
