@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabases, type Databases } from './db/open.js';
 import { StoredCredentialResolver } from './auth/credentials.js';
-import { API_WINDOWS, RateLimiter, type RateWindow } from './ratelimit/limiter.js';
+import { API_WINDOWS, openRateLimiterFactory, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
 import { createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
-import { certificatePages } from './modules/traceability/public-page.js';
+import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
 import { startMaintenance } from './jobs/maintenance.js';
 
 export interface AppOptions {
@@ -16,6 +15,8 @@ export interface AppOptions {
   rateWindows?: RateWindow[];
   /** Overrides the telemetry ingest windows (its own budget, per bridge token). */
   ingestRateWindows?: RateWindow[];
+  /** Overrides the public certificate pages' windows (per client address). */
+  publicPageRateWindows?: RateWindow[];
   /** Overrides the stream heartbeat interval (tests). */
   streamHeartbeatMs?: number;
   databases?: Databases;
@@ -33,14 +34,12 @@ export interface RunningApp {
 /** Wires configuration to infrastructure: embedded (PGlite, memory) or server mode (PostgreSQL, Redis). */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
   const databases = options.databases ?? (await openDatabases(config));
-  let redis: Redis | undefined;
-  if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
-    await redis.connect();
-  }
+  // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.
+  const limiters = await openRateLimiterFactory({ redisUrl: config.redisUrl });
   const services = createServices(config);
-  const rateLimiter = new RateLimiter(options.rateWindows ?? API_WINDOWS, { redis, keyPrefix: 'firstcrack:rl' });
-  const ingestRateLimiter = new RateLimiter(options.ingestRateWindows ?? INGEST_WINDOWS, { redis, keyPrefix: 'firstcrack:rl-ingest' });
+  const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
+  const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
+  const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
   const resolvers = [new StoredCredentialResolver(databases.service)];
   const telemetry = telemetryRoutes({
     db: databases.service,
@@ -56,7 +55,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimiter,
     services,
     logLevel: config.logLevel,
-    plugins: [telemetry, certificatePages(databases.service), ...(options.plugins ?? [])],
+    plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
   });
   const stopMaintenance = startMaintenance(databases.owner, (task, error) => server.log.error({ err: error, task }, 'maintenance task failed'));
   return {
@@ -68,7 +67,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await server.close();
       await services.liveSessions.close();
       await services.blobs.close();
-      redis?.disconnect();
+      await limiters.close();
       if (!options.databases) await databases.close();
     },
   };

@@ -1,5 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../src/testing/harness.js';
 import { createApp } from '../src/app.js';
@@ -64,4 +68,30 @@ test('with Redis, several API processes share one budget', async (t) => {
   const statuses = [];
   for (let i = 0; i < 6; i++) statuses.push(await callVia(i % 2 ? secondUrl : server.url));
   assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+});
+
+test('the certificate pages’ budget comes from the one factory: shared by every process through Redis, per process without', async (t) => {
+  const server = await startTestServer();
+  const publicPageRateWindows = [{ name: 'burst', points: 3, seconds: 60 }];
+  // Two processes on one database: each with its own data directory, as on two hosts.
+  const dataDirs = [1, 2].map(() => mkdtempSync(join(tmpdir(), 'fc-test-')));
+  const config = { ...loadConfig(), logLevel: 'silent' };
+  const [first, second] = await Promise.all(dataDirs.map((dataDir) => createApp({ ...config, dataDir }, { databases: server.app.databases, publicPageRateWindows })));
+  t.after(async () => {
+    await Promise.all([first.close(), second.close()]);
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  });
+  // An address of this run's own, so that no other test (nor an earlier run) has counted it in Redis.
+  const remoteAddress = `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+  const statuses = [];
+  for (const app of [first, second, first, second, first, first]) {
+    statuses.push((await app.server.inject({ method: 'GET', url: '/c/AAAAAAAAAAAAAAAAAAAAAA', remoteAddress })).statusCode);
+  }
+  if (config.redisUrl) assert.deepEqual(statuses, [404, 404, 404, 429, 429, 429], 'one budget in Redis, whichever process answers');
+  else assert.deepEqual(statuses, [404, 404, 404, 404, 404, 429], 'each process counts its own in memory');
+  const limited = await first.server.inject({ method: 'GET', url: '/c/AAAAAAAAAAAAAAAAAAAAAA', remoteAddress });
+  assert.equal(limited.statusCode, 429);
+  assert.match(limited.headers['content-type'] as string, /^text\/html/);
+  assert.ok(Number(limited.headers['retry-after']) > 0, 'a 429 says when to retry');
+  assert.equal(limited.headers['ratelimit-policy'], '"burst";q=3;w=60');
 });

@@ -4,8 +4,8 @@ import type { Permission } from './permissions.js';
 import { PLAN_TERMS, type Module } from './plans.js';
 
 /**
- * The plan must enable the module and the credential must hold the permission. The one place both are
- * checked: the RPC dispatcher for every operation, and the telemetry stream for production.roast.read.
+ * The plan must enable the module and the credential must hold the permission. Checked in one place, the
+ * guard chain's grant step (src/http/guards.ts), for every operation and every surface that requires it.
  */
 export function requireGrant(principal: Principal, module: Module, permission: Permission): void {
   if (!PLAN_TERMS[principal.plan].modules.has(module)) {

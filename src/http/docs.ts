@@ -8,7 +8,7 @@ const prose = (s: string) => escape(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
   const byTag = new Map<string, string[]>();
   for (const [path, item] of Object.entries(doc.paths)) {
-    if (!path.startsWith('/rpc/v1/')) continue; // the telemetry paths are described in /openapi.json
+    if (!path.startsWith('/rpc/v1/')) continue; // the other surfaces follow, rendered by surfaceSections
     const post = (item as { post: { tags: string[]; summary: string; description: string; requestBody: { content: { 'application/json': { schema: unknown } } } } }).post;
     const get = (item as { get?: unknown }).get;
     const section = `<section id="${escape(path)}">
@@ -19,6 +19,7 @@ export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
     const tag = post.tags[0];
     byTag.set(tag, [...(byTag.get(tag) ?? []), section]);
   }
+  for (const [tag, sections] of surfaceSections(doc.paths)) byTag.set(tag, [...(byTag.get(tag) ?? []), ...sections]);
   const nav = [...byTag.keys()].map((t) => `<a href="#${escape(t)}">${escape(t)}</a>`).join(' ');
   const body = [...byTag.entries()].map(([t, s]) => `<h2 id="${escape(t)}">${escape(t)}</h2>${s.join('\n')}`).join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -29,4 +30,60 @@ h2{border-bottom:2px solid #6f4e37;margin-top:2.5rem}.m{font-size:12px;color:#6f
 <body><h1>${escape(doc.info.title)}</h1><p>${prose(doc.info.description)}</p>
 <p>Authenticate with <code>Authorization: Bearer &lt;API key&gt;</code>. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
 <nav>${nav}</nav>${body}</body></html>`;
+}
+
+interface MediaType {
+  schema?: unknown;
+  example?: unknown;
+}
+interface SurfaceOperation {
+  tags: string[];
+  summary: string;
+  description: string;
+  parameters?: { name: string; in: string; required?: boolean; description?: string }[];
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
+}
+
+const LONG_EXAMPLE = 800;
+const exampleText = (example: unknown) => (typeof example === 'string' ? example : JSON.stringify(example, null, 2));
+
+function mediaExamples(content: Record<string, MediaType> | undefined): string {
+  return Object.entries(content ?? {})
+    .filter(([, media]) => media.example !== undefined)
+    .map(([type, media]) => {
+      const text = exampleText(media.example);
+      const pre = `<pre title="${escape(type)}">${escape(text)}</pre>`;
+      // A whole page or image as example would bury the answers listed after it: those open on demand.
+      return text.length > LONG_EXAMPLE ? `<details><summary>Example (${escape(type)})</summary>${pre}</details>` : pre;
+    })
+    .join('');
+}
+
+/**
+ * The paths that are not RPC operations (health, telemetry ingest and stream, stream tickets, public pages):
+ * each method with its parameters, payload and answers, and their examples, grouped by tag.
+ */
+function surfaceSections(paths: Record<string, unknown>): Map<string, string[]> {
+  const byTag = new Map<string, string[]>();
+  for (const [path, item] of Object.entries(paths)) {
+    if (path.startsWith('/rpc/v1/')) continue;
+    for (const [method, operation] of Object.entries(item as Record<string, SurfaceOperation>)) {
+      const parameters = (operation.parameters ?? [])
+        .map((p) => `<li><code>${escape(p.name)}</code> (${escape(p.in)}${p.required ? ', required' : ''})${p.description ? ` ${prose(p.description)}` : ''}</li>`)
+        .join('');
+      const request = operation.requestBody ? `<h4>Payload</h4>${mediaExamples(operation.requestBody.content)}` : '';
+      const answers = Object.entries(operation.responses)
+        .map(([status, answer]) => `<li><strong>${escape(status)}</strong> ${prose(answer.description)}${mediaExamples(answer.content)}</li>`)
+        .join('');
+      const section = `<section id="${escape(`${method.toUpperCase()} ${path}`)}">
+  <h3><code>${escape(path)}</code> <span class="m">${escape(method.toUpperCase())}</span></h3>
+  <p>${prose(operation.summary)}</p><p class="meta">${prose(operation.description)}</p>
+  ${parameters ? `<h4>Parameters</h4><ul>${parameters}</ul>` : ''}${request}<h4>Answers</h4><ul>${answers}</ul>
+</section>`;
+      const tag = operation.tags[0];
+      byTag.set(tag, [...(byTag.get(tag) ?? []), section]);
+    }
+  }
+  return byTag;
 }

@@ -1,49 +1,115 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolvePrincipal, type CredentialResolver, type Principal } from '../auth/credentials.js';
+import { requireGrant } from '../auth/grant.js';
+import type { Permission } from '../auth/permissions.js';
+import type { Module } from '../auth/plans.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { ProblemError } from '../rpc/errors.js';
 
 /**
- * The checks every HTTP entry point runs before it does any work: who is calling, on whose behalf, and
- * within which budget. /rpc/v1/, /ingest/v1/ and /stream/v1/ compose them; none re-implements them.
+ * The one guard chain every HTTP surface runs before it does any work: authenticate → limit → grant.
+ * /rpc/v1/, /ingest/v1/, /stream/v1/ (and its tickets) and the public certificate pages each compose it with
+ * their own parameters: which credentials they take, which budget they draw on, what must be granted. No
+ * surface checks a credential, counts a request or checks a permission any other way.
  */
+
+/** Who a request is counted and granted as, once authenticated. */
+export interface Caller {
+  /** Absent for an anonymous caller (public pages). */
+  principal?: Principal;
+  /** The key the request is counted under; absent when this use was counted already (a stream ticket's issue). */
+  budgetKey?: string;
+}
+
+/** Turns a request into its caller, or throws the problem (401, 403) that refuses it. */
+export type Authenticate = (request: FastifyRequest) => Promise<Caller>;
+
+/** What the caller's plan and credential must grant: the module enabled and the permission held. */
+export interface Requirement {
+  module: Module;
+  permission: Permission;
+}
+
+export interface GuardChain<R extends FastifyRequest = FastifyRequest> {
+  authenticate: Authenticate;
+  limiter: RateLimiter;
+  /** The requirement of this request, or null when being authenticated is all it needs. May refuse itself (404, 405). */
+  grant: (request: R, caller: Caller) => Requirement | null;
+}
+
+/**
+ * The composed chain: answers the admitted caller (and sets request.principal), or throws the first
+ * refusal. The RateLimit headers go on the reply whatever follows.
+ */
+export function guardChain<R extends FastifyRequest = FastifyRequest>(chain: GuardChain<R>) {
+  return async function admit(request: R, reply: FastifyReply): Promise<Caller> {
+    const caller = await chain.authenticate(request);
+    if (caller.budgetKey !== undefined) await limit(chain.limiter, caller.budgetKey, caller.principal ? 'credential' : 'address', reply);
+    const requirement = chain.grant(request, caller);
+    if (requirement) {
+      if (!caller.principal) throw unauthorized('This request needs a credential.');
+      requireGrant(caller.principal, requirement.module, requirement.permission);
+    }
+    request.principal = caller.principal;
+    return caller;
+  };
+}
+
+/** Nothing to grant beyond authentication. */
+export const noGrant = () => null;
+
+// ---------------------------------------------------------------------------------------------------
+// Authentication: the kinds of caller a surface can take.
 
 export const unauthorized = (detail: string) =>
   new ProblemError(401, 'unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer realm="firstcrack"' });
 
-/** The principal behind `Authorization: Bearer <token>`, of any kind; 401 when there is none or it is not valid. */
-export async function authenticateBearer(resolvers: CredentialResolver[], request: FastifyRequest): Promise<Principal> {
-  const header = request.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match) throw unauthorized('Send a credential as Authorization: Bearer <API key>.');
-  const principal = await resolvePrincipal(resolvers, match[1]);
-  if (!principal) throw unauthorized('The credential is not valid, expired or revoked.');
-  return principal;
+export interface BearerPolicy {
+  /** The credential kinds this surface takes. */
+  accepts: (kind: Principal['kind']) => boolean;
+  /** The problem a valid credential of another kind gets. */
+  refusal: () => ProblemError;
 }
 
-/** A credential is permanently bound to its organization: an X-Service-Org naming another is refused, never switched. */
-export function requireBoundOrganization(principal: Principal, request: FastifyRequest): void {
-  const orgHeader = request.headers['x-service-org'];
-  if (orgHeader !== undefined && orgHeader !== principal.orgId) {
-    throw new ProblemError(403, 'organization_mismatch', 'This credential is bound to another organization than X-Service-Org names.');
-  }
+/**
+ * A credential in `Authorization: Bearer <token>`, counted under its own id: 401 when there is none or it is
+ * not valid, the policy's refusal when it is of a kind the surface does not take, 403 organization_mismatch
+ * when X-Service-Org names another organization than the credential's (never a switch).
+ */
+export function bearerCredential(resolvers: CredentialResolver[], policy: BearerPolicy): Authenticate {
+  return async (request) => {
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw unauthorized('Send a credential as Authorization: Bearer <API key>.');
+    const principal = await resolvePrincipal(resolvers, match[1]);
+    if (!principal) throw unauthorized('The credential is not valid, expired or revoked.');
+    if (!policy.accepts(principal.kind)) throw policy.refusal();
+    const orgHeader = request.headers['x-service-org'];
+    if (orgHeader !== undefined && orgHeader !== principal.orgId) {
+      throw new ProblemError(403, 'organization_mismatch', 'This credential is bound to another organization than X-Service-Org names.');
+    }
+    return { principal, budgetKey: principal.credentialId };
+  };
 }
 
-/** The API's own callers: anything but a machine bridge token, which may only post telemetry. */
-export async function authenticateApiCaller(resolvers: CredentialResolver[], request: FastifyRequest): Promise<Principal> {
-  const principal = await authenticateBearer(resolvers, request);
-  if (principal.kind === 'machine_bridge') {
-    throw new ProblemError(403, 'bridge_token_not_allowed', 'A machine bridge token may only post telemetry to /ingest/v1/.');
-  }
-  requireBoundOrganization(principal, request);
-  return principal;
-}
+/** The API's own callers: any credential but a machine bridge token, which may only post telemetry. */
+export const API_CALLERS: BearerPolicy = {
+  accepts: (kind) => kind !== 'machine_bridge',
+  refusal: () => new ProblemError(403, 'bridge_token_not_allowed', 'A machine bridge token may only post telemetry to /ingest/v1/.'),
+};
 
-/** Counts one request against `limiter` for the credential; the RateLimit headers go on every answer, 429 past the budget. */
-export async function consumeRateLimit(limiter: RateLimiter, principal: Principal, reply: FastifyReply): Promise<void> {
-  const decision = await limiter.consume(principal.credentialId);
+/** No credential: counted per client address (as fastify's trustProxy setting determines it). */
+export const anonymousByAddress: Authenticate = async (request) => ({ budgetKey: `ip:${request.ip}` });
+
+// ---------------------------------------------------------------------------------------------------
+// Limiting.
+
+/** Counts one request against `limiter`; the RateLimit headers go on every answer, 429 past the budget. */
+async function limit(limiter: RateLimiter, key: string, countedPer: 'credential' | 'address', reply: FastifyReply): Promise<void> {
+  const decision = await limiter.consume(key);
   reply.headers(decision.headers);
   if (!decision.allowed) {
-    throw new ProblemError(429, 'rate_limited', 'Too many requests for this credential; wait for Retry-After seconds.');
+    const retryAfter = decision.headers['Retry-After'];
+    throw new ProblemError(429, 'rate_limited', `Too many requests for this ${countedPer}; wait for Retry-After seconds.`, {}, retryAfter ? { 'Retry-After': retryAfter } : {});
   }
 }

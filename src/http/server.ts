@@ -4,13 +4,15 @@ import type { Database } from '../db/client.js';
 import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Dispatcher } from '../rpc/dispatch.js';
-import type { Services } from '../rpc/define.js';
+import type { Operation, Services } from '../rpc/define.js';
 import { ProblemError } from '../rpc/errors.js';
 import { registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
 import { buildOpenApi } from '../rpc/openapi.js';
 import { renderDocsPage } from './docs.js';
-import { authenticateApiCaller, consumeRateLimit } from './guards.js';
+import { API_CALLERS, bearerCredential, guardChain } from './guards.js';
+import { healthRoutes } from './health.js';
+import { MAX_BODY_BYTES, sendProblem, toProblem } from './problems.js';
 
 export interface ServerDeps {
   db: Database;
@@ -30,7 +32,7 @@ declare module 'fastify' {
   }
 }
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+type RpcRequest = FastifyRequest<{ Params: { operation: string } }>;
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -63,7 +65,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((error: unknown, request, reply) => {
-    const problem = toProblemError(error);
+    const problem = toProblem(error);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     sendProblem(reply, problem);
   });
@@ -71,15 +73,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     sendProblem(reply, new ProblemError(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    try {
-      await deps.db.query('select 1');
-      return { status: 'ready', database: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
-    }
-  });
+  healthRoutes(deps.db)(app);
 
   const openApi = buildOpenApi();
   const docsPage = renderDocsPage(openApi);
@@ -87,23 +81,23 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
 
   await app.register(async (rpc) => {
-    // Pipeline, in order: authenticate → organization → rate limit → operation lookup → method →
-    // (dispatcher:) module → permission → validate → transaction. The body is parsed after these hooks,
-    // so an unauthenticated caller learns nothing, and a rate-limited one costs no parsing.
-    rpc.addHook('onRequest', async (request, reply) => {
-      const principal = await authenticateApiCaller(deps.resolvers, request);
-      await consumeRateLimit(deps.rateLimiter, principal, reply);
-      request.principal = principal;
+    const operations = new WeakMap<FastifyRequest, Operation>();
+    // authenticate → limit → grant, in order, then (dispatcher:) validate → transaction. The grant step
+    // resolves the operation (404 unknown, 405 method) and checks its module and permission. All of it runs
+    // before the body is read: a caller refused here learns nothing and costs no parsing.
+    const admit = guardChain<RpcRequest>({
+      authenticate: bearerCredential(deps.resolvers, API_CALLERS),
+      limiter: deps.rateLimiter,
+      grant: (request) => {
+        const operation = resolveOperation(request);
+        operations.set(request, operation);
+        return operation;
+      },
     });
+    rpc.addHook('onRequest', async (request, reply) => void (await admit(request as RpcRequest, reply)));
 
-    const handle = async (request: FastifyRequest<{ Params: { operation: string } }>, reply: FastifyReply) => {
-      const operation = registry.get(request.params.operation);
-      if (!operation) throw new ProblemError(404, 'unknown_operation', `There is no operation ${request.params.operation}.`);
-      const allow = operation.get ? 'GET, POST' : 'POST';
-      if (request.method !== 'POST' && !(request.method === 'GET' && operation.get)) {
-        reply.header('Allow', allow);
-        throw new ProblemError(405, 'method_not_allowed', `${operation.name} answers ${allow} only.`);
-      }
+    const handle = async (request: RpcRequest, reply: FastifyReply) => {
+      const operation = operations.get(request)!;
       const input = request.method === 'GET' ? inputFromQuery(request.query) : request.body ?? {};
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
         throw new ProblemError(400, 'invalid_input', 'The input must be a JSON object.', { errors: [{ path: '', message: 'expected an object' }] });
@@ -128,6 +122,17 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   for (const plugin of deps.plugins ?? []) await plugin(app);
   return app;
+}
+
+/** The operation the path names, answering the method used: 404 for an unknown operation, 405 (with Allow) for another method. */
+function resolveOperation(request: RpcRequest): Operation {
+  const operation = registry.get(request.params.operation);
+  if (!operation) throw new ProblemError(404, 'unknown_operation', `There is no operation ${request.params.operation}.`);
+  if (request.method !== 'POST' && !(request.method === 'GET' && operation.get)) {
+    const allow = operation.get ? 'GET, POST' : 'POST';
+    throw new ProblemError(405, 'method_not_allowed', `${operation.name} answers ${allow} only.`, {}, { Allow: allow });
+  }
+  return operation;
 }
 
 function inputFromQuery(query: unknown): unknown {
@@ -156,26 +161,4 @@ function etagMatches(header: string | undefined, etag: string): boolean {
     const c = candidate.trim();
     return c === '*' || c === etag || c === `W/${etag}`;
   });
-}
-
-function toProblemError(error: unknown): ProblemError {
-  if (error instanceof ProblemError) return error;
-  const e = error as { code?: string; statusCode?: number; message?: string };
-  switch (e?.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ProblemError(413, 'body_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ProblemError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ProblemError(400, 'malformed_json', 'The body is empty.');
-  }
-  if (e?.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
-    return new ProblemError(e.statusCode, 'bad_request', e.message ?? 'Bad request.');
-  }
-  return new ProblemError(500, 'internal_error', 'Something went wrong on our side; the request changed nothing.');
-}
-
-function sendProblem(reply: FastifyReply, problem: ProblemError) {
-  reply.headers(problem.headers).code(problem.status).type('application/problem+json').send(JSON.stringify(problem.toProblem()));
 }

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 
 export interface RateWindow {
   name: string;
@@ -18,16 +18,56 @@ export interface RateDecision {
   headers: Record<string, string>;
 }
 
+/** Counts requests per key in every window of one budget at once. */
+export interface RateLimiter {
+  /** Where the counts are kept: `redis` is shared by every process using the same Redis. */
+  readonly store: 'memory' | 'redis';
+  consume(key: string): Promise<RateDecision>;
+}
+
 /**
- * Counts requests per key in every window at once. In memory by default; in Redis when a client is
- * given, so every API process draws on one shared budget. If Redis stops answering, an in-memory
- * limiter takes over (per process) rather than failing every request.
+ * The one source of rate limiters: every budget (API, telemetry ingest, public pages, …) is made here, so
+ * all of them are counted in Redis whenever REDIS_URL is set and in memory otherwise. Budgets are told
+ * apart by name, which prefixes their keys.
  */
-export class RateLimiter {
+export interface RateLimiterFactory {
+  readonly store: 'memory' | 'redis';
+  limiter(budget: string, windows: RateWindow[]): RateLimiter;
+  close(): Promise<void>;
+}
+
+const KEY_PREFIX = 'firstcrack:rl';
+
+/** A factory over Redis when `redisUrl` is given (connected before it answers), over memory otherwise. */
+export async function openRateLimiterFactory(options: { redisUrl?: string; keyPrefix?: string } = {}): Promise<RateLimiterFactory> {
+  const prefix = options.keyPrefix ?? KEY_PREFIX;
+  let redis: Redis | undefined;
+  if (options.redisUrl) {
+    // No offline queue: a request never waits on a Redis that is away; the insurance limiter answers instead.
+    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
+    await redis.connect();
+  }
+  return {
+    store: redis ? 'redis' : 'memory',
+    // The API budget keeps the key prefix it always had, so a rolling upgrade shares counts with older processes.
+    limiter: (budget, windows) => new WindowedRateLimiter(windows, { redis, keyPrefix: budget === 'api' ? prefix : `${prefix}-${budget}` }),
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}
+
+/**
+ * Every window checked together. In Redis, every API process draws on one shared budget; if Redis stops
+ * answering, an in-memory limiter takes over (per process) rather than failing every request.
+ */
+class WindowedRateLimiter implements RateLimiter {
+  readonly store: 'memory' | 'redis';
   private readonly limiters: { window: RateWindow; limiter: RateLimiterAbstract }[];
   private readonly policyHeader: string;
 
   constructor(windows: RateWindow[], options: { redis?: Redis; keyPrefix: string }) {
+    this.store = options.redis ? 'redis' : 'memory';
     this.limiters = windows.map((window) => {
       const base = { points: window.points, duration: window.seconds, keyPrefix: `${options.keyPrefix}:${window.name}` };
       const limiter = options.redis

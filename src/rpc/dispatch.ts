@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/client.js';
 import type { Principal } from '../auth/credentials.js';
-import { requireGrant } from '../auth/grant.js';
 import { writeEvent } from '../events/emit.js';
-import { camelCase, canonicalJson } from '../lib/json.js';
+import { canonicalJson } from '../lib/json.js';
 import type { Operation, OperationContext, Services } from './define.js';
-import { ProblemError, conflict, invalidInput } from './errors.js';
+import { ProblemError, conflict } from './errors.js';
 import { parseInput } from './schemas.js';
 import { checkAnswer, checkEvent, checkProblem } from './contract.js';
+import { toProblem } from '../http/problems.js';
 
 export interface DispatchRequest {
   principal: Principal;
@@ -27,9 +27,10 @@ export interface DispatchResult {
 const IDEMPOTENCY_TTL = `interval '24 hours'`;
 
 /**
- * The part of the request pipeline after authentication and rate limiting: module enabled →
- * permission → validate input → one transaction scoped to the organization, holding the domain
- * writes, events and idempotency record together.
+ * The part of the request pipeline after the guard chain (src/http/guards.ts: authenticate → limit →
+ * grant, where the grant checks the operation's module and permission): validate input → one transaction
+ * scoped to the organization, holding the domain writes, events and idempotency record together. The
+ * principal given has been granted the operation.
  */
 export class Dispatcher {
   /** Set when the suite runs (FIRSTCRACK_CHECK_CONTRACT=1): every answer, event and problem is held to its declaration. */
@@ -43,7 +44,6 @@ export class Dispatcher {
 
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const { principal, operation } = request;
-    requireGrant(principal, operation.module, operation.permission);
     const input = parseInput(operation.input, request.input ?? {});
 
     const key = request.idempotencyKey;
@@ -94,9 +94,10 @@ export class Dispatcher {
         if (stored) return this.replay(stored, requestHash);
         throw conflict('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed.');
       }
-      const problem = translateDatabaseError(error);
-      if (this.checkContract) checkProblem(operation, problem);
-      throw problem;
+      // Every failure is mapped to its problem in one place (src/http/problems.ts, database refusals by
+      // SQLSTATE among them); the contract check holds the problem the caller will get.
+      if (this.checkContract) checkProblem(operation, toProblem(error));
+      throw error;
     }
   }
 
@@ -142,36 +143,3 @@ export class Dispatcher {
 }
 
 class KeyTakenMeanwhile extends Error {}
-
-/**
- * Constraint violations that reach here are rules the database enforced: answer them as the client's
- * problem, naming the field. Constraint names follow PostgreSQL's defaults (`<table>_org_id_<column>_key`,
- * `<table>_org_id_<column>_fkey`), so the field is read off the name.
- */
-export function translateDatabaseError(error: unknown): unknown {
-  if (error instanceof ProblemError) return error;
-  const e = error as { code?: string; constraint?: string; message?: string };
-  const field = e?.constraint ? fieldFromConstraint(e.constraint) : undefined;
-  switch (e?.code) {
-    case '23505':
-      return conflict('duplicate', `Another record in this organization already has this ${field ?? 'value'}.`, {
-        errors: [{ path: field ?? '', message: 'already used in this organization' }],
-      });
-    case '23503':
-      return new ProblemError(404, 'not_found', `The ${field ?? 'referenced record'} does not exist in this organization.`, {
-        errors: [{ path: field ?? '', message: 'not found' }],
-      });
-    case '23514':
-      return invalidInput([{ path: '', message: `violates the rule ${e.constraint}` }], 'The change would break a rule of the record.');
-    case '40001':
-    case '40P01':
-      return conflict('concurrent_update', 'A concurrent request changed the same records; retry the request.');
-    default:
-      return error;
-  }
-}
-
-function fieldFromConstraint(constraint: string): string | undefined {
-  const m = /_org_id_(.+)_(key|fkey)$/.exec(constraint);
-  return m ? camelCase(m[1]) : undefined;
-}

@@ -3,7 +3,7 @@ import { eventCatalog, operations } from './registry.js';
 import type { Operation } from './define.js';
 import type { EventDefinition } from '../events/define.js';
 import { PIPELINE_CODES, PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
-import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
+import { surfaceOpenApiPaths } from '../http/surfaces.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 
@@ -134,8 +134,8 @@ export function buildOpenApi() {
         : {}),
     };
   }
-  // The telemetry channel (ingest, stream, stream tickets) is not RPC: its paths are hand-written beside it.
-  Object.assign(paths, telemetryOpenApiPaths());
+  // The surfaces that are not RPC (health, telemetry ingest and stream, public pages) document themselves.
+  Object.assign(paths, surfaceOpenApiPaths());
   return {
     openapi: '3.1.0',
     info: {

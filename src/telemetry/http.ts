@@ -1,15 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CredentialResolver, Principal } from '../auth/credentials.js';
-import { requireGrant } from '../auth/grant.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CredentialResolver } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
-import { authenticateApiCaller, authenticateBearer, consumeRateLimit, requireBoundOrganization, unauthorized } from '../http/guards.js';
+import { API_CALLERS, bearerCredential, guardChain, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
 import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../rpc/errors.js';
 import { fieldErrors, id, strict } from '../rpc/schemas.js';
 import { SessionClosedError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
 import { checkTelemetryPost } from './schemas.js';
-import { issueStreamTicket, redeemStreamTicket } from './tickets.js';
+import { issueStreamTicket, streamTicket } from './tickets.js';
 
 /**
  * The telemetry channel (DESIGN.md, "The telemetry channel"): machine bridges post samples to
@@ -51,6 +50,16 @@ export interface TelemetryRoutesDeps {
 type BatchRequest = FastifyRequest<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>;
 
 const batchIdSchema = id('batchId');
+
+/** Telemetry is posted only with a machine's bridge token; which machine is checked against the batch's session. */
+const MACHINE_BRIDGES: BearerPolicy = {
+  accepts: (kind) => kind === 'machine_bridge',
+  refusal: () => new ProblemError(403, 'bridge_token_required', 'Telemetry is posted with the machine’s bridge token (fcb_…), not an API key.'),
+};
+
+/** Watching a batch, live or through a ticket, is reading the roast. */
+const READ_ROASTS: Requirement = { module: 'roasting', permission: 'production.roast.read' };
+
 const resumeIdPattern = /^\d{1,15}$/;
 
 export function telemetryRoutes(deps: TelemetryRoutesDeps) {
@@ -76,18 +85,23 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
     return conflict('batch_not_live', detail, { state });
   }
 
+  // The guard chain (src/http/guards.ts) as each route composes it.
+  const apiCaller = bearerCredential(deps.resolvers, API_CALLERS);
+  const admitBridge = guardChain({ authenticate: bearerCredential(deps.resolvers, MACHINE_BRIDGES), limiter: deps.ingestRateLimiter, grant: noGrant });
+  const admitTicketRequest = guardChain({ authenticate: apiCaller, limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
+  // An API key in Authorization (counted against the API budget), or a stream ticket for a browser's
+  // EventSource: the ticket's issue was counted, so redeeming it is not counted again.
+  const ticketCaller = streamTicket(deps.db);
+  const watcherCaller: Authenticate = (request) => {
+    const usesTicket = request.headers.authorization === undefined && (request.query as Record<string, unknown>).ticket !== undefined;
+    return usesTicket ? ticketCaller(request) : apiCaller(request);
+  };
+  const admitWatcher = guardChain({ authenticate: watcherCaller, limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
+
   return async (app: FastifyInstance) => {
     await app.register(async (ingest) => {
       // Before the body is read, as on /rpc/v1/: an unauthenticated or rate-limited caller costs no parsing.
-      ingest.addHook('onRequest', async (request, reply) => {
-        const principal = await authenticateBearer(deps.resolvers, request);
-        if (principal.kind !== 'machine_bridge') {
-          throw new ProblemError(403, 'bridge_token_required', 'Telemetry is posted with the machine’s bridge token (fcb_…), not an API key.');
-        }
-        requireBoundOrganization(principal, request);
-        await consumeRateLimit(deps.ingestRateLimiter, principal, reply);
-        request.principal = principal;
-      });
+      ingest.addHook('onRequest', async (request, reply) => void (await admitBridge(request, reply)));
 
       ingest.post('/ingest/v1/roast/:batchId/samples', async (request: BatchRequest, reply) => {
         const principal = request.principal!;
@@ -118,9 +132,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 
     await app.register(async (stream) => {
       stream.post('/stream/v1/roast/:batchId/tickets', async (request: BatchRequest, reply) => {
-        const principal = await authenticateApiCaller(deps.resolvers, request);
-        await consumeRateLimit(deps.apiRateLimiter, principal, reply);
-        requireGrant(principal, 'roasting', 'production.roast.read');
+        const principal = (await admitTicketRequest(request, reply)).principal!;
         const input = NoInput.safeParse(request.body ?? {});
         if (!input.success) throw invalidInput(fieldErrors(input.error));
         const { batchId } = request.params;
@@ -132,8 +144,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         const { batchId } = request.params;
         // Read before a ticket is spent on a request that would be refused for its form.
         const afterId = resumePoint(request);
-        const principal = await watcherPrincipal(request, reply, batchId);
-        requireGrant(principal, 'roasting', 'production.roast.read');
+        const principal = (await admitWatcher(request, reply)).principal!;
         await liveSession(principal.orgId, batchId);
 
         reply.hijack();
@@ -185,20 +196,6 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
       for (const watcher of watchers) watcher.end();
     });
   };
-
-  /** An API key in Authorization (counted against the API budget), or a stream ticket for a browser's EventSource. */
-  async function watcherPrincipal(request: BatchRequest, reply: FastifyReply, batchId: string): Promise<Principal> {
-    const ticket = request.query.ticket;
-    if (request.headers.authorization !== undefined || ticket === undefined) {
-      const principal = await authenticateApiCaller(deps.resolvers, request);
-      await consumeRateLimit(deps.apiRateLimiter, principal, reply);
-      return principal;
-    }
-    // The ticket's issue was counted against the API budget; redeeming it is not counted again.
-    const principal = typeof ticket === 'string' ? await redeemStreamTicket(deps.db, ticket, batchId) : null;
-    if (!principal) throw unauthorized('The stream ticket is not valid: unknown, for another batch, expired or already used.');
-    return principal;
-  }
 }
 
 const NoInput = strict({});

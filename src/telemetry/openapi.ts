@@ -3,13 +3,31 @@ import { INGEST_WINDOWS } from './http.js';
 import { ROAST_EVENT_TYPES, TelemetryPost } from './schemas.js';
 import { STREAM_TICKET_TTL_SECONDS } from './tickets.js';
 
-/** The telemetry channel's paths for the OpenAPI document: hand-written, as they are not RPC operations. */
+/** What the examples below show: one batch on one machine, two seconds after charge. */
+const EXAMPLE_BATCH = 'rb_01jq3k8m7v5x2n4p6r8t0w2y4a';
+const EXAMPLE_POST = {
+  seq: 42,
+  samples: [
+    { t: 1000, bt: 182.4, et: 231.0, channels: { inlet: 251.3, burner: 65 } },
+    { t: 2000, bt: 181.9, et: 231.4 },
+  ],
+  events: [{ type: 'charge', t: 0 }],
+};
+const EXAMPLE_STREAM =
+  'id: 41\nevent: roast_event\ndata: {"type":"charge","t":0}\n\n' +
+  'id: 42\nevent: sample\ndata: {"t":1000,"bt":182.4,"et":231,"channels":{"inlet":251.3,"burner":65}}\n\n' +
+  ': heartbeat\n\n';
+
+/** The telemetry channel's paths for the OpenAPI document: written beside it, as they are not RPC operations. */
 export function telemetryOpenApiPaths(): Record<string, unknown> {
-  const problem = (description: string) => ({
+  const problem = (description: string, example?: Record<string, unknown>) => ({
     description,
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, ...(example ? { example } : {}) } },
   });
-  const json = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
+  const json = (description: string, schema: Record<string, unknown>, example?: unknown) => ({
+    description,
+    content: { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } },
+  });
   const batchId = { name: 'batchId', in: 'path', required: true, schema: { type: 'string' }, description: 'The roast batch (`rb_…`).' };
   const postSchema = z.toJSONSchema(TelemetryPost, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
   delete postSchema.$schema;
@@ -30,17 +48,26 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           `Rate limit per bridge token, apart from the API’s: ${budget}, with the same RateLimit headers.`,
         security: [{ machineBridge: [] }],
         parameters: [batchId],
-        requestBody: { required: true, content: { 'application/json': { schema: postSchema } } },
+        requestBody: { required: true, content: { 'application/json': { schema: postSchema, example: EXAMPLE_POST } } },
         responses: {
-          '200': json('A repeated seq: nothing stored.', {
-            type: 'object',
-            properties: { accepted: { const: 0 }, seq: { type: 'integer' }, duplicate: { const: true } },
+          '200': json(
+            'A repeated seq: nothing stored.',
+            { type: 'object', properties: { accepted: { const: 0 }, seq: { type: 'integer' }, duplicate: { const: true } } },
+            { accepted: 0, seq: 42, duplicate: true },
+          ),
+          '202': json(
+            'Stored; `accepted` samples are in the buffer and on their way to watchers.',
+            { type: 'object', properties: { accepted: { type: 'integer' }, seq: { type: 'integer' } } },
+            { accepted: 2, seq: 42 },
+          ),
+          '400': problem('Malformed JSON or invalid post; `errors` names each path (`samples[3].bt`). Nothing was stored.', {
+            type: 'https://firstcrack.dev/problems/invalid-input',
+            title: 'Bad Request',
+            status: 400,
+            detail: 'The post is not valid; nothing of it was stored.',
+            code: 'invalid_input',
+            errors: [{ path: 'samples[1].bt', message: 'must be between -50 and 700 °C' }],
           }),
-          '202': json('Stored; `accepted` samples are in the buffer and on their way to watchers.', {
-            type: 'object',
-            properties: { accepted: { type: 'integer' }, seq: { type: 'integer' } },
-          }),
-          '400': problem('Malformed JSON or invalid post; `errors` names each path (`samples[3].bt`). Nothing was stored.'),
           '401': problem('No credential, or one that is invalid, expired or revoked.'),
           '403': problem('An API key (`bridge_token_required`), or the token of another machine than the batch’s (`wrong_machine`).'),
           '404': problem('No such batch in the token’s organization.'),
@@ -70,7 +97,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           { name: 'lastEventId', in: 'query', required: false, schema: { type: 'string', pattern: '^\\d+$' } },
         ],
         responses: {
-          '200': { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          '200': { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' }, example: EXAMPLE_STREAM } } },
           '400': problem('Last-Event-ID is not a message id (`invalid_last_event_id`).'),
           '401': problem('No credential, or an invalid, expired, spent or other batch’s ticket.'),
           '403': problem('Permission or module missing, or a bridge token.'),
@@ -91,12 +118,13 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           'ticket and `?lastEventId=`.',
         security: [{ apiKey: [] }],
         parameters: [batchId],
-        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } } },
+        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false }, example: {} } } },
         responses: {
-          '201': json('The ticket.', {
-            type: 'object',
-            properties: { ticket: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } },
-          }),
+          '201': json(
+            `The ticket; open the stream with \`GET /stream/v1/roast/${EXAMPLE_BATCH}?ticket=<ticket>\`.`,
+            { type: 'object', properties: { ticket: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
+            { ticket: 'fcs_1EIp2sG4hnH33LnWQMv6d_IDkduMJD_IUXLObxGeyC8', expiresAt: '2026-03-14T09:26:53.000Z' },
+          ),
           '401': problem('No credential, or an invalid one.'),
           '403': problem('Permission or module missing, or a bridge token.'),
           '404': problem('No such batch in this organization.'),

@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
+import { unauthorized, type Authenticate } from '../http/guards.js';
 import { hashSecret, toPrincipal, type CredentialRow, type Principal } from '../auth/credentials.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { iso } from '../db/sql.js';
@@ -41,4 +43,18 @@ export async function redeemStreamTicket(db: Database, ticket: string, batchId: 
   if (!ticket.startsWith(STREAM_TICKET_PREFIX)) return null;
   const [row] = await db.query<CredentialRow>(`select * from firstcrack_redeem_stream_ticket($1, $2)`, [hashSecret(ticket), batchId]);
   return row ? toPrincipal(row) : null;
+}
+
+/**
+ * The guard chain's authentication by `?ticket=` for the batch in the path. The ticket's issue was counted
+ * against its key's API budget, so the caller carries no budget key: redeeming it is not counted again.
+ */
+export function streamTicket(db: Database): Authenticate {
+  return async (request: FastifyRequest) => {
+    const ticket = (request.query as Record<string, unknown>).ticket;
+    const batchId = (request.params as { batchId: string }).batchId;
+    const principal = typeof ticket === 'string' ? await redeemStreamTicket(db, ticket, batchId) : null;
+    if (!principal) throw unauthorized('The stream ticket is not valid: unknown, for another batch, expired or already used.');
+    return { principal };
+  };
 }

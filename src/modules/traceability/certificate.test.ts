@@ -6,6 +6,7 @@ import { startTestServer } from '../../testing/harness.js';
 import { importLot } from '../inventory/green/testing.js';
 import { confirmedOrder, makeCustomer, roastLot } from '../orders/testing.js';
 import { certificatePages } from './public-page.js';
+import { openRateLimiterFactory } from '../../ratelimit/limiter.js';
 import { buildChain, shipFromLot, type Chain } from './testing.js';
 import { assertProblem } from '../../testing/problems.js';
 
@@ -180,7 +181,8 @@ test('an unknown or malformed token gets one plain 404 page that reveals nothing
 
 test('the public page is rate limited per client address', async () => {
   const app = Fastify();
-  await certificatePages(server.app.databases.service, { windows: [{ name: 'burst', points: 3, seconds: 60 }] })(app);
+  const limiters = await openRateLimiterFactory();
+  await certificatePages(server.app.databases.service, { limiter: limiters.limiter('public', [{ name: 'burst', points: 3, seconds: 60 }]) })(app);
   const statuses = [];
   for (let i = 0; i < 4; i++) statuses.push((await app.inject({ method: 'GET', url: '/c/unknown-token', remoteAddress: '203.0.113.7' })).statusCode);
   assert.deepEqual(statuses, [404, 404, 404, 429]);
@@ -189,6 +191,7 @@ test('the public page is rate limited per client address', async () => {
   // Another address has its own budget.
   assert.equal((await app.inject({ method: 'GET', url: '/c/unknown-token', remoteAddress: '198.51.100.1' })).statusCode, 404);
   await app.close();
+  await limiters.close();
 });
 
 test('the token lookup crosses organizations only through the SECURITY DEFINER function (server mode)', async (t) => {

@@ -1,14 +1,18 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { Database } from '../../db/client.js';
-import { RateLimiter, type RateWindow } from '../../ratelimit/limiter.js';
+import { anonymousByAddress, guardChain, noGrant } from '../../http/guards.js';
+import { toProblem } from '../../http/problems.js';
+import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
+import { ProblemError } from '../../rpc/errors.js';
 import { TOKEN_PATTERN, certificatePath, findCertificateByToken, type PublicCertificate } from './repository.js';
 
 /**
  * The certificate's public page, GET /c/{token}, and its QR code at /c/{token}/qr.svg and /c/{token}/qr.png:
  * no credential, outside /rpc/v1/, readable on a phone, with no script and no external asset. The token is
- * the only key; an unknown token and a malformed one get the same plain 404 page. Requests are counted
- * per client address (the API's budget is per credential, and there is none here).
+ * the only key; an unknown token and a malformed one get the same plain 404 page. The guard chain takes
+ * every caller as anonymous and counts it per client address (the API's budget is per credential, and
+ * there is none here); failures are the same problems as elsewhere, shown as HTML pages.
  */
 
 /** Per client address: a person scanning codes is far below this; a crawler guessing tokens is not. */
@@ -25,49 +29,108 @@ const SECURITY_HEADERS = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-export function certificatePages(db: Database, options: { windows?: RateWindow[] } = {}) {
-  const limiter = new RateLimiter(options.windows ?? PUBLIC_PAGE_WINDOWS, { keyPrefix: 'firstcrack:rl-public' });
+type PageRequest = FastifyRequest<{ Params: { token: string } }>;
+
+/** `limiter`: the public pages' budget, from the rate limiter factory (src/ratelimit/limiter.ts). */
+export function certificatePages(db: Database, options: { limiter: RateLimiter }) {
+  const admit = guardChain({ authenticate: anonymousByAddress, limiter: options.limiter, grant: noGrant });
 
   return async (app: FastifyInstance) => {
-    /** The certificate a request names, or undefined after answering 404 or 429 itself. */
-    const certificateFor = async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
-      reply.headers(SECURITY_HEADERS);
-      const decision = await limiter.consume(`ip:${request.ip}`);
-      reply.headers(decision.headers);
-      if (!decision.allowed) {
-        reply.code(429).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(messagePage('Too many requests', 'Please wait a moment and try again.'));
-        return undefined;
-      }
-      const token = request.params.token;
-      const certificate = TOKEN_PATTERN.test(token) ? await findCertificateByToken(db, token) : undefined;
-      if (!certificate) {
-        reply.code(404).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
-        return undefined;
-      }
+    await app.register(async (pages) => {
+      pages.addHook('onRequest', async (_request, reply) => void reply.headers(SECURITY_HEADERS));
+      pages.addHook('onRequest', async (request, reply) => void (await admit(request, reply)));
+      // The one problem mapping, shown to a person: a page saying what happened, never a stack or a token.
+      pages.setErrorHandler((error: unknown, request, reply) => {
+        const problem = toProblem(error);
+        if (problem.status >= 500) request.log.error({ err: error }, 'public page failed');
+        reply.headers(problem.headers).code(problem.status).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(problemPage(problem));
+      });
+
+      /** The certificate the request names; 404 when the token is malformed or unknown, alike. */
+      const certificateFor = async (request: PageRequest) => {
+        const token = request.params.token;
+        const certificate = TOKEN_PATTERN.test(token) ? await findCertificateByToken(db, token) : undefined;
+        if (!certificate) throw new ProblemError(404, 'not_found', 'No certificate has this token.');
+        return { certificate, pageUrl: `${request.protocol}://${request.host}${certificatePath(token)}`, token };
+      };
       // A certificate never changes once issued.
-      reply.header('Cache-Control', 'public, max-age=3600');
-      return { certificate, pageUrl: `${request.protocol}://${request.host}${certificatePath(token)}`, token };
-    };
+      const CACHE_ISSUED = 'public, max-age=3600';
 
-    app.get<{ Params: { token: string } }>('/c/:token', async (request, reply) => {
-      const found = await certificateFor(request, reply);
-      if (!found) return reply;
-      return reply.type('text/html; charset=utf-8').send(renderCertificatePage(found.certificate, found.token));
-    });
+      pages.get('/c/:token', async (request: PageRequest, reply) => {
+        const found = await certificateFor(request);
+        return reply.header('Cache-Control', CACHE_ISSUED).type('text/html; charset=utf-8').send(renderCertificatePage(found.certificate, found.token));
+      });
 
-    app.get<{ Params: { token: string } }>('/c/:token/qr.svg', async (request, reply) => {
-      const found = await certificateFor(request, reply);
-      if (!found) return reply;
-      const svg = await QRCode.toString(found.pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-      return reply.type('image/svg+xml').send(svg);
-    });
+      pages.get('/c/:token/qr.svg', async (request: PageRequest, reply) => {
+        const found = await certificateFor(request);
+        const svg = await QRCode.toString(found.pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+        return reply.header('Cache-Control', CACHE_ISSUED).type('image/svg+xml').send(svg);
+      });
 
-    app.get<{ Params: { token: string } }>('/c/:token/qr.png', async (request, reply) => {
-      const found = await certificateFor(request, reply);
-      if (!found) return reply;
-      const png = await QRCode.toBuffer(found.pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
-      return reply.type('image/png').send(png);
+      pages.get('/c/:token/qr.png', async (request: PageRequest, reply) => {
+        const found = await certificateFor(request);
+        const png = await QRCode.toBuffer(found.pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
+        return reply.header('Cache-Control', CACHE_ISSUED).type('image/png').send(png);
+      });
     });
+  };
+}
+
+/** The public pages in the OpenAPI document (written beside them, as they are not RPC operations). */
+export function certificatePagesOpenApiPaths(): Record<string, unknown> {
+  const token = { name: 'token', in: 'path', required: true, schema: { type: 'string', pattern: TOKEN_PATTERN.source }, description: 'The certificate’s public token, as `issueCertificate` answered it.' };
+  const budget = PUBLIC_PAGE_WINDOWS.map((w) => `${w.points} per ${w.seconds} s`).join(' and ');
+  const common = {
+    tags: ['public pages'],
+    security: [],
+    parameters: [token],
+  };
+  const html = (description: string, example: string) => ({ description, content: { 'text/html': { schema: { type: 'string' }, example } } });
+  const refusals = {
+    '404': html('No certificate has this token (a malformed token answers the same). The page reveals nothing more.', NOT_FOUND_PAGE),
+    '429': html(`More than ${budget} from this client address; see Retry-After.`, TOO_MANY_PAGE),
+  };
+  return {
+    '/c/{token}': {
+      get: {
+        ...common,
+        operationId: 'traceability.publicCertificatePage',
+        summary: 'The certificate’s public page: where the coffee of a roasted lot comes from, for anyone holding the link or QR code.',
+        description:
+          'No credential: the token is the only key. An HTML page readable on a phone, with no script and no external asset, showing the ' +
+          'chain frozen when the certificate was issued (producers, green lots, roast batches, the roasted lot) and the organization’s name; ' +
+          `customers and quantities are never shown. Counted per client address (${budget}), with the same RateLimit headers as the API. ` +
+          'Cacheable for an hour: a certificate never changes once issued.',
+        responses: {
+          '200': html('The page.', EXAMPLE_PAGE),
+          ...refusals,
+        },
+      },
+    },
+    '/c/{token}/qr.svg': {
+      get: {
+        ...common,
+        operationId: 'traceability.publicCertificateQrSvg',
+        summary: 'The QR code of the certificate’s page, as SVG.',
+        description: `Encodes the page’s absolute address (\`https://<host>/c/{token}\`). Same credential rule, budget and 404 as the page.`,
+        responses: {
+          '200': { description: 'The QR code.', content: { 'image/svg+xml': { schema: { type: 'string' }, example: EXAMPLE_QR_SVG } } },
+          ...refusals,
+        },
+      },
+    },
+    '/c/{token}/qr.png': {
+      get: {
+        ...common,
+        operationId: 'traceability.publicCertificateQrPng',
+        summary: 'The QR code of the certificate’s page, as a 512-pixel PNG for print.',
+        description: 'Encodes the page’s absolute address. Same credential rule, budget and 404 as the page.',
+        responses: {
+          '200': { description: 'The QR code (binary PNG; the example is its first bytes, base64).', content: { 'image/png': { schema: { type: 'string', contentEncoding: 'base64' }, example: 'iVBORw0KGgoAAAANSUhEUgAAAgAAAAIA' } } },
+          ...refusals,
+        },
+      },
+    },
   };
 }
 
@@ -167,6 +230,34 @@ ${fact('Roasted on', day(s.roastedLot.roastedAt))}${fact('Form', words(s.roasted
 }
 
 const NOT_FOUND_PAGE = messagePage('Certificate not found', 'This link does not lead to a certificate. Check that the whole address was copied.');
+const TOO_MANY_PAGE = messagePage('Too many requests', 'Please wait a moment and try again.');
+const FAILED_PAGE = messagePage('Something went wrong', 'The certificate could not be shown just now. Please try again later.');
+
+/** What a person sees for a problem: the page names what happened in words, without the problem's internals. */
+/** The documentation's example page: the page itself, rendered from a small certificate. */
+const EXAMPLE_SNAPSHOT: Snapshot = {
+  roastedLot: { lotCode: 'R-2026-0312-01', form: 'whole_bean', roastedAt: '2026-03-12T08:40:00.000Z', weightLossPct: '14.20' },
+  roastBatches: [{ batchNumber: 'B-0412', startedAt: '2026-03-12T08:26:00.000Z', completedAt: '2026-03-12T08:40:00.000Z' }],
+  greenLots: [{ lotCode: 'ETH-GER-24', name: 'Ethiopia Gerba', varieties: ['74110', 'Heirloom'], processMethod: 'washed', harvestYear: 2025, certifications: ['organic'], producerId: 'prod_01' }],
+  producers: [
+    {
+      id: 'prod_01', name: 'Gerba Cooperative', kind: 'cooperative', country: 'ET', region: 'Sidama', subregion: 'Bensa',
+      altitudeMinM: 1900, altitudeMaxM: 2200, latitude: null, longitude: null, varieties: ['74110', 'Heirloom'], processMethods: ['washed'],
+    },
+  ],
+};
+const EXAMPLE_PAGE = renderCertificatePage(
+  { id: 'cert_01jq3k8m7v5x2n4p6r8t0w2y4a', organizationName: 'My roastery', snapshot: EXAMPLE_SNAPSHOT, issuedAt: '2026-03-14T09:00:00.000Z' },
+  'Xq3v9TzL0bWmR7cK2pYf4A',
+);
+/** Shortened: the real code draws every module. */
+const EXAMPLE_QR_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 37 37" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h37v37H0z"/><path stroke="#000000" d="M2 2.5h7m1 0h1…"/></svg>';
+
+function problemPage(problem: ProblemError): string {
+  if (problem.status === 404) return NOT_FOUND_PAGE;
+  if (problem.status === 429) return TOO_MANY_PAGE;
+  return FAILED_PAGE;
+}
 
 function messagePage(title: string, text: string): string {
   return page(title, `<main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>`);
