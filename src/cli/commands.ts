@@ -1,7 +1,6 @@
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openDatabases, DataDirInUseError, type Databases } from '../db/open.js';
+import type { Databases } from '../db/open.js';
 import { migrate } from '../db/migrate.js';
-import { createApp } from '../app.js';
 import {
   createOrganization,
   listApiKeys,
@@ -19,7 +18,8 @@ import { CliError, UsageError, type Command, type CommandInput } from './run.js'
 
 /**
  * Every firstcrack command, one entry each. A new command (say `worker`) is one more entry here; its
- * options, usage line and `--help` come from the entry.
+ * options, usage line and `--help` come from the entry. The database drivers and the app are imported
+ * when a command runs, so `--help` and usage errors answer without loading them.
  */
 
 export const ENVIRONMENT_HELP = `Environment: PORT (8080), HOST (127.0.0.1), FIRSTCRACK_DATA_DIR (./.firstcrack), DATABASE_URL, DATABASE_POOL_SIZE,
@@ -36,6 +36,7 @@ function config(): Config {
 }
 
 async function withDatabases<T>(work: (db: Databases) => Promise<T>): Promise<T> {
+  const { openDatabases, DataDirInUseError } = await import('../db/open.js');
   let db: Databases;
   try {
     db = await openDatabases(config());
@@ -92,6 +93,7 @@ const serve: Command = {
   details: 'On the first start with an empty database it creates an organization and prints its owner API key once.',
   async run() {
     const cfg = config();
+    const [{ createApp }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
     let app;
     try {
       app = await createApp(cfg);
