@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/client.js';
 import { newId, newSecret } from '../lib/ids.js';
-import { effectivePermissions, type Permission, type Role } from './permissions.js';
+import { effectivePermissions, isValidPattern, type Permission, type Role } from './permissions.js';
 import type { Plan } from './plans.js';
 
 /** Who is calling, resolved from the credential before anything else runs. */
@@ -101,7 +101,24 @@ export interface IssuedApiKey {
   scopes: string[];
 }
 
+/** A key that could not be used as asked: a scope names no permission, or the scopes leave the role nothing. */
+export class ApiKeyRefusedError extends Error {}
+
+/**
+ * Every key must be able to do something: its effective permissions (the role's, narrowed by its scopes)
+ * are never empty, and every scope names at least one permission.
+ */
 export async function createApiKey(q: Queryable, orgId: string, role: Role, scopes: string[] = [], label?: string): Promise<IssuedApiKey> {
+  const unknown = scopes.filter((scope) => !isValidPattern(scope));
+  if (unknown.length) {
+    throw new ApiKeyRefusedError(`Unknown scope ${unknown.join(', ')}: use permission names or patterns such as inventory.*`);
+  }
+  if (effectivePermissions(role, scopes).size === 0) {
+    throw new ApiKeyRefusedError(
+      `The scopes ${scopes.join(',')} leave a ${role} key no permission (a key holds its role's permissions narrowed by its scopes); ` +
+        `choose scopes the ${role} role holds, or another role.`,
+    );
+  }
   const id = newId('key');
   const apiKey = API_KEY_PREFIX + newSecret();
   await q.query(

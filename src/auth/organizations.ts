@@ -1,14 +1,118 @@
 import type { Database } from '../db/client.js';
 import { newId } from '../lib/ids.js';
 import { createApiKey } from './credentials.js';
-import type { Plan } from './plans.js';
+import { PLANS, type Plan } from './plans.js';
+import type { Role } from './permissions.js';
 
-/** Creates an organization and its first owner key; runs with the owner connection (CLI, bootstrap). */
-export async function createOrganization(db: Database, name: string, plan: Plan): Promise<{ organizationId: string; apiKey: string; keyId: string }> {
+/**
+ * Organization administration: creating, listing, renaming and re-planning organizations and listing their
+ * keys. These run with the owner connection (CLI, first-start bootstrap), outside any one organization.
+ */
+
+/** Input an organization cannot take (an empty or overlong name, an unknown plan). Nothing was changed. */
+export class OrganizationInputError extends Error {}
+
+export interface OrganizationSummary {
+  id: string;
+  name: string;
+  plan: Plan;
+  createdAt: Date;
+}
+
+export interface ApiKeySummary {
+  id: string;
+  role: Role;
+  /** Empty: the key holds all of its role's permissions. */
+  scopes: string[];
+  label: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export const ORGANIZATION_NAME_MAX = 200;
+
+/** The name as stored: trimmed, 1 to 200 characters (the table's check). */
+function organizationName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw new OrganizationInputError('The organization name must not be empty.');
+  if (trimmed.length > ORGANIZATION_NAME_MAX) {
+    throw new OrganizationInputError(`The organization name must be at most ${ORGANIZATION_NAME_MAX} characters.`);
+  }
+  return trimmed;
+}
+
+function plan(value: string): Plan {
+  if (!PLANS.includes(value as Plan)) throw new OrganizationInputError(`The plan must be one of ${PLANS.join(', ')}.`);
+  return value as Plan;
+}
+
+/** Creates an organization and its first owner key. */
+export async function createOrganization(db: Database, name: string, planName: Plan): Promise<{ organizationId: string; apiKey: string; keyId: string }> {
+  const storedName = organizationName(name);
+  const storedPlan = plan(planName);
   return db.transaction(async (tx) => {
     const organizationId = newId('org');
-    await tx.query(`insert into organizations (id, name, plan) values ($1, $2, $3)`, [organizationId, name, plan]);
+    await tx.query(`insert into organizations (id, name, plan) values ($1, $2, $3)`, [organizationId, storedName, storedPlan]);
     const key = await createApiKey(tx, organizationId, 'owner', [], 'owner key');
     return { organizationId, apiKey: key.apiKey, keyId: key.id };
   });
+}
+
+interface OrganizationRow {
+  id: string;
+  name: string;
+  plan: Plan;
+  created_at: Date | string;
+}
+
+const toOrganization = (row: OrganizationRow): OrganizationSummary => ({
+  id: row.id,
+  name: row.name,
+  plan: row.plan,
+  createdAt: new Date(row.created_at),
+});
+
+export async function listOrganizations(db: Database): Promise<OrganizationSummary[]> {
+  const rows = await db.query<OrganizationRow>(`select id, name, plan, created_at from organizations order by created_at, id`);
+  return rows.map(toOrganization);
+}
+
+/** Answers the renamed organization, or null when there is no such organization. */
+export async function renameOrganization(db: Database, organizationId: string, name: string): Promise<OrganizationSummary | null> {
+  const rows = await db.query<OrganizationRow>(`update organizations set name = $2 where id = $1 returning id, name, plan, created_at`, [
+    organizationId,
+    organizationName(name),
+  ]);
+  return rows[0] ? toOrganization(rows[0]) : null;
+}
+
+/** Answers the organization on its new plan, or null when there is no such organization. */
+export async function setOrganizationPlan(db: Database, organizationId: string, planName: string): Promise<OrganizationSummary | null> {
+  const rows = await db.query<OrganizationRow>(`update organizations set plan = $2 where id = $1 returning id, name, plan, created_at`, [
+    organizationId,
+    plan(planName),
+  ]);
+  return rows[0] ? toOrganization(rows[0]) : null;
+}
+
+export async function organizationExists(db: Database, organizationId: string): Promise<boolean> {
+  const rows = await db.query(`select 1 from organizations where id = $1`, [organizationId]);
+  return rows.length > 0;
+}
+
+/** The organization's API keys, revoked ones included; never their secrets (only hashes are stored). */
+export async function listApiKeys(db: Database, organizationId: string): Promise<ApiKeySummary[]> {
+  const rows = await db.query<{ id: string; role: Role; scopes: string[] | null; label: string | null; created_at: Date | string; revoked_at: Date | string | null }>(
+    `select id, role, scopes, label, created_at, revoked_at from credentials
+     where org_id = $1 and kind = 'api_key' order by created_at, id`,
+    [organizationId],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    role: row.role,
+    scopes: row.scopes ?? [],
+    label: row.label,
+    createdAt: new Date(row.created_at),
+    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+  }));
 }

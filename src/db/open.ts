@@ -50,38 +50,80 @@ export async function openDatabases(config: Config, options: { migrate?: boolean
 
 /**
  * PGlite is one process's database: a second process opening the same files would corrupt them. A lock
- * file holding the owner's pid keeps a CLI command (or a second server) out while a server runs, and is
- * taken over when its process is gone.
+ * file names the owner process (its pid, and on Linux its start time) and keeps a CLI command or a second
+ * server out while that process runs. It is taken over at once when that process is gone: exited, killed
+ * and not yet reaped (a zombie holds no files), or its pid reused by another process.
  */
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, 'firstcrack.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const mine = describeProcess(process.pid);
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
+      writeSync(fd, mine);
       closeSync(fd);
-      return () => rmSync(path, { force: true });
+      return () => {
+        // Only our own lock: a process that took over a lock we lost must keep it.
+        if (readLock(path) === mine) rmSync(path, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number(readFileSync(path, 'utf8'));
-      if (pid && pid !== process.pid && isAlive(pid)) {
+      const held = readLock(path);
+      if (held === null) continue; // released between the open and the read
+      const pid = Number(held.split(' ')[0]);
+      if (pid && pid !== process.pid && holderRuns(held)) {
         throw new DataDirInUseError(
           `The data directory ${dataDir} is in use by a running Firstcrack server (pid ${pid}). ` +
             `Stop that server first, or run this command against PostgreSQL with DATABASE_URL.`,
         );
       }
-      rmSync(path, { force: true }); // stale: its process is gone
+      // Stale. Removed only if it still names the same process, so a lock another starter took over meanwhile stays.
+      if (readLock(path) === held) rmSync(path, { force: true });
     }
   }
   throw new DataDirInUseError(`Could not lock the data directory ${dataDir}.`);
 }
 
-function isAlive(pid: number): boolean {
+function readLock(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** `pid starttime` on Linux (the pair names one process for the machine's uptime), else `pid`. */
+function describeProcess(pid: number): string {
+  const start = procStat(pid)?.startTime;
+  return start ? `${pid} ${start}` : String(pid);
+}
+
+/** State and start time from /proc/<pid>/stat; null where there is no procfs or no such process. */
+function procStat(pid: number): { state: string; startTime: string } | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // "pid (comm) state ppid ..." where comm may hold spaces and parentheses; starttime is field 22.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0], startTime: fields[19] };
+}
+
+/** Whether the process a lock names still runs: it exists, is not a zombie, and is the same process. */
+function holderRuns(lock: string): boolean {
+  const [pidText, startTime] = lock.split(' ');
+  const pid = Number(pidText);
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const stat = procStat(pid);
+  if (!stat) return true; // no procfs (or it hides the process): kill(0) found it
+  if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return false;
+  return startTime === undefined || startTime === stat.startTime;
 }
