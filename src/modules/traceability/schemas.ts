@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { date, id, page, strict } from '../../rpc/schemas.js';
 
-export const TRACE_KINDS = ['producer', 'green_lot', 'roast_batch', 'roasted_lot', 'blend_lot', 'product_batch', 'order_line'] as const;
-export type TraceKind = (typeof TRACE_KINDS)[number];
+import { TRACE_KINDS } from '../lineage/schemas.js';
+
+export { TRACE_KINDS, type TraceKind } from '../lineage/schemas.js';
 
 /** How far a trace walks from its start; deeper chains are cut there and say so (depthLimitReached). */
 export const TRACE_DEPTH_LIMIT = 50;

@@ -3,7 +3,7 @@ import { issueBridgeToken, type Principal } from '../../../auth/credentials.js';
 import { PLAN_TERMS } from '../../../auth/plans.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
-import { findLocation } from '../location/repository.js';
+import { findLocation } from '../location/service.js';
 import * as repo from './repository.js';
 import { ById, IssueMachineBridgeToken, ListMachines, RegisterMachine, UpdateMachine } from './schemas.js';
 

@@ -221,3 +221,21 @@ export async function listProducers(q: Queryable, orgId: string, filter: z.outpu
   );
   return pageOf(rows.map(toProducer), page.limit, (p) => [p.id]);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// For a traceability chain
+
+/** The producers as a chain of custody shows them (where and how the coffee grew), by name and id. */
+export async function describeProducers(q: Queryable, orgId: string, ids: string[]): Promise<unknown[]> {
+  if (ids.length === 0) return [];
+  const [row] = await q.query<{ producers: unknown[] }>(
+    `select coalesce(jsonb_agg(jsonb_build_object(
+         'id', p.id, 'code', p.code, 'name', p.name, 'kind', p.kind, 'country', p.country, 'region', p.region,
+         'subregion', p.subregion, 'altitudeMinM', p.altitude_min_m, 'altitudeMaxM', p.altitude_max_m,
+         'latitude', p.latitude, 'longitude', p.longitude, 'varieties', p.varieties, 'processMethods', p.process_methods,
+         'farmSizeHa', p.farm_size_ha) order by p.name, p.id), '[]'::jsonb) as producers
+     from producers p where p.org_id = $1 and p.id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return row.producers;
+}

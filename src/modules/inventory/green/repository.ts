@@ -465,67 +465,6 @@ export async function listLedger(q: Queryable, orgId: string, lotId: string, pag
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Lineage
-
-export type TraceKind = 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
-
-export interface NewLineageEdge {
-  fromKind: TraceKind;
-  fromId: string;
-  toKind: TraceKind;
-  toId: string;
-  weightKg: string | null;
-  groupId?: string | null;
-}
-
-interface LineageRow {
-  id: string;
-  from_kind: TraceKind;
-  from_id: string;
-  to_kind: TraceKind;
-  to_id: string;
-  weight_kg: string | null;
-  group_id: string | null;
-  created_at: Date;
-}
-
-const toLineageEdge = (r: LineageRow) => ({
-  id: r.id,
-  fromKind: r.from_kind,
-  fromId: r.from_id,
-  toKind: r.to_kind,
-  toId: r.to_id,
-  weightKg: r.weight_kg,
-  groupId: r.group_id,
-  createdAt: iso(r.created_at)!,
-});
-
-export type LineageEdge = ReturnType<typeof toLineageEdge>;
-
-/** Records that coffee went from one thing to another; edges are history and are never rewritten. */
-export async function insertLineageEdges(q: Queryable, orgId: string, edges: NewLineageEdge[]): Promise<LineageEdge[]> {
-  if (edges.length === 0) return [];
-  const ids = edges.map(() => newId('lin'));
-  const rows = await q.query<LineageRow>(
-    `insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg, group_id)
-     select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[])
-     returning *`,
-    [
-      orgId,
-      ids,
-      edges.map((e) => e.fromKind),
-      edges.map((e) => e.fromId),
-      edges.map((e) => e.toKind),
-      edges.map((e) => e.toId),
-      edges.map((e) => e.weightKg),
-      edges.map((e) => e.groupId ?? null),
-    ],
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => toLineageEdge(byId.get(id)!));
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Landed cost
 
 export interface CostComponent {
@@ -635,4 +574,33 @@ export async function replaceCostComponents(
        weight_basis_kg = excluded.weight_basis_kg, per_kg = excluded.per_kg, updated_at = now()`,
     [orgId, lotId, version, weightBasisKg],
   );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// For a traceability chain
+
+/** The lots' coffee facts (never their cost), by lot code. */
+export async function describeLots(q: Queryable, orgId: string, ids: string[]): Promise<GreenLotFacts[]> {
+  if (ids.length === 0) return [];
+  const [row] = await q.query<{ lots: GreenLotFacts[] }>(
+    `select coalesce(jsonb_agg(jsonb_build_object(
+         'id', g.id, 'lotCode', g.lot_code, 'name', g.name, 'state', g.state, 'varieties', g.varieties,
+         'processMethod', g.process_method, 'harvestYear', g.harvest_year, 'certifications', g.certifications,
+         'producerId', g.producer_id) order by g.lot_code), '[]'::jsonb) as lots
+     from green_lots g where g.org_id = $1 and g.id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return row.lots;
+}
+
+export interface GreenLotFacts {
+  id: string;
+  lotCode: string;
+  name: string;
+  state: string;
+  varieties: string[];
+  processMethod: string | null;
+  harvestYear: number | null;
+  certifications: string[];
+  producerId: string | null;
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { conflict, notFound } from '../../../rpc/errors.js';
-import { findLocation } from '../../catalog/location/repository.js';
+import { findLocation } from '../../catalog/location/service.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { grossUpGrams, planProduction } from './planner.js';
 import * as repo from './repository.js';

@@ -1,0 +1,10 @@
+import type { Queryable } from '../../../db/client.js';
+import * as repo from './repository.js';
+
+/** What other modules may ask of roast batches. */
+export type { BatchFacts } from './repository.js';
+
+/** The batches as a chain of custody shows them (weights, times, machine and profile), by start and id. */
+export function describeBatches(q: Queryable, orgId: string, ids: string[]): Promise<repo.BatchFacts[]> {
+  return repo.describeBatches(q, orgId, ids);
+}
