@@ -5,6 +5,7 @@ import { grams, kgString } from '../../lib/grams.js';
 import * as lineageService from '../lineage/service.js';
 import * as roastedStock from '../inventory/roast/service.js';
 import { planClaims } from './allocation.js';
+import { missingLineReferences } from './references.js';
 import * as repo from './repository.js';
 import {
   AllocateOrder,
@@ -300,7 +301,7 @@ function orderCurrency(input: CreateOrderInput, customerCurrency: string | null)
 async function requireLineReferences(q: Queryable, orgId: string, input: CreateOrderInput): Promise<void> {
   const fields = ['productId', 'roastedLotId', 'greenLotId', 'profileId'] as const;
   const named = (field: (typeof fields)[number]) => input.lines.flatMap((line) => (line[field] ? [line[field]] : []));
-  const missing = await repo.missingLineReferences(q, orgId, {
+  const missing = await missingLineReferences(q, orgId, {
     products: named('productId'),
     roastedLots: named('roastedLotId'),
     greenLots: named('greenLotId'),

@@ -337,28 +337,6 @@ export async function insertOrderLines(q: Queryable, orgId: string, orderId: str
   );
 }
 
-/**
- * Which of the ids the lines name do not exist in this organization, per reference kind. One statement
- * for all lines, so a long import costs one round trip.
- */
-export async function missingLineReferences(
-  q: Queryable,
-  orgId: string,
-  refs: { products: string[]; roastedLots: string[]; greenLots: string[]; profiles: string[] },
-): Promise<Set<string>> {
-  const rows = await q.query<{ id: string }>(
-    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from products p where p.org_id = $1 and p.id = x.id)
-     union all
-     select x.id from unnest($3::text[]) x(id) where not exists (select 1 from roasted_lots r where r.org_id = $1 and r.id = x.id)
-     union all
-     select x.id from unnest($4::text[]) x(id) where not exists (select 1 from green_lots g where g.org_id = $1 and g.id = x.id)
-     union all
-     select x.id from unnest($5::text[]) x(id) where not exists (select 1 from roast_profiles f where f.org_id = $1 and f.id = x.id)`,
-    [orgId, refs.products, refs.roastedLots, refs.greenLots, refs.profiles],
-  );
-  return new Set(rows.map((r) => r.id));
-}
-
 export interface LockedOrder {
   id: string;
   orderNumber: string;

@@ -1,6 +1,8 @@
 import { defineOperation } from '../../../rpc/define.js';
 import { notFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
+import { missingLotIds } from '../green/service.js';
+import * as recipes from './recipes.js';
 import * as repo from './repository.js';
 import { ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
 
@@ -19,13 +21,13 @@ export const blendOperations = [
     input: CreateBlend,
     emits: ['inventory.blend.created'],
     async handler(ctx, input) {
-      const existing = await repo.existingGreenLotIds(ctx.tx, ctx.orgId, input.components.map((c) => c.greenLotId));
+      const missing = new Set(await missingLotIds(ctx.tx, ctx.orgId, input.components.map((c) => c.greenLotId)));
       input.components.forEach((c, i) => {
-        if (!existing.has(c.greenLotId)) throw notFound('green lot', c.greenLotId, `components[${i}].greenLotId`);
+        if (missing.has(c.greenLotId)) throw notFound('green lot', c.greenLotId, `components[${i}].greenLotId`);
       });
       const targetWeightLossPct = input.targetWeightLossPct ?? (input.blendType === 'pre_roast' ? DEFAULT_PRE_ROAST_LOSS_PCT : null);
       const id = await repo.insertBlend(ctx.tx, ctx.orgId, { ...input, targetWeightLossPct });
-      const blend = (await repo.findBlend(ctx.tx, ctx.orgId, id))!;
+      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, id))!;
       await ctx.emit('inventory.blend.created', { blend });
       return blend;
     },
@@ -39,7 +41,7 @@ export const blendOperations = [
     get: true,
     input: ById,
     async handler(ctx, { id }) {
-      return (await repo.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
+      return (await recipes.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
     },
   }),
 
@@ -51,7 +53,7 @@ export const blendOperations = [
     get: true,
     input: ListBlends,
     async handler(ctx, { filter, page }) {
-      return repo.listBlends(ctx.tx, ctx.orgId, filter, page);
+      return recipes.listBlends(ctx.tx, ctx.orgId, filter, page);
     },
   }),
 
@@ -66,9 +68,9 @@ export const blendOperations = [
     get: false,
     input: ValidateBlendAvailability,
     async handler(ctx, { blendId, requestedKg }) {
-      const blend = (await repo.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
-      const components = await repo.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);
-      const sum = (pick: (c: repo.ComponentAvailability) => string) => kgString(components.reduce((total, c) => total + grams(pick(c)), 0n));
+      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
+      const components = await recipes.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);
+      const sum = (pick: (c: recipes.ComponentAvailability) => string) => kgString(components.reduce((total, c) => total + grams(pick(c)), 0n));
       const totalShortKg = sum((c) => c.shortKg);
       return {
         blendId,

@@ -604,3 +604,31 @@ export interface GreenLotFacts {
   certifications: string[];
   producerId: string | null;
 }
+
+/** Which of the ids name no green lot of this organization. */
+export async function missingLotIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from green_lots t where t.org_id = $1 and t.id = x.id)`,
+    [orgId, ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The lots' codes and stock figures, read without locking (for answers, not for decisions). */
+export async function findLotFigures(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, LotFigures>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; lot_code: string; quarantined: boolean; on_hand_kg: string; reserved_kg: string }>(
+    `select id, lot_code, quarantined, on_hand_kg, reserved_kg from green_lots where org_id = $1 and id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return new Map(rows.map((r) => [r.id, { id: r.id, lotCode: r.lot_code, quarantined: r.quarantined, onHand: grams(r.on_hand_kg), reserved: grams(r.reserved_kg) }]));
+}
+
+export interface LotFigures {
+  id: string;
+  lotCode: string;
+  quarantined: boolean;
+  onHand: bigint;
+  reserved: bigint;
+}

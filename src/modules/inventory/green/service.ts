@@ -9,6 +9,7 @@ import * as repo from './repository.js';
  * (locks in id order, one row per change, balances never negative) hold whoever moves the coffee.
  */
 export type { LedgerEntry, LockedLot } from './repository.js';
+export { missingLotIds } from './repository.js';
 
 /**
  * The location holding the most of a lot (the unassigned balance included; ties: the first in balance
@@ -94,4 +95,9 @@ function throwNotFound(lotId: string): never {
 /** The lots' coffee facts for a chain of custody (never their cost), by lot code. */
 export function describeLots(q: Queryable, orgId: string, ids: string[]): Promise<repo.GreenLotFacts[]> {
   return repo.describeLots(q, orgId, ids);
+}
+
+/** The lots' codes, quarantine and stock figures (on hand, reserved), read without locking: for answers, not decisions. */
+export function findLotFigures(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, repo.LotFigures>> {
+  return repo.findLotFigures(q, orgId, ids);
 }

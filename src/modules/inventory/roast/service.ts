@@ -8,7 +8,7 @@ import * as repo from './repository.js';
  * produced, ship from a lot, and read lots. A roasted lot's weight changes only through its ledger.
  */
 export type { RoastedLedgerEntry, RoastedLot } from './repository.js';
-export { findBatchOutput, findRoastedLot } from './repository.js';
+export { findBatchOutput, findRoastedLot, missingRoastedLotIds } from './repository.js';
 
 /**
  * The day a roasted lot is best before, as SQL over the table alias `lot` (roasted_at in UTC plus its shelf
@@ -26,11 +26,13 @@ export interface RoastOutput {
   roastedAt: string;
   weightLossPct: string | null;
   dropWeightKg: string;
+  /** The roast profile's shelf life in days; null: the default. */
+  shelfLifeDays: number | null;
 }
 
 /**
  * Opens the loose lot a roast batch produced, with one roast_output ledger row of the drop weight (so
- * opening and on-hand weight start equal); it keeps as long as its profile says.
+ * opening and on-hand weight start equal); it keeps as long as its profile says (shelfLifeDays).
  */
 export async function openRoastOutput(
   q: Queryable,
@@ -48,6 +50,7 @@ export async function openRoastOutput(
     locationId: output.locationId,
     roastedAt: output.roastedAt,
     weightLossPct: output.weightLossPct,
+    shelfLifeDays: output.shelfLifeDays,
   });
   const transaction = await repo.appendRoastedLedger(q, orgId, credentialId, {
     lotId,

@@ -7,6 +7,7 @@ import * as green from '../../inventory/green/service.js';
 import * as roasted from '../../inventory/roast/service.js';
 import * as lineageService from '../../lineage/service.js';
 import { roastedLotCode } from '../../inventory/roast/schemas.js';
+import { findProfile } from '../profile/service.js';
 import { round2 } from './comparison.js';
 import * as repo from './repository.js';
 
@@ -86,6 +87,7 @@ export async function recordCompletion(
           roastedAt: completion.roastedAt ?? completed.completedAt!,
           weightLossPct: completed.weightLossPct,
           dropWeightKg: completed.dropWeightKg!,
+          shelfLifeDays: completed.profileId ? ((await findProfile(ctx.tx, ctx.orgId, completed.profileId))?.shelfLifeDays ?? null) : null,
         });
 
   const lineage = output
