@@ -113,3 +113,21 @@ export async function listMachines(q: Queryable, orgId: string, filter: z.output
   );
   return pageOf(rows.map(toMachine), page.limit, (m) => [m.id]);
 }
+
+/** Active machines with their batch sizes, at the location when one is given, by code. */
+export async function listActiveMachineSizes(q: Queryable, orgId: string, locationId: string | null): Promise<MachineBatchSizes[]> {
+  const rows = await q.query<{ id: string; code: string; min_batch_kg: string | null; max_batch_kg: string | null; capacity_kg: string | null }>(
+    `select id, code, min_batch_kg, max_batch_kg, capacity_kg from machines
+     where org_id = $1 and is_active and ($2::text is null or location_id = $2) order by code`,
+    [orgId, locationId],
+  );
+  return rows.map((r) => ({ id: r.id, code: r.code, minBatchKg: r.min_batch_kg, maxBatchKg: r.max_batch_kg, capacityKg: r.capacity_kg }));
+}
+
+export interface MachineBatchSizes {
+  id: string;
+  code: string;
+  minBatchKg: string | null;
+  maxBatchKg: string | null;
+  capacityKg: string | null;
+}

@@ -632,3 +632,22 @@ export interface LotFigures {
   onHand: bigint;
   reserved: bigint;
 }
+
+/**
+ * Green that may be roasted per lot: on hand less reserved, none for a quarantined lot, and at a location
+ * only what is held there (never more than the lot's available total).
+ */
+export async function roastableKg(q: Queryable, orgId: string, lotIds: string[], locationId: string | null): Promise<Map<string, string>> {
+  const rows = await q.query<{ id: string; available_kg: string }>(
+    `select g.id,
+            case when g.quarantined then 0
+                 else greatest(0, case when $3::text is null then g.on_hand_kg - g.reserved_kg
+                                       else least(g.on_hand_kg - g.reserved_kg, coalesce(b.on_hand_kg, 0)) end)
+            end::numeric(14, 3) as available_kg
+     from green_lots g
+     left join green_lot_balances b on b.org_id = g.org_id and b.lot_id = g.id and b.location_id = $3
+     where g.org_id = $1 and g.id = any($2::text[])`,
+    [orgId, lotIds, locationId],
+  );
+  return new Map(rows.map((r) => [r.id, r.available_kg]));
+}

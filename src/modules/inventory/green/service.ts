@@ -101,3 +101,11 @@ export function describeLots(q: Queryable, orgId: string, ids: string[]): Promis
 export function findLotFigures(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, repo.LotFigures>> {
   return repo.findLotFigures(q, orgId, ids);
 }
+
+/**
+ * Kilograms of each lot a roast plan may count on (read without locking): on hand less reserved, none for a
+ * quarantined lot, and at a location only what is held there (never more than the lot's available total).
+ */
+export function roastableKg(q: Queryable, orgId: string, lotIds: string[], locationId: string | null): Promise<Map<string, string>> {
+  return repo.roastableKg(q, orgId, lotIds, locationId);
+}
