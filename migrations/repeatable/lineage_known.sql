@@ -10,7 +10,7 @@
 -- batches; a trace looks those up, as it does an end whose row did not exist yet when the edge was recorded.
 --
 -- This reads the tables of the modules whose records are lineage nodes: it is the database's half of the
--- trace node kinds (src/modules/lineage/kinds.ts), and a new node kind with a label adds its branch here.
+-- trace node kinds (src/modules/lineage/schemas.ts), and a new node kind with a label adds its branch here.
 -- PL/pgSQL, not SQL: its statements are planned once per connection, where a SQL function that cannot be
 -- inlined (this one has subqueries) is planned again on every call.
 --
