@@ -143,3 +143,14 @@ export async function issueBridgeToken(q: Queryable, orgId: string, machineId: s
   );
   return { id, token };
 }
+
+/** Ends every live bridge token of a machine; answers how many were live. */
+export async function revokeBridgeTokens(q: Queryable, orgId: string, machineId: string): Promise<number> {
+  const rows = await q.query(
+    `update credentials set revoked_at = now()
+     where org_id = $1 and kind = 'machine_bridge' and machine_id = $2 and revoked_at is null and (expires_at is null or expires_at > now())
+     returning id`,
+    [orgId, machineId],
+  );
+  return rows.length;
+}

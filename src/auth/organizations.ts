@@ -1,4 +1,4 @@
-import type { Database } from '../db/client.js';
+import type { Database, Queryable } from '../db/client.js';
 import { newId } from '../lib/ids.js';
 import { createApiKey } from './credentials.js';
 import { PLANS, type Plan } from './plans.js';
@@ -115,4 +115,12 @@ export async function listApiKeys(db: Database, organizationId: string): Promise
     createdAt: new Date(row.created_at),
     revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
   }));
+}
+
+/**
+ * Locks the organization row until commit. A request that can raise a count the plan caps (active machines)
+ * takes this lock before counting, so two of them can never both see room under the cap.
+ */
+export async function lockOrganization(q: Queryable, orgId: string): Promise<void> {
+  await q.query(`select id from organizations where id = $1 for update`, [orgId]);
 }

@@ -1,9 +1,18 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import type { Database } from './client.js';
 
-/** The SQL migrations, plain files applied in name order; the same files serve PGlite and PostgreSQL. */
+/**
+ * The SQL migrations, plain files; the same files serve PGlite and PostgreSQL. Two kinds:
+ *  - versioned, `migrations/<version>_<what>.sql`: applied once each, in name order, never edited after they
+ *    ship. New ones are named `<YYYYMMDDHHMM>_<module>_<what>.sql` (UTC), so modules adding migrations on
+ *    parallel branches do not collide; the first ones carry a four-digit version and sort first. Two files
+ *    with the same version are refused, as the order between them would be an accident.
+ *  - repeatable, `migrations/repeatable/<module>_<what>.sql`: SQL functions (and triggers, policies) that change
+ *    over time, one current text each, written to be re-run (`create or replace`). Applied after the
+ *    versioned migrations, in name order, whenever the text differs from the one last applied.
+ */
 export const migrationsDir = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
 export interface Migration {
@@ -11,30 +20,73 @@ export interface Migration {
   sql: string;
 }
 
-export function loadMigrations(dir = migrationsDir): Migration[] {
-  return readdirSync(dir)
-    .filter((file) => file.endsWith('.sql'))
-    .sort()
-    .map((file) => ({ version: file.replace(/\.sql$/, ''), sql: readFileSync(dir + file, 'utf8') }));
+export interface Repeatable {
+  name: string;
+  sql: string;
+  hash: string;
 }
 
-/** A fingerprint of every migration's text: a template database is reusable while this is unchanged. */
-export function migrationsFingerprint(migrations = loadMigrations()): string {
+const VERSIONED_NAME = /^(\d+)_[a-z0-9][a-z0-9_]*\.sql$/;
+const REPEATABLE_NAME = /^[a-z0-9][a-z0-9_]*\.sql$/;
+
+export function loadMigrations(dir = migrationsDir): Migration[] {
+  const files = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.sql'))
+    .map((entry) => entry.name)
+    .sort();
+  const byVersion = new Map<string, string>();
+  for (const file of files) {
+    const version = VERSIONED_NAME.exec(file)?.[1];
+    if (!version) {
+      throw new Error(`Migration ${file}: the name must be <version>_<what>.sql in lower case (new ones <YYYYMMDDHHMM>_<module>_<what>.sql)`);
+    }
+    const other = byVersion.get(version);
+    if (other) throw new Error(`Migrations ${other} and ${file} share the version ${version}; rename the newer one`);
+    byVersion.set(version, file);
+  }
+  return files.map((file) => ({ version: file.replace(/\.sql$/, ''), sql: readFileSync(dir + file, 'utf8') }));
+}
+
+export function loadRepeatables(dir = migrationsDir): Repeatable[] {
+  const folder = dir + 'repeatable/';
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.sql'))
+    .map((entry) => entry.name)
+    .sort()
+    .map((file) => {
+      if (!REPEATABLE_NAME.test(file)) throw new Error(`Repeatable migration ${file}: the name must be <module>_<what>.sql in lower case`);
+      const sql = readFileSync(folder + file, 'utf8');
+      return { name: file.replace(/\.sql$/, ''), sql, hash: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+/**
+ * A fingerprint of every migration's text, versioned and repeatable: a template database is reusable while
+ * this is unchanged.
+ */
+export function migrationsFingerprint(dir = migrationsDir): string {
   const hash = createHash('sha256');
-  for (const m of migrations) hash.update(m.version).update('\0').update(m.sql).update('\0');
+  for (const m of loadMigrations(dir)) hash.update(m.version).update('\0').update(m.sql).update('\0');
+  for (const r of loadRepeatables(dir)) hash.update('repeatable/').update(r.name).update('\0').update(r.sql).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
 /**
- * Applies the pending migrations in one transaction, serialized across processes by an advisory lock,
- * so several API processes starting at once apply each migration exactly once.
+ * Applies the pending versioned migrations, then every repeatable one whose text changed, in one transaction
+ * serialized across processes by an advisory lock, so several API processes starting at once apply each
+ * exactly once. Answers what it applied (repeatables as `repeatable/<name>`).
  */
-export async function migrate(db: Database): Promise<string[]> {
-  const migrations = loadMigrations();
+export async function migrate(db: Database, dir = migrationsDir): Promise<string[]> {
+  const migrations = loadMigrations(dir);
+  const repeatables = loadRepeatables(dir);
   return db.transaction(async (tx) => {
     await tx.query(`select pg_advisory_xact_lock(7710015)`);
     await tx.query(
       `create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())`,
+    );
+    await tx.query(
+      `create table if not exists schema_repeatables (name text primary key, sha256 text not null, applied_at timestamptz not null default now())`,
     );
     const done = new Set((await tx.query<{ version: string }>(`select version from schema_migrations`)).map((r) => r.version));
     const applied: string[] = [];
@@ -43,6 +95,19 @@ export async function migrate(db: Database): Promise<string[]> {
       await tx.exec(migration.sql);
       await tx.query(`insert into schema_migrations (version) values ($1)`, [migration.version]);
       applied.push(migration.version);
+    }
+    const current = new Map(
+      (await tx.query<{ name: string; sha256: string }>(`select name, sha256 from schema_repeatables`)).map((r) => [r.name, r.sha256]),
+    );
+    for (const repeatable of repeatables) {
+      if (current.get(repeatable.name) === repeatable.hash) continue;
+      await tx.exec(repeatable.sql);
+      await tx.query(
+        `insert into schema_repeatables (name, sha256) values ($1, $2)
+         on conflict (name) do update set sha256 = excluded.sha256, applied_at = now()`,
+        [repeatable.name, repeatable.hash],
+      );
+      applied.push(`repeatable/${repeatable.name}`);
     }
     return applied;
   });

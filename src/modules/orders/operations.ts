@@ -2,9 +2,10 @@ import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound, type FieldError } from '../../rpc/errors.js';
 import { grams, kgString } from '../../lib/grams.js';
-import { insertLineageEdges } from '../inventory/green/repository.js';
-import { appendRoastedLedger, type RoastedLedgerKind } from '../inventory/roast/repository.js';
+import * as lineageService from '../lineage/service.js';
+import * as roastedStock from '../inventory/roast/service.js';
 import { planClaims } from './allocation.js';
+import { missingLineReferences } from './references.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../rpc/outputs.js';
 import {
@@ -38,9 +39,6 @@ import {
 } from './events.js';
 
 const module = 'orders' as const;
-
-/** The roasted-lot ledger kind a shipment is booked with (added to the ledger's kinds by migration 0009). */
-const FULFILMENT = 'fulfilment' as RoastedLedgerKind;
 
 export const orderOperations = [
   defineOperation({
@@ -296,15 +294,14 @@ export const orderOperations = [
       const transactions = [];
       for (const part of parts) {
         transactions.push(
-          await appendRoastedLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+          await roastedStock.shipRoasted(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
             lotId: part.roastedLotId,
-            kind: FULFILMENT,
-            deltaKg: kgString(-part.quantity),
+            weightKg: kgString(part.quantity),
             comment: `order ${locked.orderNumber} line ${part.lineNumber}`,
           }),
         );
       }
-      const lineage = await insertLineageEdges(
+      const lineage = await lineageService.recordEdges(
         ctx.tx,
         ctx.orgId,
         parts.map((part) => ({
@@ -359,7 +356,7 @@ function orderCurrency(input: CreateOrderInput, customerCurrency: string | null)
 async function requireLineReferences(q: Queryable, orgId: string, input: CreateOrderInput): Promise<void> {
   const fields = ['productId', 'roastedLotId', 'greenLotId', 'profileId'] as const;
   const named = (field: (typeof fields)[number]) => input.lines.flatMap((line) => (line[field] ? [line[field]] : []));
-  const missing = await repo.missingLineReferences(q, orgId, {
+  const missing = await missingLineReferences(q, orgId, {
     products: named('productId'),
     roastedLots: named('roastedLotId'),
     greenLots: named('greenLotId'),

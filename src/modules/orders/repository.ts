@@ -3,7 +3,7 @@ import { SqlParams, iso, likePattern } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
 import { grams } from '../../lib/grams.js';
-import { bestBeforeSql } from '../inventory/roast/repository.js';
+import { bestBeforeSql } from '../inventory/roast/service.js';
 import type {
   AllocationStrategy,
   Channel,
@@ -340,28 +340,6 @@ export async function insertOrderLines(q: Queryable, orgId: string, orderId: str
   );
 }
 
-/**
- * Which of the ids the lines name do not exist in this organization, per reference kind. One statement
- * for all lines, so a long import costs one round trip.
- */
-export async function missingLineReferences(
-  q: Queryable,
-  orgId: string,
-  refs: { products: string[]; roastedLots: string[]; greenLots: string[]; profiles: string[] },
-): Promise<Set<string>> {
-  const rows = await q.query<{ id: string }>(
-    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from products p where p.org_id = $1 and p.id = x.id)
-     union all
-     select x.id from unnest($3::text[]) x(id) where not exists (select 1 from roasted_lots r where r.org_id = $1 and r.id = x.id)
-     union all
-     select x.id from unnest($4::text[]) x(id) where not exists (select 1 from green_lots g where g.org_id = $1 and g.id = x.id)
-     union all
-     select x.id from unnest($5::text[]) x(id) where not exists (select 1 from roast_profiles f where f.org_id = $1 and f.id = x.id)`,
-    [orgId, refs.products, refs.roastedLots, refs.greenLots, refs.profiles],
-  );
-  return new Set(rows.map((r) => r.id));
-}
-
 export interface LockedOrder {
   id: string;
   orderNumber: string;
@@ -627,4 +605,66 @@ export async function markFulfilled(q: Queryable, orgId: string, orderId: string
     [orgId, orderId, fulfillmentId],
   );
   await q.query(`update orders set state = 'fulfilled', fulfilled_at = now(), updated_at = now() where org_id = $1 and id = $2`, [orgId, orderId]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What traceability asks about order lines and shipments
+
+export interface OrderLineSummary {
+  id: string;
+  orderId: string;
+  orderNumber: string;
+  lineNumber: number;
+  customer: { id: string; code: string; name: string };
+}
+
+export async function findOrderLineSummary(q: Queryable, orgId: string, id: string): Promise<OrderLineSummary | undefined> {
+  const [row] = await q.query<{ id: string; order_id: string; order_number: string; line_number: number; customer_id: string; customer_code: string; customer_name: string }>(
+    `select l.id, l.order_id, o.order_number, l.line_number, c.id as customer_id, c.code as customer_code, c.name as customer_name
+     from order_lines l
+     join orders o on o.org_id = l.org_id and o.id = l.order_id
+     join customers c on c.org_id = o.org_id and c.id = o.customer_id
+     where l.org_id = $1 and l.id = $2`,
+    [orgId, id],
+  );
+  return (
+    row && {
+      id: row.id,
+      orderId: row.order_id,
+      orderNumber: row.order_number,
+      lineNumber: row.line_number,
+      customer: { id: row.customer_id, code: row.customer_code, name: row.customer_name },
+    }
+  );
+}
+
+/** The line names the roasted lot, or holds (or shipped) an unreleased claim on it. */
+export async function orderLineClaimsLot(q: Queryable, orgId: string, orderLineId: string, roastedLotId: string): Promise<boolean> {
+  const [row] = await q.query<{ claims: boolean }>(
+    `select exists (select 1 from order_lines where org_id = $1 and id = $2 and roasted_lot_id = $3)
+         or exists (select 1 from order_allocations where org_id = $1 and order_line_id = $2 and roasted_lot_id = $3 and released_at is null)
+       as claims`,
+    [orgId, orderLineId, roastedLotId],
+  );
+  return row.claims;
+}
+
+export interface FulfillmentSummary {
+  id: string;
+  orderId: string;
+  shippedAt: string;
+  /** Order lines that shipped coffee from the roasted lot asked about. */
+  orderLineIds: string[];
+}
+
+/** The fulfilment, with the order lines it shipped from `roastedLotId` (none: it shipped none of that lot). */
+export async function findFulfillmentOfLot(q: Queryable, orgId: string, id: string, roastedLotId: string): Promise<FulfillmentSummary | undefined> {
+  const [row] = await q.query<{ id: string; order_id: string; created_at: Date; line_ids: string[] }>(
+    `select f.id, f.order_id, f.created_at,
+            array(select distinct a.order_line_id from order_allocations a
+                  where a.org_id = f.org_id and a.fulfillment_id = f.id and a.roasted_lot_id = $3 order by 1) as line_ids
+     from fulfillments f where f.org_id = $1 and f.id = $2`,
+    [orgId, id, roastedLotId],
+  );
+  return row && { id: row.id, orderId: row.order_id, shippedAt: iso(row.created_at)!, orderLineIds: row.line_ids };
 }

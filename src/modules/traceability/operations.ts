@@ -1,8 +1,10 @@
 import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
 import { conflict, notFound } from '../../rpc/errors.js';
-import { findRoastedLot } from '../inventory/roast/repository.js';
+import { findRoastedLot } from '../inventory/roast/service.js';
+import * as lineage from '../lineage/service.js';
 import { customersOf, readableSteps } from './readable.js';
+import * as chain from './chain.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../rpc/outputs.js';
 import { certificateIssued } from './events.js';
@@ -143,8 +145,8 @@ export const traceabilityOperations = [
   }),
 ];
 
-async function trace(q: Queryable, orgId: string, direction: repo.Direction, start: { kind: TraceKind; id: string }) {
-  const graph = (await repo.traceGraph(q, orgId, direction, start)) ?? throwNotFound(KIND_WORDS[start.kind], start.id);
+async function trace(q: Queryable, orgId: string, direction: lineage.Direction, start: { kind: TraceKind; id: string }) {
+  const graph = (await lineage.trace(q, orgId, direction, start, TRACE_DEPTH_LIMIT)) ?? throwNotFound(KIND_WORDS[start.kind], start.id);
   return {
     direction,
     start: graph.nodes[0],
@@ -161,9 +163,9 @@ async function trace(q: Queryable, orgId: string, direction: repo.Direction, sta
 async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string) {
   const roastedLot = await findRoastedLot(q, orgId, roastedLotId);
   if (!roastedLot) return undefined;
-  const graph = (await repo.traceGraph(q, orgId, 'backward', { kind: 'roasted_lot', id: roastedLotId }))!;
+  const graph = (await lineage.trace(q, orgId, 'backward', { kind: 'roasted_lot', id: roastedLotId }, TRACE_DEPTH_LIMIT))!;
   const idsOf = (kind: TraceKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
-  const details = await repo.chainDetails(q, orgId, { roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
+  const details = await chain.chainDetails(q, orgId, { roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
   return {
     roastedLot,
     ...details,
@@ -172,15 +174,15 @@ async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string
 }
 
 async function requireOrderLine(q: Queryable, orgId: string, orderLineId: string, roastedLotId: string) {
-  const line = (await repo.findOrderLine(q, orgId, orderLineId)) ?? throwNotFound('order line', orderLineId, 'orderLineId');
-  if (!(await repo.orderLineDrawsOnLot(q, orgId, orderLineId, roastedLotId))) {
+  const line = (await chain.findOrderLine(q, orgId, orderLineId)) ?? throwNotFound('order line', orderLineId, 'orderLineId');
+  if (!(await chain.orderLineDrawsOnLot(q, orgId, orderLineId, roastedLotId))) {
     throw notInChain(`Order ${line.orderNumber} line ${line.lineNumber} takes no coffee from roasted lot ${roastedLotId}.`, 'orderLineId');
   }
   return line;
 }
 
-async function requireFulfillment(q: Queryable, orgId: string, fulfillmentId: string, roastedLotId: string, orderLine: repo.OrderLineSummary | null) {
-  const fulfillment = (await repo.findFulfillment(q, orgId, fulfillmentId, roastedLotId)) ?? throwNotFound('fulfillment', fulfillmentId, 'fulfillmentId');
+async function requireFulfillment(q: Queryable, orgId: string, fulfillmentId: string, roastedLotId: string, orderLine: chain.OrderLineSummary | null) {
+  const fulfillment = (await chain.findFulfillment(q, orgId, fulfillmentId, roastedLotId)) ?? throwNotFound('fulfillment', fulfillmentId, 'fulfillmentId');
   if (fulfillment.orderLineIds.length === 0) {
     throw notInChain(`Fulfillment ${fulfillmentId} shipped no coffee from roasted lot ${roastedLotId}.`, 'fulfillmentId');
   }

@@ -1,4 +1,4 @@
-import type { Direction, TraceCustomer, TraceGraph, TraceNode } from './repository.js';
+import type { Direction, TraceCustomer, TraceGraph, TraceNode } from '../lineage/service.js';
 import type { TraceKind } from './schemas.js';
 
 const KIND_NAMES: Record<TraceKind, string> = {

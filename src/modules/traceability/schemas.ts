@@ -6,8 +6,9 @@ import { GreenLot } from '../inventory/green/schemas.js';
 import { RoastedLot } from '../inventory/roast/schemas.js';
 import { RoastBatch } from '../production/roast/schemas.js';
 
-export const TRACE_KINDS = ['producer', 'green_lot', 'roast_batch', 'roasted_lot', 'blend_lot', 'product_batch', 'order_line'] as const;
-export type TraceKind = (typeof TRACE_KINDS)[number];
+import { TRACE_KINDS } from '../lineage/schemas.js';
+
+export { TRACE_KINDS, type TraceKind } from '../lineage/schemas.js';
 
 /** How far a trace walks from its start; deeper chains are cut there and say so (depthLimitReached). */
 export const TRACE_DEPTH_LIMIT = 50;

@@ -1,9 +1,10 @@
 import type { Queryable } from '../../../db/client.js';
-import { issueBridgeToken, type Principal } from '../../../auth/credentials.js';
+import { issueBridgeToken, revokeBridgeTokens, type Principal } from '../../../auth/credentials.js';
+import { lockOrganization } from '../../../auth/organizations.js';
 import { PLAN_TERMS } from '../../../auth/plans.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
-import { findLocation } from '../location/repository.js';
+import { findLocation } from '../location/service.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, IssueMachineBridgeToken, ListMachines, Machine, MachineBridgeToken, RegisterMachine, UpdateMachine } from './schemas.js';
@@ -27,7 +28,7 @@ export const machineOperations = [
     errors: ['not_found', 'location_archived', 'machine_cap_reached', 'duplicate'],
     emits: [machineRegistered],
     async handler(ctx, input) {
-      await repo.lockOrganization(ctx.tx, ctx.orgId);
+      await lockOrganization(ctx.tx, ctx.orgId);
       if (input.locationId) await requireOpenLocation(ctx.tx, ctx.orgId, input.locationId);
       requireBatchRange(input, new Set(Object.keys(input)));
       await requireRoomUnderCap(ctx.tx, ctx.orgId, ctx.principal);
@@ -84,7 +85,7 @@ export const machineOperations = [
     emits: [machineUpdated],
     async handler(ctx, { id, ...changes }) {
       // Lock order org → machine → location, the same as registerMachine's org → location, so the two never deadlock.
-      if (changes.isActive === true) await repo.lockOrganization(ctx.tx, ctx.orgId);
+      if (changes.isActive === true) await lockOrganization(ctx.tx, ctx.orgId);
       const current = (await repo.findMachine(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
       if (changes.locationId && changes.locationId !== current.locationId) await requireOpenLocation(ctx.tx, ctx.orgId, changes.locationId);
       requireBatchRange({ ...current, ...changes }, new Set(Object.keys(changes)));
@@ -92,7 +93,7 @@ export const machineOperations = [
       const deactivating = changes.isActive === false && current.isActive;
       if (reactivating) await requireRoomUnderCap(ctx.tx, ctx.orgId, ctx.principal);
       // An inactive machine is outside the plan's metering, so it must not keep a way to stream telemetry.
-      const revokedBridgeTokens = deactivating ? await repo.revokeBridgeTokens(ctx.tx, ctx.orgId, id) : 0;
+      const revokedBridgeTokens = deactivating ? await revokeBridgeTokens(ctx.tx, ctx.orgId, id) : 0;
       const machine = await repo.updateMachine(ctx.tx, ctx.orgId, id, changes);
       await ctx.emit('catalog.machine.updated', { machine, ...(deactivating ? { revokedBridgeTokens } : {}) });
       return machine;
@@ -136,7 +137,7 @@ async function requireOpenLocation(tx: Queryable, orgId: string, locationId: str
   }
 }
 
-/** Call with the organization row locked (repo.lockOrganization), so the count stays true until commit. */
+/** Call with the organization row locked (lockOrganization), so the count stays true until commit. */
 async function requireRoomUnderCap(tx: Queryable, orgId: string, principal: Principal): Promise<void> {
   const cap = PLAN_TERMS[principal.plan].machineCap;
   if (cap === null) return;

@@ -44,14 +44,6 @@ const toMachine = (r: MachineRow) => ({
   updatedAt: iso(r.updated_at)!,
 });
 
-/**
- * Locks the organization row. Every request that can raise the number of active machines takes this
- * lock before counting, so two of them can never both see room under the plan's cap.
- */
-export async function lockOrganization(q: Queryable, orgId: string): Promise<void> {
-  await q.query(`select id from organizations where id = $1 for update`, [orgId]);
-}
-
 export async function countActiveMachines(q: Queryable, orgId: string): Promise<number> {
   const [row] = await q.query<{ n: number }>(`select count(*)::int as n from machines where org_id = $1 and is_active`, [orgId]);
   return row.n;
@@ -122,13 +114,20 @@ export async function listMachines(q: Queryable, orgId: string, filter: z.output
   return pageOf(rows.map(toMachine), page.limit, 'machines', (m) => [m.id]);
 }
 
-/** Ends every live bridge token of a machine; answers how many were live. */
-export async function revokeBridgeTokens(q: Queryable, orgId: string, machineId: string): Promise<number> {
-  const rows = await q.query(
-    `update credentials set revoked_at = now()
-     where org_id = $1 and kind = 'machine_bridge' and machine_id = $2 and revoked_at is null and (expires_at is null or expires_at > now())
-     returning id`,
-    [orgId, machineId],
+/** Active machines with their batch sizes, at the location when one is given, by code. */
+export async function listActiveMachineSizes(q: Queryable, orgId: string, locationId: string | null): Promise<MachineBatchSizes[]> {
+  const rows = await q.query<{ id: string; code: string; min_batch_kg: string | null; max_batch_kg: string | null; capacity_kg: string | null }>(
+    `select id, code, min_batch_kg, max_batch_kg, capacity_kg from machines
+     where org_id = $1 and is_active and ($2::text is null or location_id = $2) order by code`,
+    [orgId, locationId],
   );
-  return rows.length;
+  return rows.map((r) => ({ id: r.id, code: r.code, minBatchKg: r.min_batch_kg, maxBatchKg: r.max_batch_kg, capacityKg: r.capacity_kg }));
+}
+
+export interface MachineBatchSizes {
+  id: string;
+  code: string;
+  minBatchKg: string | null;
+  maxBatchKg: string | null;
+  capacityKg: string | null;
 }

@@ -3,6 +3,7 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
+import type { Producer } from './schemas.js';
 import type { CreatePartner, CreateProducer, PARTNER_TYPES, PRODUCER_KINDS, PartnerFilter, ProducerFilter, UpdatePartner, UpdateProducer } from './schemas.js';
 
 type Changes<T extends z.ZodType> = Omit<z.output<T>, 'id'>;
@@ -220,4 +221,25 @@ export async function listProducers(q: Queryable, orgId: string, filter: z.outpu
     params.values,
   );
   return pageOf(rows.map(toProducer), page.limit, 'producers', (p) => [p.id]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// For a traceability chain
+
+/** The producers as a chain of custody shows them (where and how the coffee grew), by name and id. */
+/** A producer as a chain of custody shows it. */
+export type ProducerFacts = Omit<z.output<typeof Producer>, 'partnerId' | 'isActive' | 'createdAt' | 'updatedAt'>;
+
+export async function describeProducers(q: Queryable, orgId: string, ids: string[]): Promise<ProducerFacts[]> {
+  if (ids.length === 0) return [];
+  const [row] = await q.query<{ producers: ProducerFacts[] }>(
+    `select coalesce(jsonb_agg(jsonb_build_object(
+         'id', p.id, 'code', p.code, 'name', p.name, 'kind', p.kind, 'country', p.country, 'region', p.region,
+         'subregion', p.subregion, 'altitudeMinM', p.altitude_min_m, 'altitudeMaxM', p.altitude_max_m,
+         'latitude', p.latitude, 'longitude', p.longitude, 'varieties', p.varieties, 'processMethods', p.process_methods,
+         'farmSizeHa', p.farm_size_ha) order by p.name, p.id), '[]'::jsonb) as producers
+     from producers p where p.org_id = $1 and p.id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return row.producers;
 }

@@ -118,3 +118,13 @@ export async function listProducts(
   );
   return pageOf(rows.map(toProduct), page.limit, 'products', (p) => [p.id]);
 }
+
+/** Which of the ids name no product of this organization. */
+export async function missingProductIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from products t where t.org_id = $1 and t.id = x.id)`,
+    [orgId, ids],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,6 +1,8 @@
 import { defineOperation } from '../../../rpc/define.js';
 import { notFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
+import { missingLotIds } from '../green/service.js';
+import * as recipes from './recipes.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { Blend, BlendAvailability, ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
@@ -25,13 +27,13 @@ export const blendOperations = [
     errors: ['not_found', 'duplicate'],
     emits: [blendCreated],
     async handler(ctx, input) {
-      const existing = await repo.existingGreenLotIds(ctx.tx, ctx.orgId, input.components.map((c) => c.greenLotId));
+      const missing = new Set(await missingLotIds(ctx.tx, ctx.orgId, input.components.map((c) => c.greenLotId)));
       input.components.forEach((c, i) => {
-        if (!existing.has(c.greenLotId)) throw notFound('green lot', c.greenLotId, `components[${i}].greenLotId`);
+        if (missing.has(c.greenLotId)) throw notFound('green lot', c.greenLotId, `components[${i}].greenLotId`);
       });
       const targetWeightLossPct = input.targetWeightLossPct ?? (input.blendType === 'pre_roast' ? DEFAULT_PRE_ROAST_LOSS_PCT : null);
       const id = await repo.insertBlend(ctx.tx, ctx.orgId, { ...input, targetWeightLossPct });
-      const blend = (await repo.findBlend(ctx.tx, ctx.orgId, id))!;
+      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, id))!;
       await ctx.emit('inventory.blend.created', { blend });
       return blend;
     },
@@ -48,7 +50,7 @@ export const blendOperations = [
     output: Blend,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
+      return (await recipes.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
     },
   }),
 
@@ -63,7 +65,7 @@ export const blendOperations = [
     output: pageOut(Blend),
     errors: ['invalid_cursor'],
     async handler(ctx, { filter, page }) {
-      return repo.listBlends(ctx.tx, ctx.orgId, filter, page);
+      return recipes.listBlends(ctx.tx, ctx.orgId, filter, page);
     },
   }),
 
@@ -81,9 +83,9 @@ export const blendOperations = [
     output: BlendAvailability,
     errors: ['not_found'],
     async handler(ctx, { blendId, requestedKg }) {
-      const blend = (await repo.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
-      const components = await repo.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);
-      const sum = (pick: (c: repo.ComponentAvailability) => string) => kgString(components.reduce((total, c) => total + grams(pick(c)), 0n));
+      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
+      const components = await recipes.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);
+      const sum = (pick: (c: recipes.ComponentAvailability) => string) => kgString(components.reduce((total, c) => total + grams(pick(c)), 0n));
       const totalShortKg = sum((c) => c.shortKg);
       return {
         blendId,

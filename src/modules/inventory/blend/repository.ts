@@ -20,11 +20,11 @@ interface ComponentRow {
   blend_id: string;
   position: number;
   green_lot_id: string;
-  lot_code: string;
   ratio_pct: string;
 }
 
-const toComponent = (r: ComponentRow) => ({ id: r.id, greenLotId: r.green_lot_id, lotCode: r.lot_code, ratioPct: r.ratio_pct });
+/** A component as stored; the green lot's code is green's to tell (see recipes.ts). */
+const toComponent = (r: ComponentRow) => ({ id: r.id, greenLotId: r.green_lot_id, ratioPct: r.ratio_pct });
 
 const toBlend = (r: BlendRow, components: ComponentRow[]) => ({
   id: r.id,
@@ -38,7 +38,7 @@ const toBlend = (r: BlendRow, components: ComponentRow[]) => ({
   createdAt: iso(r.created_at)!,
 });
 
-export type Blend = ReturnType<typeof toBlend>;
+export type BlendRecord = ReturnType<typeof toBlend>;
 
 /** Inserts the recipe and its components; both are immutable from then on. */
 export async function insertBlend(
@@ -61,16 +61,10 @@ export async function insertBlend(
   return id;
 }
 
-/** Which of these ids name green lots of this organization. */
-export async function existingGreenLotIds(q: Queryable, orgId: string, ids: string[]): Promise<Set<string>> {
-  const rows = await q.query<{ id: string }>(`select id from green_lots where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
-  return new Set(rows.map((r) => r.id));
-}
-
 async function componentsOf(q: Queryable, orgId: string, blendIds: string[]): Promise<Map<string, ComponentRow[]>> {
   const rows = await q.query<ComponentRow>(
-    `select c.id, c.blend_id, c.position, c.green_lot_id, g.lot_code, c.ratio_pct
-     from blend_components c join green_lots g on g.org_id = c.org_id and g.id = c.green_lot_id
+    `select c.id, c.blend_id, c.position, c.green_lot_id, c.ratio_pct
+     from blend_components c
      where c.org_id = $1 and c.blend_id = any($2::text[]) order by c.blend_id, c.position`,
     [orgId, blendIds],
   );
@@ -79,7 +73,7 @@ async function componentsOf(q: Queryable, orgId: string, blendIds: string[]): Pr
   return byBlend;
 }
 
-export async function findBlend(q: Queryable, orgId: string, id: string): Promise<Blend | undefined> {
+export async function findBlend(q: Queryable, orgId: string, id: string): Promise<BlendRecord | undefined> {
   const [row] = await q.query<BlendRow>(`select * from blends where org_id = $1 and id = $2`, [orgId, id]);
   return row && toBlend(row, (await componentsOf(q, orgId, [id])).get(id) ?? []);
 }
@@ -104,37 +98,26 @@ export async function listBlends(q: Queryable, orgId: string, filter: BlendFilte
   return pageOf(rows.map((r) => toBlend(r, components.get(r.id) ?? [])), page.limit, 'blends', (b) => [b.id]);
 }
 
-export interface ComponentAvailability {
+export interface ComponentNeed {
   greenLotId: string;
-  lotCode: string;
   ratioPct: string;
-  quarantined: boolean;
   neededKg: string;
-  availableKg: string;
-  shortKg: string;
 }
 
 /**
- * Per component, what `requestedKg` of the blend needs and what the lot can give. Pre-roast blends are
- * grossed up for roast loss: requested × ratio / (1 − loss), rounded up to the gram so the roaster never
- * comes up short; post-roast blends need requested × ratio (also rounded up). Available is on hand −
- * reserved, never below zero, and zero for a quarantined lot.
+ * Per component, in recipe order, what `requestedKg` of the blend needs of its green lot. Pre-roast blends
+ * are grossed up for roast loss: requested × ratio / (1 − loss), rounded up to the gram so the roaster never
+ * comes up short; post-roast blends need requested × ratio (also rounded up).
  */
-export async function componentAvailability(q: Queryable, orgId: string, blendId: string, requestedKg: string): Promise<ComponentAvailability[]> {
-  return q.query<ComponentAvailability>(
-    `with needs as (
-       select c.position, c.green_lot_id, g.lot_code, c.ratio_pct, g.quarantined,
-              (ceil($3::numeric * c.ratio_pct * 1000
-                    / case b.blend_type when 'pre_roast' then 100 - b.target_weight_loss_pct else 100 end) / 1000)::numeric(14, 3) as needed_kg,
-              (case when g.quarantined then 0 else greatest(g.on_hand_kg - g.reserved_kg, 0) end)::numeric(14, 3) as available_kg
-       from blends b
-       join blend_components c on c.org_id = b.org_id and c.blend_id = b.id
-       join green_lots g on g.org_id = c.org_id and g.id = c.green_lot_id
-       where b.org_id = $1 and b.id = $2
-     )
-     select green_lot_id as "greenLotId", lot_code as "lotCode", ratio_pct as "ratioPct", quarantined,
-            needed_kg as "neededKg", available_kg as "availableKg", greatest(needed_kg - available_kg, 0)::numeric(14, 3) as "shortKg"
-     from needs order by position`,
+export async function componentNeeds(q: Queryable, orgId: string, blendId: string, requestedKg: string): Promise<ComponentNeed[]> {
+  return q.query<ComponentNeed>(
+    `select c.green_lot_id as "greenLotId", c.ratio_pct as "ratioPct",
+            (ceil($3::numeric * c.ratio_pct * 1000
+                  / case b.blend_type when 'pre_roast' then 100 - b.target_weight_loss_pct else 100 end) / 1000)::numeric(14, 3) as "neededKg"
+     from blends b
+     join blend_components c on c.org_id = b.org_id and c.blend_id = b.id
+     where b.org_id = $1 and b.id = $2
+     order by c.position`,
     [orgId, blendId, requestedKg],
   );
 }

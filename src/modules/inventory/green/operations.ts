@@ -4,7 +4,9 @@ import { defineOperation } from '../../../rpc/define.js';
 import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
+import * as lineageService from '../../lineage/service.js';
 import * as repo from './repository.js';
+import { largestHolding } from './service.js';
 import {
   AdjustGreenLotQuantity,
   ById,
@@ -66,7 +68,7 @@ export const greenOperations = [
         { lotId, kind: 'receive', locationId: locationId ?? null, deltaKg: weightKg, comment: 'opening weight' },
       ]);
       const lineage = fields.producerId
-        ? await repo.insertLineageEdges(ctx.tx, ctx.orgId, [{ fromKind: 'producer', fromId: fields.producerId, toKind: 'green_lot', toId: lotId, weightKg }])
+        ? await lineageService.recordEdges(ctx.tx, ctx.orgId, [{ fromKind: 'producer', fromId: fields.producerId, toKind: 'green_lot', toId: lotId, weightKg }])
         : [];
       const lot = lots.get(lotId)!;
       await ctx.emit('inventory.green.lot_imported', { lot, transactions, lineage });
@@ -308,10 +310,7 @@ export const greenOperations = [
       if (weight > available) {
         throw insufficientStock(`Lot ${parent.lotCode} has ${kgString(available)} kg available to split off.`, undefined, available, 'weightKg');
       }
-      const largest = (await repo.readStock(ctx.tx, ctx.orgId, [id])).balances.reduce<{ locationId: string | null; onHand: bigint } | undefined>(
-        (best, b) => (best === undefined || b.onHand > best.onHand ? b : best),
-        undefined,
-      );
+      const largest = largestHolding(await repo.balancesInGrams(ctx.tx, ctx.orgId, [id]));
       if (!largest || largest.onHand < weight) {
         throw conflict(
           'stock_spread_across_locations',
@@ -330,7 +329,7 @@ export const greenOperations = [
         { lotId: id, kind: 'split_out', locationId: largest.locationId, deltaKg: `-${weightKg}`, groupId, comment },
         { lotId: childId, kind: 'split_in', locationId: largest.locationId, deltaKg: weightKg, groupId, comment },
       ]);
-      const lineage = await repo.insertLineageEdges(ctx.tx, ctx.orgId, [
+      const lineage = await lineageService.recordEdges(ctx.tx, ctx.orgId, [
         { fromKind: 'green_lot', fromId: id, toKind: 'green_lot', toId: childId, weightKg, groupId },
       ]);
       const result = {
@@ -368,7 +367,7 @@ export const greenOperations = [
       const { balances } = await repo.readStock(ctx.tx, ctx.orgId, sourceIds);
       const groupId = newId('grp');
       const movements: repo.Movement[] = [];
-      const edges: repo.NewLineageEdge[] = [];
+      const edges: lineageService.NewLineageEdge[] = [];
       sources.forEach((source, i) => {
         const path = `sourceIds[${i}]`;
         if (source.quarantined) throw quarantined(source, path);
@@ -399,7 +398,7 @@ export const greenOperations = [
         edges.push({ fromKind: 'green_lot', fromId: source.id, toKind: 'green_lot', toId: targetId, weightKg: kgString(source.onHand), groupId });
       });
       const { transactions, lots } = await repo.appendLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, movements);
-      const lineage = await repo.insertLineageEdges(ctx.tx, ctx.orgId, edges);
+      const lineage = await lineageService.recordEdges(ctx.tx, ctx.orgId, edges);
       const result = {
         target: lots.get(targetId)!,
         sources: sourceIds.map((sourceId) => lots.get(sourceId)!),

@@ -465,67 +465,6 @@ export async function listLedger(q: Queryable, orgId: string, lotId: string, pag
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Lineage
-
-export type TraceKind = 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
-
-export interface NewLineageEdge {
-  fromKind: TraceKind;
-  fromId: string;
-  toKind: TraceKind;
-  toId: string;
-  weightKg: string | null;
-  groupId?: string | null;
-}
-
-interface LineageRow {
-  id: string;
-  from_kind: TraceKind;
-  from_id: string;
-  to_kind: TraceKind;
-  to_id: string;
-  weight_kg: string | null;
-  group_id: string | null;
-  created_at: Date;
-}
-
-const toLineageEdge = (r: LineageRow) => ({
-  id: r.id,
-  fromKind: r.from_kind,
-  fromId: r.from_id,
-  toKind: r.to_kind,
-  toId: r.to_id,
-  weightKg: r.weight_kg,
-  groupId: r.group_id,
-  createdAt: iso(r.created_at)!,
-});
-
-export type LineageEdge = ReturnType<typeof toLineageEdge>;
-
-/** Records that coffee went from one thing to another; edges are history and are never rewritten. */
-export async function insertLineageEdges(q: Queryable, orgId: string, edges: NewLineageEdge[]): Promise<LineageEdge[]> {
-  if (edges.length === 0) return [];
-  const ids = edges.map(() => newId('lin'));
-  const rows = await q.query<LineageRow>(
-    `insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg, group_id)
-     select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[])
-     returning *`,
-    [
-      orgId,
-      ids,
-      edges.map((e) => e.fromKind),
-      edges.map((e) => e.fromId),
-      edges.map((e) => e.toKind),
-      edges.map((e) => e.toId),
-      edges.map((e) => e.weightKg),
-      edges.map((e) => e.groupId ?? null),
-    ],
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => toLineageEdge(byId.get(id)!));
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Landed cost
 
 export interface CostComponent {
@@ -635,4 +574,80 @@ export async function replaceCostComponents(
        weight_basis_kg = excluded.weight_basis_kg, per_kg = excluded.per_kg, updated_at = now()`,
     [orgId, lotId, version, weightBasisKg],
   );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// For a traceability chain
+
+/** The lots' coffee facts (never their cost), by lot code. */
+export async function describeLots(q: Queryable, orgId: string, ids: string[]): Promise<GreenLotFacts[]> {
+  if (ids.length === 0) return [];
+  const [row] = await q.query<{ lots: GreenLotFacts[] }>(
+    `select coalesce(jsonb_agg(jsonb_build_object(
+         'id', g.id, 'lotCode', g.lot_code, 'name', g.name, 'state', g.state, 'varieties', g.varieties,
+         'processMethod', g.process_method, 'harvestYear', g.harvest_year, 'certifications', g.certifications,
+         'producerId', g.producer_id) order by g.lot_code), '[]'::jsonb) as lots
+     from green_lots g where g.org_id = $1 and g.id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return row.lots;
+}
+
+export interface GreenLotFacts {
+  id: string;
+  lotCode: string;
+  name: string;
+  state: GreenState;
+  varieties: string[];
+  processMethod: string | null;
+  harvestYear: number | null;
+  certifications: string[];
+  producerId: string | null;
+}
+
+/** Which of the ids name no green lot of this organization. */
+export async function missingLotIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from green_lots t where t.org_id = $1 and t.id = x.id)`,
+    [orgId, ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The lots' codes and stock figures, read without locking (for answers, not for decisions). */
+export async function findLotFigures(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, LotFigures>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; lot_code: string; quarantined: boolean; on_hand_kg: string; reserved_kg: string }>(
+    `select id, lot_code, quarantined, on_hand_kg, reserved_kg from green_lots where org_id = $1 and id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return new Map(rows.map((r) => [r.id, { id: r.id, lotCode: r.lot_code, quarantined: r.quarantined, onHand: grams(r.on_hand_kg), reserved: grams(r.reserved_kg) }]));
+}
+
+export interface LotFigures {
+  id: string;
+  lotCode: string;
+  quarantined: boolean;
+  onHand: bigint;
+  reserved: bigint;
+}
+
+/**
+ * Green that may be roasted per lot: on hand less reserved, none for a quarantined lot, and at a location
+ * only what is held there (never more than the lot's available total).
+ */
+export async function roastableKg(q: Queryable, orgId: string, lotIds: string[], locationId: string | null): Promise<Map<string, string>> {
+  const rows = await q.query<{ id: string; available_kg: string }>(
+    `select g.id,
+            case when g.quarantined then 0
+                 else greatest(0, case when $3::text is null then g.on_hand_kg - g.reserved_kg
+                                       else least(g.on_hand_kg - g.reserved_kg, coalesce(b.on_hand_kg, 0)) end)
+            end::numeric(14, 3) as available_kg
+     from green_lots g
+     left join green_lot_balances b on b.org_id = g.org_id and b.lot_id = g.id and b.location_id = $3
+     where g.org_id = $1 and g.id = any($2::text[])`,
+    [orgId, lotIds, locationId],
+  );
+  return new Map(rows.map((r) => [r.id, r.available_kg]));
 }

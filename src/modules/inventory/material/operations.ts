@@ -1,7 +1,7 @@
 import { defineOperation } from '../../../rpc/define.js';
 import { ProblemError, conflict, notFound } from '../../../rpc/errors.js';
-import { findLocation } from '../../catalog/location/repository.js';
-import { findProduct } from '../../catalog/product/repository.js';
+import { findLocation } from '../../catalog/location/service.js';
+import { findProduct } from '../../catalog/product/service.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import {

@@ -75,19 +75,21 @@ export interface NewRoastedLot {
   /** Kept to the millisecond, the precision of the list cursor. */
   roastedAt: string;
   weightLossPct: string | null;
+  /** Days the lot keeps (its profile's shelf life); null: the default. */
+  shelfLifeDays: number | null;
 }
 
 /** Days a roasted lot keeps when its profile states none (the column's default in migration 0009 too). */
 const DEFAULT_SHELF_LIFE_DAYS = 90;
 
-/** A lot is created empty; its weight only ever arrives as ledger rows; it keeps as long as its profile says. */
+/** A lot is created empty; its weight only ever arrives as ledger rows. */
 export async function insertRoastedLot(q: Queryable, orgId: string, lot: NewRoastedLot): Promise<string> {
   const id = newId('rl');
   await q.query(
     `insert into roasted_lots (org_id, id, lot_code, form, roast_batch_id, green_lot_id, profile_id, location_id, roasted_at, weight_loss_pct, shelf_life_days)
      values ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('milliseconds', $9::timestamptz), $10,
-             coalesce((select shelf_life_days from roast_profiles where org_id = $1 and id = $7), ${DEFAULT_SHELF_LIFE_DAYS}))`,
-    [orgId, id, lot.lotCode, lot.form, lot.roastBatchId, lot.greenLotId, lot.profileId, lot.locationId, lot.roastedAt, lot.weightLossPct],
+             coalesce($11::int, ${DEFAULT_SHELF_LIFE_DAYS}))`,
+    [orgId, id, lot.lotCode, lot.form, lot.roastBatchId, lot.greenLotId, lot.profileId, lot.locationId, lot.roastedAt, lot.weightLossPct, lot.shelfLifeDays],
   );
   return id;
 }
@@ -197,4 +199,14 @@ export async function appendRoastedLedger(
 export async function listRoastedLedger(q: Queryable, orgId: string, lotId: string): Promise<RoastedLedgerEntry[]> {
   const rows = await q.query<LedgerRow>(`select * from roasted_lot_ledger where org_id = $1 and lot_id = $2 order by seq`, [orgId, lotId]);
   return rows.map(toLedgerEntry);
+}
+
+/** Which of the ids name no roasted lot of this organization. */
+export async function missingRoastedLotIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from roasted_lots t where t.org_id = $1 and t.id = x.id)`,
+    [orgId, ids],
+  );
+  return rows.map((r) => r.id);
 }

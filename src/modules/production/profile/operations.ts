@@ -1,6 +1,6 @@
 import { defineOperation } from '../../../rpc/define.js';
 import { notFound } from '../../../rpc/errors.js';
-import { findMachine } from '../../catalog/machine/repository.js';
+import { findMachine } from '../../catalog/machine/service.js';
 import * as repo from './repository.js';
 import { ById, CreateProfile, ListProfiles, Profile } from './schemas.js';
 import { profileCreated } from './events.js';

@@ -73,3 +73,13 @@ export async function listProfiles(q: Queryable, orgId: string, filter: ProfileF
   );
   return pageOf(rows.map(toProfile), page.limit, 'profiles', (p) => [p.id]);
 }
+
+/** Which of the ids name no roast profile of this organization. */
+export async function missingProfileIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from roast_profiles t where t.org_id = $1 and t.id = x.id)`,
+    [orgId, ids],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,5 +1,5 @@
 import { grams, kgString } from '../../../lib/grams.js';
-import type { Profile } from '../profile/repository.js';
+import type { Profile } from '../profile/service.js';
 import type { RoastBatch } from './repository.js';
 
 export interface TargetComparison<T> {

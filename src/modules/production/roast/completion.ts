@@ -1,11 +1,13 @@
 import type { OperationContext } from '../../../rpc/define.js';
-import { conflict, invalidInput } from '../../../rpc/errors.js';
+import { invalidInput } from '../../../rpc/errors.js';
 import type { Curve } from '../../../telemetry/curve.js';
 import { deriveMetrics, downsampleTo1Hz, type RoastMetrics } from '../../../telemetry/metrics.js';
-import { grams, kgString } from '../../../lib/grams.js';
-import * as green from '../../inventory/green/repository.js';
-import * as roasted from '../../inventory/roast/repository.js';
+import { grams } from '../../../lib/grams.js';
+import * as green from '../../inventory/green/service.js';
+import * as roasted from '../../inventory/roast/service.js';
+import * as lineageService from '../../lineage/service.js';
 import { roastedLotCode } from '../../inventory/roast/schemas.js';
+import { findProfile } from '../profile/service.js';
 import { round2 } from './comparison.js';
 import * as repo from './repository.js';
 
@@ -71,30 +73,25 @@ export async function recordCompletion(
     warnings: completion.warnings,
   });
 
-  let output: { lot: roasted.RoastedLot; transaction: roasted.RoastedLedgerEntry } | null = null;
-  if (completed.greenLotId !== null) {
-    const lotId = await roasted.insertRoastedLot(ctx.tx, ctx.orgId, {
-      lotCode: roastedLotCode(completed.batchNumber),
-      form: 'loose',
-      roastBatchId: completed.id,
-      greenLotId: completed.greenLotId,
-      profileId: completed.profileId,
-      // Roasted where the batch was, else where its green came from.
-      locationId: completed.locationId ?? greenTransactions[0].locationId,
-      roastedAt: completion.roastedAt ?? completed.completedAt!,
-      weightLossPct: completed.weightLossPct,
-    });
-    const transaction = await roasted.appendRoastedLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
-      lotId,
-      kind: 'roast_output',
-      deltaKg: completed.dropWeightKg!,
-      comment: `roast batch ${completed.batchNumber}`,
-    });
-    output = { lot: (await roasted.findRoastedLot(ctx.tx, ctx.orgId, lotId))!, transaction };
-  }
+  const output =
+    completed.greenLotId === null
+      ? null
+      : await roasted.openRoastOutput(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+          lotCode: roastedLotCode(completed.batchNumber),
+          roastBatchId: completed.id,
+          batchNumber: completed.batchNumber,
+          greenLotId: completed.greenLotId,
+          profileId: completed.profileId,
+          // Roasted where the batch was, else where its green came from.
+          locationId: completed.locationId ?? greenTransactions[0].locationId,
+          roastedAt: completion.roastedAt ?? completed.completedAt!,
+          weightLossPct: completed.weightLossPct,
+          dropWeightKg: completed.dropWeightKg!,
+          shelfLifeDays: completed.profileId ? ((await findProfile(ctx.tx, ctx.orgId, completed.profileId))?.shelfLifeDays ?? null) : null,
+        });
 
   const lineage = output
-    ? await green.insertLineageEdges(ctx.tx, ctx.orgId, [
+    ? await lineageService.recordEdges(ctx.tx, ctx.orgId, [
         { fromKind: 'green_lot', fromId: completed.greenLotId!, toKind: 'roast_batch', toId: completed.id, weightKg: completed.chargeWeightKg, groupId: completed.id },
         { fromKind: 'roast_batch', fromId: completed.id, toKind: 'roasted_lot', toId: output.lot.id, weightKg: completed.dropWeightKg, groupId: completed.id },
       ])
@@ -121,32 +118,15 @@ export function checkWeights(batch: repo.RoastBatch, dropWeightKg: string | null
   }
 }
 
-/**
- * Takes the charge weight out of the green lot with one roast_consume row (group id = the batch id). The
- * coffee is taken from the batch's location when the lot holds the whole charge there, otherwise from the
- * lot's largest holding (the unassigned balance included) when that holds it; coffee is never taken from
- * two places for one batch. Quarantine and reservations were checked when the batch started: the coffee
- * has been roasted by now, so only the physical stock is decided here.
- */
-async function consumeGreen(ctx: OperationContext, batch: repo.RoastBatch, greenLotId: string): Promise<green.LedgerEntry[]> {
-  const lot = (await green.lockLot(ctx.tx, ctx.orgId, greenLotId))!;
-  const charge = grams(batch.chargeWeightKg!);
-  const balances = await green.balancesInGrams(ctx.tx, ctx.orgId, [greenLotId]);
-  const atBatchLocation = balances.find((b) => b.locationId === batch.locationId && b.locationId !== null && b.onHand >= charge);
-  const largest = balances.reduce<(typeof balances)[number] | undefined>((best, b) => (best === undefined || b.onHand > best.onHand ? b : best), undefined);
-  const source = atBatchLocation ?? (largest && largest.onHand >= charge ? largest : undefined);
-  if (!source) {
-    throw conflict(
-      'insufficient_stock',
-      `No single location holds the ${batch.chargeWeightKg} kg charge of green lot ${lot.lotCode} (the largest holding is ${kgString(largest?.onHand ?? 0n)} kg); ` +
-        'correct the green stock (e.g. a recount or transfer) and complete the batch again.',
-      { greenLotId, chargeWeightKg: batch.chargeWeightKg, largestHoldingKg: kgString(largest?.onHand ?? 0n) },
-    );
-  }
-  const { transactions } = await green.appendLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, [
-    { lotId: greenLotId, kind: 'roast_consume', locationId: source.locationId, deltaKg: `-${batch.chargeWeightKg}`, groupId: batch.id, comment: `roast batch ${batch.batchNumber}` },
-  ]);
-  return transactions;
+/** The charge leaves the green lot by green's own rule (see consumeForRoast). */
+function consumeGreen(ctx: OperationContext, batch: repo.RoastBatch, greenLotId: string): Promise<green.LedgerEntry[]> {
+  return green.consumeForRoast(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
+    lotId: greenLotId,
+    chargeWeightKg: batch.chargeWeightKg!,
+    locationId: batch.locationId,
+    batchId: batch.id,
+    batchNumber: batch.batchNumber,
+  });
 }
 
 /** The curve's metrics, to 2 decimals; the weight loss is computed from the weights in the database instead. */

@@ -3,12 +3,12 @@ import { defineOperation, type OperationContext } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
 import { downsampleTo1Hz } from '../../../telemetry/metrics.js';
 import { ImportError, importRoastLog } from '../../../telemetry/importers/index.js';
-import { findLocation } from '../../catalog/location/repository.js';
-import { findMachine, type Machine } from '../../catalog/machine/repository.js';
+import { findLocation } from '../../catalog/location/service.js';
+import { findMachine, type Machine } from '../../catalog/machine/service.js';
 import { grams, kgString } from '../../../lib/grams.js';
-import * as green from '../../inventory/green/repository.js';
-import { findBatchOutput } from '../../inventory/roast/repository.js';
-import { findProfile } from '../profile/repository.js';
+import * as green from '../../inventory/green/service.js';
+import { findBatchOutput } from '../../inventory/roast/service.js';
+import { findProfile } from '../profile/service.js';
 import { chargeOutsideRange } from './batch-range.js';
 import { compareWithProfile } from './comparison.js';
 import { NO_TELEMETRY_WARNING, checkWeights, recordCompletion } from './completion.js';
@@ -380,19 +380,9 @@ async function checkReferences(ctx: OperationContext, refs: BatchReferences, sou
     }
   }
   if (refs.greenLotId !== undefined) {
-    const lot = (await green.lockLot(ctx.tx, ctx.orgId, refs.greenLotId)) ?? throwRefNotFound('green lot', refs.greenLotId, 'greenLotId');
-    if (lot.quarantined) {
-      throw conflict('lot_quarantined', `Green lot ${lot.lotCode} is quarantined.`, { errors: [{ path: 'greenLotId', message: 'quarantined' }] });
-    }
+    await green.checkRoastCharge(ctx.tx, ctx.orgId, refs.greenLotId, refs.chargeWeightKg);
     if (refs.chargeWeightKg === undefined) {
       throw invalidInput([{ path: 'chargeWeightKg', message: 'required with greenLotId when the file records no green weight' }]);
-    }
-    const available = lot.onHand - lot.reserved;
-    if (grams(refs.chargeWeightKg) > available) {
-      throw conflict('insufficient_stock', `Green lot ${lot.lotCode} has ${kgString(available)} kg available (on hand less reserved).`, {
-        availableKg: kgString(available),
-        errors: [{ path: 'chargeWeightKg', message: `at most ${kgString(available)} kg is available` }],
-      });
     }
   }
   return { machine, locationId: refs.locationId ?? machine?.locationId ?? null };

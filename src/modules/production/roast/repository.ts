@@ -196,3 +196,38 @@ export async function findCurve(q: Queryable, orgId: string, batchId: string, op
     }
   );
 }
+
+// ---------------------------------------------------------------------------------------------------
+// For a traceability chain
+
+/** The batches as a chain of custody shows them (weights, times, what was roasted how), by start and id. */
+export async function describeBatches(q: Queryable, orgId: string, ids: string[]): Promise<BatchFacts[]> {
+  if (ids.length === 0) return [];
+  const [row] = await q.query<{ batches: BatchFacts[] }>(
+    `select coalesce(jsonb_agg(jsonb_build_object(
+         'id', b.id, 'batchNumber', b.batch_number, 'machineId', b.machine_id, 'profileId', b.profile_id,
+         'greenLotId', b.green_lot_id, 'chargeWeightKg', b.charge_weight_kg::text, 'dropWeightKg', b.drop_weight_kg::text,
+         'weightLossPct', b.weight_loss_pct::text, 'startedAt', b.started_at, 'completedAt', b.completed_at) order by b.started_at, b.id), '[]'::jsonb) as batches
+     from roast_batches b where b.org_id = $1 and b.id = any($2::text[])`,
+    [orgId, ids],
+  );
+  // Times in the answer's format (jsonb renders them with microseconds and an offset).
+  for (const batch of row.batches) {
+    batch.startedAt = iso(batch.startedAt)!;
+    batch.completedAt = iso(batch.completedAt);
+  }
+  return row.batches;
+}
+
+export interface BatchFacts {
+  id: string;
+  batchNumber: string;
+  machineId: string | null;
+  profileId: string | null;
+  greenLotId: string | null;
+  chargeWeightKg: string | null;
+  dropWeightKg: string | null;
+  weightLossPct: string | null;
+  startedAt: string;
+  completedAt: string | null;
+}

@@ -1,7 +1,9 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { conflict, notFound } from '../../../rpc/errors.js';
-import { findLocation } from '../../catalog/location/repository.js';
+import { findLocation } from '../../catalog/location/service.js';
+import { listActiveMachineSizes } from '../../catalog/machine/service.js';
+import { roastableKg } from '../../inventory/green/service.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { grossUpGrams, planProduction } from './planner.js';
 import * as repo from './repository.js';
@@ -57,8 +59,8 @@ export const scheduleOperations = [
       const lotIds = [...new Set(demand.flatMap((d) => (d.greenLotId === null ? [] : [d.greenLotId])))];
       const plan = planProduction({
         demand: demand.map(repo.toPlannerDemand),
-        machines: await repo.plannableMachines(ctx.tx, ctx.orgId, locationId),
-        greenAvailableKg: await repo.greenAvailable(ctx.tx, ctx.orgId, lotIds, locationId),
+        machines: await listActiveMachineSizes(ctx.tx, ctx.orgId, locationId),
+        greenAvailableKg: await roastableKg(ctx.tx, ctx.orgId, lotIds, locationId),
         maxBatchesPerMachine: input.maxBatchesPerMachine ?? null,
       });
       const id = await repo.insertSchedule(

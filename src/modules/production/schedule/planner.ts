@@ -1,5 +1,5 @@
 import { grams, kgString, scaled } from '../../../lib/grams.js';
-import { batchRange, type MachineSizes } from '../roast/batch-range.js';
+import { batchRange, type MachineSizes } from '../roast/service.js';
 
 /**
  * The production planner: demand in roasted kilograms → the batches the machines can run, in the order

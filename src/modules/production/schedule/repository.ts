@@ -2,7 +2,7 @@ import type { Queryable } from '../../../db/client.js';
 import { iso, isoDate } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { DEFAULT_PRE_ROAST_LOSS_PCT } from '../../inventory/blend/schemas.js';
-import type { DemandItem, FeasibilityNote, PlanMachine, PlannedBatch, RoastLevel } from './planner.js';
+import type { DemandItem, FeasibilityNote, PlannedBatch, RoastLevel } from './planner.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Demand
@@ -99,38 +99,6 @@ export const toPlannerDemand = (d: DemandAggregateItem): DemandItem => ({
   openKg: d.openKg,
   expectedLossPct: d.expectedLossPct,
 });
-
-// ---------------------------------------------------------------------------------------------------
-// What the planner plans with
-
-/** Active machines, at the location when one is given. */
-export async function plannableMachines(q: Queryable, orgId: string, locationId: string | null): Promise<PlanMachine[]> {
-  const rows = await q.query<{ id: string; code: string; min_batch_kg: string | null; max_batch_kg: string | null; capacity_kg: string | null }>(
-    `select id, code, min_batch_kg, max_batch_kg, capacity_kg from machines
-     where org_id = $1 and is_active and ($2::text is null or location_id = $2) order by code`,
-    [orgId, locationId],
-  );
-  return rows.map((r) => ({ id: r.id, code: r.code, minBatchKg: r.min_batch_kg, maxBatchKg: r.max_batch_kg, capacityKg: r.capacity_kg }));
-}
-
-/**
- * Green that may be roasted per lot: on hand less reserved, none for a quarantined lot, and at a location
- * only what is held there (never more than the lot's available total).
- */
-export async function greenAvailable(q: Queryable, orgId: string, lotIds: string[], locationId: string | null): Promise<Map<string, string>> {
-  const rows = await q.query<{ id: string; available_kg: string }>(
-    `select g.id,
-            case when g.quarantined then 0
-                 else greatest(0, case when $3::text is null then g.on_hand_kg - g.reserved_kg
-                                       else least(g.on_hand_kg - g.reserved_kg, coalesce(b.on_hand_kg, 0)) end)
-            end::numeric(14, 3) as available_kg
-     from green_lots g
-     left join green_lot_balances b on b.org_id = g.org_id and b.lot_id = g.id and b.location_id = $3
-     where g.org_id = $1 and g.id = any($2::text[])`,
-    [orgId, lotIds, locationId],
-  );
-  return new Map(rows.map((r) => [r.id, r.available_kg]));
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Schedules

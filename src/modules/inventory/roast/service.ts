@@ -1,0 +1,89 @@
+import type { Queryable } from '../../../db/client.js';
+import { grams, kgString } from '../../../lib/grams.js';
+import { conflict } from '../../../rpc/errors.js';
+import * as repo from './repository.js';
+
+/**
+ * What other modules may ask of roasted stock, inside the caller's transaction: open the lot a roast
+ * produced, ship from a lot, and read lots. A roasted lot's weight changes only through its ledger.
+ */
+export type { RoastedLedgerEntry, RoastedLot } from './repository.js';
+export { findBatchOutput, findRoastedLot, missingRoastedLotIds } from './repository.js';
+
+/**
+ * The day a roasted lot is best before, as SQL over the table alias `lot` (roasted_at in UTC plus its shelf
+ * life): the one definition of freshness, for queries that order or answer lots by it.
+ */
+export { bestBeforeSql } from './repository.js';
+
+export interface RoastOutput {
+  lotCode: string;
+  roastBatchId: string;
+  batchNumber: string;
+  greenLotId: string;
+  profileId: string | null;
+  locationId: string | null;
+  roastedAt: string;
+  weightLossPct: string | null;
+  dropWeightKg: string;
+  /** The roast profile's shelf life in days; null: the default. */
+  shelfLifeDays: number | null;
+}
+
+/**
+ * Opens the loose lot a roast batch produced, with one roast_output ledger row of the drop weight (so
+ * opening and on-hand weight start equal); it keeps as long as its profile says (shelfLifeDays).
+ */
+export async function openRoastOutput(
+  q: Queryable,
+  orgId: string,
+  credentialId: string,
+  output: RoastOutput,
+): Promise<{ lot: repo.RoastedLot; transaction: repo.RoastedLedgerEntry }> {
+  if (!(grams(output.dropWeightKg) > 0n)) throw new Error(`roast output of batch ${output.batchNumber}: ${output.dropWeightKg} kg is not a weight`);
+  const lotId = await repo.insertRoastedLot(q, orgId, {
+    lotCode: output.lotCode,
+    form: 'loose',
+    roastBatchId: output.roastBatchId,
+    greenLotId: output.greenLotId,
+    profileId: output.profileId,
+    locationId: output.locationId,
+    roastedAt: output.roastedAt,
+    weightLossPct: output.weightLossPct,
+    shelfLifeDays: output.shelfLifeDays,
+  });
+  const transaction = await repo.appendRoastedLedger(q, orgId, credentialId, {
+    lotId,
+    kind: 'roast_output',
+    deltaKg: output.dropWeightKg,
+    comment: `roast batch ${output.batchNumber}`,
+  });
+  return { lot: (await repo.findRoastedLot(q, orgId, lotId))!, transaction };
+}
+
+/** The roasted-lot ledger kind a shipment is booked with (added to the ledger's kinds by migration 0009). */
+const FULFILMENT = 'fulfilment' as repo.RoastedLedgerKind;
+
+/**
+ * Ships `weightKg` out of a roasted lot with one fulfilment ledger row. The lot is locked (the caller may
+ * hold the lock already) and must hold the weight: 409 insufficient_stock naming the lot otherwise, and
+ * nothing is written.
+ */
+export async function shipRoasted(
+  q: Queryable,
+  orgId: string,
+  credentialId: string,
+  shipment: { lotId: string; weightKg: string; comment: string },
+): Promise<repo.RoastedLedgerEntry> {
+  const weight = grams(shipment.weightKg);
+  if (weight <= 0n) throw new Error(`shipment from roasted lot ${shipment.lotId}: ${shipment.weightKg} kg is not a weight`);
+  const lot = await repo.lockRoastedLot(q, orgId, shipment.lotId);
+  if (!lot || lot.onHand < weight) {
+    const held = kgString(lot?.onHand ?? 0n);
+    throw conflict('insufficient_stock', `Roasted lot ${lot?.lotCode ?? shipment.lotId} holds ${held} kg, less than the ${shipment.weightKg} kg to ship.`, {
+      roastedLotId: shipment.lotId,
+      onHandKg: held,
+    });
+  }
+  return repo.appendRoastedLedger(q, orgId, credentialId, { lotId: shipment.lotId, kind: FULFILMENT, deltaKg: `-${shipment.weightKg}`, comment: shipment.comment });
+}

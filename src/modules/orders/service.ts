@@ -1,0 +1,20 @@
+import type { Queryable } from '../../db/client.js';
+import * as repo from './repository.js';
+
+/** What other modules may ask of orders: what traceability needs to know of order lines, customers and shipments. */
+export type { FulfillmentSummary, OrderLineSummary } from './repository.js';
+
+/** An order line with its order's number and its customer. */
+export function findOrderLine(q: Queryable, orgId: string, id: string): Promise<repo.OrderLineSummary | undefined> {
+  return repo.findOrderLineSummary(q, orgId, id);
+}
+
+/** Whether the line names the roasted lot, or holds (or shipped) an unreleased claim on it. */
+export function orderLineClaimsLot(q: Queryable, orgId: string, orderLineId: string, roastedLotId: string): Promise<boolean> {
+  return repo.orderLineClaimsLot(q, orgId, orderLineId, roastedLotId);
+}
+
+/** The fulfilment, with the order lines it shipped from the roasted lot (none: it shipped none of that lot). */
+export function findFulfillmentOfLot(q: Queryable, orgId: string, id: string, roastedLotId: string): Promise<repo.FulfillmentSummary | undefined> {
+  return repo.findFulfillmentOfLot(q, orgId, id, roastedLotId);
+}

@@ -1,0 +1,3 @@
+/** What other modules may ask of roast profiles: one by id, with its targets and the machine it is written for. */
+export type { Profile } from './repository.js';
+export { findProfile, missingProfileIds } from './repository.js';

@@ -1,0 +1,11 @@
+import type { Queryable } from '../../../db/client.js';
+import * as repo from './repository.js';
+
+/** What other modules may ask of roast batches: a machine's batch range (for planning), and batches' facts. */
+export type { BatchFacts } from './repository.js';
+export { batchRange, type MachineSizes } from './batch-range.js';
+
+/** The batches as a chain of custody shows them (weights, times, machine and profile), by start and id. */
+export function describeBatches(q: Queryable, orgId: string, ids: string[]): Promise<repo.BatchFacts[]> {
+  return repo.describeBatches(q, orgId, ids);
+}
