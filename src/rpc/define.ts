@@ -5,11 +5,14 @@ import type { Module } from '../auth/plans.js';
 import type { Principal } from '../auth/credentials.js';
 import type { LiveSessionStore } from '../telemetry/live.js';
 import type { BlobStore } from '../blobs/store.js';
+import type { JobName, JobPayload } from '../jobs/catalog.js';
+import type { JobSender } from '../jobs/queue.js';
 
 /** Infrastructure handlers may use besides the transaction; each has an embedded and a server implementation. */
 export interface Services {
   liveSessions: LiveSessionStore;
   blobs: BlobStore;
+  jobs: JobSender;
 }
 
 export interface OperationContext {
@@ -19,6 +22,12 @@ export interface OperationContext {
   tx: Queryable;
   /** Records an event in the same transaction as the change it describes. */
   emit(type: string, data: Record<string, unknown>): Promise<void>;
+  /**
+   * Sends a job of the catalog (src/jobs/catalog.ts) in the same transaction: it runs only if the
+   * operation commits. An unknown job or a payload its schema refuses throws (a programming error).
+   * Resolves to the new job's id.
+   */
+  enqueue<Name extends JobName>(job: Name, payload: JobPayload<Name>): Promise<string>;
   requestId: string;
   services: Services;
   /**

@@ -65,6 +65,7 @@ export class Dispatcher {
             services: this.services,
             afterCommit: (work) => void afterCommit.push(work),
             emit: async (type, data) => void (await writeEvent(tx, principal.orgId, type, data)),
+            enqueue: (job, payload) => this.services.jobs.send(tx, job, payload),
           };
           const body = (await operation.handler(ctx, parsed.data)) ?? {};
           if (key !== undefined) {

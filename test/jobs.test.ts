@@ -1,0 +1,136 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { startTestServer } from '../src/testing/harness.js';
+import { StoredCredentialResolver } from '../src/auth/credentials.js';
+import { Dispatcher } from '../src/rpc/dispatch.js';
+import { defineOperation, type Operation } from '../src/rpc/define.js';
+import { conflict } from '../src/rpc/errors.js';
+import { locationOperations } from '../src/modules/catalog/location/operations.js';
+import { JOBS, defineJob } from '../src/jobs/catalog.js';
+import { InvalidJobPayloadError, JobQueue, UnknownJobError } from '../src/jobs/queue.js';
+
+const server = await startTestServer();
+const org = await server.createOrg();
+const principal = (await new StoredCredentialResolver(server.app.databases.service).resolve(org.key))!;
+const createLocation = locationOperations.find((op) => op.name === 'catalog.location.createLocation') as Operation;
+
+/** Waits for a condition the workers bring about; fails naming it if it never holds. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, limitMs = 60_000): Promise<T> {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`Never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const jobState = async (id: string) =>
+  (await server.owner.query<{ state: string }>(`select state::text from pgboss.job where id = $1 union all select state::text from pgboss.archive where id = $1`, [id]))[0]?.state;
+
+// An operation of this test only: it creates a location, sends a real job from its context, and fails
+// afterwards when asked, the way a handler whose later rule refuses the change would.
+const sentJobs: string[] = [];
+const createThenMaybeFail = defineOperation({
+  name: 'test.createLocationThenMaybeFail',
+  summary: 'test only',
+  permission: 'catalog.location.write',
+  module: 'core',
+  get: false,
+  input: z.object({ code: z.string(), fail: z.boolean() }).strict(),
+  async handler(ctx, input) {
+    const location = await createLocation.handler(ctx, { name: `Site ${input.code}`, code: input.code, kind: 'warehouse' });
+    sentJobs.push(await ctx.enqueue('housekeeping', {}));
+    if (input.fail) throw conflict('refused_after_enqueue', 'A rule refused the change after the job was sent.');
+    return location;
+  },
+});
+const dispatcher = new Dispatcher(server.app.databases.service, server.app.services);
+const dispatch = (input: { code: string; fail: boolean }) =>
+  dispatcher.dispatch({ principal, operation: createThenMaybeFail, input, requestId: `req_${input.code}` });
+
+test('a job sent by an operation that fails afterwards does not exist; one sent by a committed operation runs in this process', async () => {
+  await assert.rejects(dispatch({ code: 'JOBFAIL', fail: true }), /refused the change/);
+  const rolledBack = sentJobs.at(-1)!;
+  assert.ok(rolledBack, 'the handler sent the job before failing');
+  assert.equal(await jobState(rolledBack), undefined, 'the rolled-back job was never stored');
+  const locations = await server.owner.query(`select 1 from locations where org_id = $1 and code = 'JOBFAIL'`, [org.id]);
+  assert.equal(locations.length, 0);
+
+  // An idempotency record past its 24 hours: housekeeping deletes it when it runs.
+  await org.call('catalog.location.createLocation', { name: 'Old', code: 'OLDKEY', kind: 'warehouse' }, { idempotencyKey: 'expired-key' });
+  await server.owner.query(`update idempotency_records set created_at = now() - interval '25 hours' where org_id = $1 and key = 'expired-key'`, [org.id]);
+
+  const result = await dispatch({ code: 'JOBOK', fail: false });
+  assert.equal(result.status, 200);
+  const committed = sentJobs.at(-1)!;
+  assert.notEqual(committed, rolledBack);
+  assert.equal(await eventually('the committed job completes', async () => ((await jobState(committed)) === 'completed' ? 'completed' : undefined)), 'completed');
+  const left = await server.owner.query(`select 1 from idempotency_records where org_id = $1 and key = 'expired-key'`, [org.id]);
+  assert.equal(left.length, 0, 'the housekeeping job ran its tasks');
+});
+
+test('housekeeping is scheduled hourly (UTC) as a job of the catalog', async () => {
+  const [schedule] = await server.owner.query<{ cron: string; timezone: string }>(`select cron, timezone from pgboss.schedule where name = 'housekeeping'`);
+  assert.deepEqual(schedule, { cron: JOBS.housekeeping.schedule!.cron, timezone: 'UTC' });
+  assert.equal(JOBS.housekeeping.schedule!.cron, '0 * * * *');
+  const [queue] = await server.owner.query(`select retry_limit, retry_delay, retry_backoff, expire_seconds from pgboss.queue where name = 'housekeeping'`);
+  assert.deepEqual(queue, { retry_limit: 3, retry_delay: 60, retry_backoff: true, expire_seconds: 600 });
+});
+
+test('a job outside the catalog, or with a payload its schema refuses, is refused before anything is written', async () => {
+  const jobs = server.app.jobs;
+  await assert.rejects(
+    // @ts-expect-error -- not a job of the catalog
+    server.app.databases.service.transaction((tx) => jobs.send(tx, 'sendNewsletter', {}), { orgId: org.id }),
+    (error: unknown) => error instanceof UnknownJobError && /sendNewsletter/.test(error.message),
+  );
+  await assert.rejects(
+    // @ts-expect-error -- housekeeping takes no fields
+    server.app.databases.service.transaction((tx) => jobs.send(tx, 'housekeeping', { everything: true }), { orgId: org.id }),
+    (error: unknown) => error instanceof InvalidJobPayloadError && /housekeeping/.test(error.message),
+  );
+});
+
+test('a failing job is retried under its retry policy, and fails for good once its retries are used', async () => {
+  const attempts: { job: string; retryCount: number }[] = [];
+  const catalog = {
+    'test-flaky': defineJob({
+      summary: 'fails on its first attempt',
+      payload: z.object({ label: z.string() }).strict(),
+      retry: { limit: 2, delaySeconds: 0, backoff: false },
+      timeoutSeconds: 30,
+      handler: async (ctx, payload) => {
+        attempts.push({ job: payload.label, retryCount: ctx.retryCount });
+        if (ctx.retryCount === 0) throw new Error('first attempt fails');
+      },
+    }),
+    'test-doomed': defineJob({
+      summary: 'always fails',
+      payload: z.object({ label: z.string() }).strict(),
+      retry: { limit: 1, delaySeconds: 0, backoff: false },
+      timeoutSeconds: 30,
+      handler: async (ctx, payload) => {
+        attempts.push({ job: payload.label, retryCount: ctx.retryCount });
+        throw new Error('always fails');
+      },
+    }),
+  };
+  const queue = new JobQueue(server.app.databases, catalog);
+  await queue.prepare();
+  const quiet = { info() {}, warn() {}, error() {} };
+  await queue.startWorkers(quiet, { pollingIntervalSeconds: 0.5 });
+  try {
+    const [flaky, doomed] = await server.owner.transaction(async (tx) => [
+      await queue.send(tx, 'test-flaky', { label: 'flaky' }),
+      await queue.send(tx, 'test-doomed', { label: 'doomed' }),
+    ]);
+    await eventually('the flaky job completes', async () => ((await jobState(flaky)) === 'completed' ? true : undefined));
+    await eventually('the doomed job fails for good', async () => ((await jobState(doomed)) === 'failed' ? true : undefined));
+    assert.deepEqual(attempts.filter((a) => a.job === 'flaky').map((a) => a.retryCount), [0, 1]);
+    assert.deepEqual(attempts.filter((a) => a.job === 'doomed').map((a) => a.retryCount), [0, 1]);
+  } finally {
+    await queue.stop({ timeoutMs: 5_000 });
+  }
+});
