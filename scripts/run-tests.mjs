@@ -26,7 +26,8 @@ function findTests(dir) {
   return out.sort();
 }
 
-const env = { ...process.env, FIRSTCRACK_TEST_RUN: randomBytes(3).toString('hex') };
+// FIRSTCRACK_CHECK_CONTRACT: the dispatcher holds every answer, event and problem to its operation's declaration.
+const env = { ...process.env, FIRSTCRACK_TEST_RUN: randomBytes(3).toString('hex'), FIRSTCRACK_CHECK_CONTRACT: '1' };
 const prepare = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/prepare-test-template.ts'], { cwd: root, env, encoding: 'utf8' });
 if (prepare.status !== 0) {
   process.stderr.write(prepare.stdout + prepare.stderr);

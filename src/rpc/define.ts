@@ -5,6 +5,8 @@ import type { Module } from '../auth/plans.js';
 import type { Principal } from '../auth/credentials.js';
 import type { LiveSessionStore } from '../telemetry/live.js';
 import type { BlobStore } from '../blobs/store.js';
+import type { EventDefinition, EventPayload } from '../events/define.js';
+import type { ProblemCode } from './problem-codes.js';
 import type { JobName, JobPayload } from '../jobs/catalog.js';
 import type { JobSender } from '../jobs/queue.js';
 
@@ -15,13 +17,16 @@ export interface Services {
   jobs: JobSender;
 }
 
-export interface OperationContext {
+export interface OperationContext<Events extends EventDefinition = EventDefinition> {
   orgId: string;
   principal: Principal;
   /** The request's one transaction, scoped to the organization. Everything a handler writes goes here. */
   tx: Queryable;
-  /** Records an event in the same transaction as the change it describes. */
-  emit(type: string, data: Record<string, unknown>): Promise<void>;
+  /**
+   * Records an event in the same transaction as the change it describes. Only the event types the
+   * operation declares in `emits` are accepted, each with its declared payload.
+   */
+  emit<T extends Events['type']>(type: T, data: EventPayload<Events, T>): Promise<void>;
   /**
    * Sends a job of the catalog (src/jobs/catalog.ts) in the same transaction: it runs only if the
    * operation commits. An unknown job or a payload its schema refuses throws (a programming error).
@@ -38,23 +43,38 @@ export interface OperationContext {
   afterCommit(work: () => Promise<void>): void;
 }
 
-/** One declarative definition per operation; HTTP, OpenAPI, checks and conformance tests all read it. */
-export interface Operation<Input extends z.ZodType = z.ZodType> {
+/** One declarative definition per operation; HTTP, OpenAPI, the typed client, checks and conformance tests all read it. */
+export interface Operation<
+  Input extends z.ZodType = z.ZodType,
+  Output extends z.ZodType = z.ZodType,
+  Events extends EventDefinition = EventDefinition,
+> {
   /** `namespace.operation`, e.g. `catalog.location.getLocation`. */
   name: string;
   permission: Permission;
   module: Module;
   /** Also callable as GET with `?input=<URL-encoded JSON>`, cacheable with an ETag. */
   get: boolean;
+  /** One line: what the operation does. */
   summary: string;
+  /** The rules a caller needs: what is refused and why, defaults, ordering, side effects. */
+  description?: string;
+  /** Registered beyond the specification's operations (documented as an extension). */
+  extension?: boolean;
   input: Input;
-  /** Event types this operation emits on success. */
-  emits: readonly string[];
-  handler(ctx: OperationContext, input: z.output<Input>): Promise<unknown>;
+  /** The answer's schema, as served (JSON): documented in OpenAPI, typed in the client, checked in tests. */
+  output?: Output;
+  /** Problem codes the handler can answer beyond the pipeline's own (PIPELINE_CODES). */
+  errors?: readonly ProblemCode[];
+  /** Events this operation emits on success. */
+  emits: readonly Events[];
+  handler(ctx: OperationContext<Events>, input: z.output<Input>): Promise<z.input<Output>>;
 }
 
-export function defineOperation<Input extends z.ZodType>(
-  definition: Omit<Operation<Input>, 'emits'> & { emits?: readonly string[] },
-): Operation<Input> {
-  return { emits: [], ...definition };
+// TRANSITION: `emits` still takes bare type names while modules move to declared events; once every
+// module declares its events, only EventDefinitions are accepted and `Events` defaults to never.
+export function defineOperation<Input extends z.ZodType, Output extends z.ZodType = z.ZodType, const Events extends EventDefinition = EventDefinition>(
+  definition: Omit<Operation<Input, Output, Events>, 'emits'> & { emits?: readonly (Events | string)[] },
+): Operation {
+  return { emits: [], ...definition } as unknown as Operation;
 }

@@ -7,6 +7,7 @@ import { camelCase, canonicalJson } from '../lib/json.js';
 import type { Operation, OperationContext, Services } from './define.js';
 import { ProblemError, conflict, invalidInput } from './errors.js';
 import { fieldErrors } from './schemas.js';
+import { checkAnswer, checkEvent, checkProblem } from './contract.js';
 
 export interface DispatchRequest {
   principal: Principal;
@@ -31,6 +32,9 @@ const IDEMPOTENCY_TTL = `interval '24 hours'`;
  * writes, events and idempotency record together.
  */
 export class Dispatcher {
+  /** Set when the suite runs (FIRSTCRACK_CHECK_CONTRACT=1): every answer, event and problem is held to its declaration. */
+  private readonly checkContract = process.env.FIRSTCRACK_CHECK_CONTRACT === '1';
+
   constructor(
     private readonly db: Database,
     private readonly services: Services,
@@ -64,10 +68,14 @@ export class Dispatcher {
             requestId: request.requestId,
             services: this.services,
             afterCommit: (work) => void afterCommit.push(work),
-            emit: async (type, data) => void (await writeEvent(tx, principal.orgId, type, data)),
+            emit: async (type, data) => {
+              if (this.checkContract) checkEvent(operation, type, data);
+              await writeEvent(tx, principal.orgId, type, data);
+            },
             enqueue: (job, payload) => this.services.jobs.send(tx, job, payload),
           };
           const body = (await operation.handler(ctx, parsed.data)) ?? {};
+          if (this.checkContract) checkAnswer(operation, body);
           if (key !== undefined) {
             await tx.query(
               `update idempotency_records set response_status = 200, response_body = $4
@@ -88,7 +96,9 @@ export class Dispatcher {
         if (stored) return this.replay(stored, requestHash);
         throw conflict('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed.');
       }
-      throw translateDatabaseError(error);
+      const problem = translateDatabaseError(error);
+      if (this.checkContract) checkProblem(operation, problem);
+      throw problem;
     }
   }
 

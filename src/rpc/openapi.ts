@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { operations } from './registry.js';
+import { eventCatalog, operations } from './registry.js';
 import type { Operation } from './define.js';
+import type { EventDefinition } from '../events/define.js';
+import { PIPELINE_CODES, PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
 import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: problemRef } } });
 
 /** JSON Schema of what a client sends (before defaults and transforms). */
 export function inputJsonSchema(op: Operation): Record<string, unknown> {
@@ -13,34 +14,104 @@ export function inputJsonSchema(op: Operation): Record<string, unknown> {
   return schema;
 }
 
-const errorResponses = (op: Operation) => ({
-  '400': problem('Malformed JSON or invalid input; `errors` lists every offending field with its path.'),
-  '401': problem('No credential, or a credential that is invalid, expired or revoked.'),
-  ...(op.name === 'catalog.machine.registerMachine' ? { '402': problem("The plan's machine cap is reached.") } : {}),
-  '403': problem('Permission missing (`permission_denied`), module not on the plan (`module_not_enabled`), organization mismatch, or a bridge token.'),
-  '404': problem('Unknown operation, or a record that does not exist in this organization.'),
-  ...(op.get ? {} : { '405': problem('GET on a POST-only operation (`Allow: POST`).') }),
-  '409': problem('A rule refused the change given the current state (stock, state transition, duplicate code) or an Idempotency-Key in flight.'),
-  '413': problem('Body over 1 MiB.'),
-  '415': problem('Body is not application/json.'),
-  '422': problem('Idempotency-Key reused with a different body.'),
-  '429': problem('Rate limited; see Retry-After and RateLimit headers.'),
-});
+/** JSON Schema of an operation's answer, as served. */
+export function outputJsonSchema(op: Operation): Record<string, unknown> {
+  if (!op.output) return { type: 'object' }; // TRANSITION: until every operation declares its output.
+  const schema = z.toJSONSchema(op.output, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+/** The problem codes an operation can answer, by status: the pipeline's own plus those it declares. */
+export function problemCodesOf(op: Operation): Map<number, ProblemCode[]> {
+  const codes = new Set<ProblemCode>([...PIPELINE_CODES, ...(op.errors ?? [])]);
+  if (op.get) codes.delete('method_not_allowed');
+  if (op.get && op.name.includes('.list')) codes.add('invalid_cursor');
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of codes) {
+    const status = PROBLEM_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
+}
+
+function errorResponses(op: Operation) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, codes] of problemCodesOf(op)) {
+    responses[String(status)] = {
+      description: codes.map((code) => `\`${code}\`: ${PROBLEM_CODES[code].meaning}`).join('\n'),
+      content: { 'application/problem+json': { schema: { allOf: [problemRef, { type: 'object', properties: { code: { enum: codes } } }] } } },
+    };
+  }
+  return responses;
+}
+
+function eventTypeOf(e: EventDefinition | string): string {
+  return typeof e === 'string' ? e : e.type;
+}
+
+/** The event catalog as OpenAPI webhooks: what a subscriber receives for each type. */
+function eventWebhooks() {
+  const webhooks: Record<string, unknown> = {};
+  for (const event of eventCatalog.values()) {
+    const data = event.payload
+      ? (() => {
+          const schema = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+          delete schema.$schema;
+          return schema;
+        })()
+      : { type: 'object' };
+    webhooks[event.type] = {
+      post: {
+        summary: event.summary || event.type,
+        description: `Emitted by ${event.emittedBy.map((name) => `\`${name}\``).join(', ')}.`,
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['id', 'type', 'createdAt', 'organizationId', 'data'],
+                properties: {
+                  id: { type: 'string' },
+                  type: { const: event.type },
+                  createdAt: { type: 'string', format: 'date-time' },
+                  organizationId: { type: 'string' },
+                  data,
+                },
+              },
+            },
+          },
+        },
+        responses: { '2XX': { description: 'Received; any other answer is retried.' } },
+      },
+    };
+  }
+  return webhooks;
+}
 
 export function buildOpenApi() {
   const paths: Record<string, unknown> = {};
   for (const op of operations) {
     const schema = inputJsonSchema(op);
+    const emits = op.emits.map(eventTypeOf);
     const common = {
       operationId: op.name,
       summary: op.summary,
       tags: [op.name.split('.').slice(0, -1).join('.')],
-      description: `Permission \`${op.permission}\`, module \`${op.module}\`.${op.emits.length ? ` Emits ${op.emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
+      description: [
+        op.description,
+        op.extension ? 'An extension: registered beyond the specification’s operations.' : undefined,
+        `Permission \`${op.permission}\`, module \`${op.module}\`.${emits.length ? ` Emits ${emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
       'x-permission': op.permission,
       'x-module': op.module,
+      ...(op.extension ? { 'x-extension': true } : {}),
+      ...(emits.length ? { 'x-emits': emits } : {}),
       security: [{ apiKey: [] }],
     };
-    const ok = { '200': { description: 'The result object.', content: { 'application/json': { schema: { type: 'object' } } } } };
+    const ok = { '200': { description: 'The result object.', content: { 'application/json': { schema: outputJsonSchema(op) } } } };
     paths[`/rpc/v1/${op.name}`] = {
       post: {
         ...common,
@@ -75,6 +146,7 @@ export function buildOpenApi() {
     },
     servers: [{ url: '/' }],
     paths,
+    webhooks: eventWebhooks(),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`fck_…`), bound to one organization, carrying a role and optional scopes.' },

@@ -1,4 +1,5 @@
 import type { Operation } from './define.js';
+import type { EventDefinition } from '../events/define.js';
 import { locationOperations } from '../modules/catalog/location/operations.js';
 import { greenOperations } from '../modules/inventory/green/operations.js';
 import { blendOperations } from '../modules/inventory/blend/operations.js';
@@ -39,5 +40,35 @@ export const registry: ReadonlyMap<string, Operation> = (() => {
   return map;
 })();
 
+export interface CatalogEvent {
+  type: string;
+  summary: string;
+  /** TRANSITION: undefined while an emitting module still names the type without declaring it. */
+  payload?: EventDefinition['payload'];
+  /** The operations that emit it. */
+  emittedBy: string[];
+}
+
+/**
+ * The event catalog, read off the operations' declarations: each type declared once (one definition
+ * object, shared by every operation that emits it), with its payload schema and its emitters.
+ * Webhooks' listEventTypes, the event feed and the OpenAPI document serve it.
+ */
+export const eventCatalog: ReadonlyMap<string, CatalogEvent> = (() => {
+  const catalog = new Map<string, CatalogEvent & { definition: unknown }>();
+  for (const op of operations) {
+    for (const emitted of op.emits as readonly (EventDefinition | string)[]) {
+      const definition = typeof emitted === 'string' ? { type: emitted, summary: '', payload: undefined } : emitted;
+      const known = catalog.get(definition.type);
+      if (known && typeof emitted !== 'string' && typeof known.definition !== 'string' && known.definition !== emitted) {
+        throw new Error(`Event ${definition.type} is declared twice; declare it once and list that definition`);
+      }
+      if (known) known.emittedBy.push(op.name);
+      else catalog.set(definition.type, { ...definition, definition: emitted, emittedBy: [op.name] });
+    }
+  }
+  return new Map([...catalog.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([type, { definition: _, ...event }]) => [type, event]));
+})();
+
 /** Every event type some operation emits, for webhooks.listEventTypes and the docs. */
-export const eventTypes: readonly string[] = [...new Set(operations.flatMap((op) => op.emits))].sort();
+export const eventTypes: readonly string[] = [...eventCatalog.keys()];

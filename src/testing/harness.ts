@@ -73,6 +73,8 @@ export async function createTestDatabase(databaseUrl: string): Promise<{ url: st
  * (an S3 store, say). Closed after the file's tests.
  */
 export async function startTestServer(options: { rateWindows?: RateWindow[]; config?: Partial<Config> } = {}): Promise<TestServer> {
+  // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
+  process.env.FIRSTCRACK_CHECK_CONTRACT ??= '1';
   // Live sessions and blobs go to a directory of this test file's own.
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-test-'));
   const config = { ...loadConfig(), dataDir, logLevel: process.env.LOG_LEVEL ?? 'silent', ...options.config };

@@ -2,12 +2,15 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../rpc/schemas.js';
+import type { LOCATION_KINDS } from './schemas.js';
+
+type LocationKind = (typeof LOCATION_KINDS)[number];
 
 interface LocationRow {
   id: string;
   code: string;
   name: string;
-  kind: string;
+  kind: LocationKind;
   address: Record<string, string> | null;
   timezone: string | null;
   is_active: boolean;

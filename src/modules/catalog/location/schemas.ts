@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code, country, id, name, page, strict, text, timezone } from '../../../rpc/schemas.js';
+import { idOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const LOCATION_KINDS = ['the service', 'warehouse', 'cafe', 'lab', 'transit', 'external'] as const;
 
@@ -43,3 +44,17 @@ export const LocationFilter = strict({
 
 export const ListLocations = strict({ filter: LocationFilter.default({}), page });
 export const ById = strict({ id: id() });
+
+export const Location = out({
+  id: idOut,
+  code: z.string(),
+  name: z.string(),
+  kind: z.enum(LOCATION_KINDS),
+  address: z.record(z.string(), z.string()).nullable(),
+  timezone: z.string().nullable(),
+  isActive: z.boolean(),
+  /** Set once the location is archived: history, refusing changes. */
+  archivedAt: timeOut.nullable(),
+  createdAt: timeOut,
+  updatedAt: timeOut,
+}).meta({ id: 'Location' });

@@ -1,0 +1,72 @@
+/**
+ * Every stable problem `code` the service answers, with its HTTP status and what it means. Clients branch
+ * on these codes, so they are API: the OpenAPI document lists, per operation, the codes that operation
+ * declares, and when the suite runs the dispatcher refuses a handler's problem whose code the operation
+ * did not declare (see `checkContract` in dispatch.ts), so the list cannot drift from what is served.
+ */
+export const PROBLEM_CODES = {
+  // The pipeline's own answers: possible on every operation, documented once.
+  malformed_json: { status: 400, meaning: 'The body (or the `input` query parameter) is not valid JSON.' },
+  invalid_input: { status: 400, meaning: 'The input breaks its schema; `errors` names every offending field with its path.' },
+  invalid_cursor: { status: 400, meaning: '`page.cursor` is not a cursor this list returned.' },
+  invalid_idempotency_key: { status: 400, meaning: 'Idempotency-Key is not 1 to 255 characters.' },
+  unauthenticated: { status: 401, meaning: 'No credential, or one that is unknown, expired or revoked.' },
+  permission_denied: { status: 403, meaning: 'The credential lacks the permission the operation needs (named in `detail`).' },
+  module_not_enabled: { status: 403, meaning: "The operation's module is not on the organization's plan." },
+  organization_mismatch: { status: 403, meaning: 'X-Service-Org names another organization than the credential is bound to.' },
+  bridge_token_not_allowed: { status: 403, meaning: 'A machine bridge token may only post telemetry.' },
+  unknown_operation: { status: 404, meaning: 'There is no operation of that name.' },
+  method_not_allowed: { status: 405, meaning: 'GET on a POST-only operation (see `Allow`).' },
+  idempotency_key_in_flight: { status: 409, meaning: 'A request with this Idempotency-Key is still being processed.' },
+  body_too_large: { status: 413, meaning: 'The body exceeds 1 MiB.' },
+  unsupported_media_type: { status: 415, meaning: 'The body is not application/json.' },
+  idempotency_key_reused: { status: 422, meaning: 'This Idempotency-Key was used with a different body.' },
+  rate_limited: { status: 429, meaning: 'Over the credential’s budget; retry after `Retry-After` seconds.' },
+
+  // Answers an operation declares in its `errors`.
+  not_found: { status: 404, meaning: 'A record named in the input does not exist in this organization (another organization’s id answers the same).' },
+  no_bill_of_materials: { status: 404, meaning: 'The product has no published bill of materials.' },
+  duplicate: { status: 409, meaning: 'Another record in this organization already has this code, SKU or key (`errors` names the field).' },
+  concurrent_update: { status: 409, meaning: 'A concurrent request changed the same records; retry the request.' },
+  location_archived: { status: 409, meaning: 'The location is archived: history, refusing changes.' },
+  insufficient_stock: { status: 409, meaning: 'Not enough unreserved stock for the change.' },
+  insufficient_reservation: { status: 409, meaning: 'Less is reserved than the change releases or consumes.' },
+  negative_balance: { status: 409, meaning: 'The change would take a balance below zero.' },
+  lot_quarantined: { status: 409, meaning: 'The lot is quarantined: it cannot be reserved, split, merged or roasted.' },
+  lot_reserved: { status: 409, meaning: 'The lot holds reserved coffee the change would touch.' },
+  lot_empty: { status: 409, meaning: 'The lot holds nothing to act on.' },
+  machine_inactive: { status: 409, meaning: 'The machine is not active.' },
+  machine_cap_reached: { status: 402, meaning: "The plan's machine cap is reached." },
+  batch_not_live: { status: 409, meaning: 'The roast batch is not live (already completed or aborted).' },
+  no_telemetry: { status: 409, meaning: 'The batch has no telemetry to act on.' },
+  profile_machine_mismatch: { status: 409, meaning: 'The profile belongs to another machine.' },
+  state_mismatch: { status: 409, meaning: 'The record is not in the state the change expects.' },
+  invalid_state_transition: { status: 409, meaning: 'The state change is not allowed from the current state (`detail` names both).' },
+  schedule_already_released: { status: 409, meaning: 'The schedule was released and can no longer change.' },
+  not_allocated: { status: 409, meaning: 'The order line holds no allocation to act on.' },
+  not_in_chain: { status: 409, meaning: 'The record is not part of the chain asked about.' },
+  unreadable_roast_log: { status: 400, meaning: 'The uploaded roast log could not be read in the format given.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/** Codes any operation can answer without declaring them: the request pipeline's own. */
+export const PIPELINE_CODES: readonly ProblemCode[] = [
+  'malformed_json',
+  'invalid_input',
+  'invalid_idempotency_key',
+  'unauthenticated',
+  'permission_denied',
+  'module_not_enabled',
+  'organization_mismatch',
+  'bridge_token_not_allowed',
+  'unknown_operation',
+  'method_not_allowed',
+  'idempotency_key_in_flight',
+  'body_too_large',
+  'unsupported_media_type',
+  'idempotency_key_reused',
+  'rate_limited',
+];
+
+export const isProblemCode = (code: string): code is ProblemCode => Object.hasOwn(PROBLEM_CODES, code);

@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { defineOperation } from '../src/rpc/define.js';
+import { defineEvent } from '../src/events/define.js';
+import { checkAnswer, checkEvent, checkProblem } from '../src/rpc/contract.js';
+import { conflict, notFound } from '../src/rpc/errors.js';
+import { out } from '../src/rpc/outputs.js';
+
+// The checks the dispatcher runs on every call of the suite must be able to fail: each drift below is caught.
+const happened = defineEvent('catalog.thing.happened', 'A thing happened.', out({ n: z.number() }));
+const op = defineOperation({
+  name: 'catalog.thing.doThing',
+  summary: 'Does a thing.',
+  permission: 'catalog.location.write',
+  module: 'core',
+  get: false,
+  input: z.strictObject({}),
+  output: out({ id: z.string() }),
+  errors: ['not_found'],
+  emits: [happened],
+  async handler() {
+    return { id: 'x' };
+  },
+});
+
+const violation = (fn: () => void, pattern: RegExp) =>
+  assert.throws(fn, (e: { status?: number; code?: string; message?: string }) => e.status === 500 && e.code === 'contract_violation' && pattern.test(e.message ?? ''));
+
+test('an answer that differs from the output schema is a contract violation', () => {
+  checkAnswer(op, { id: 'x' });
+  violation(() => checkAnswer(op, { id: 1 }), /output schema: id/);
+  violation(() => checkAnswer(op, { id: 'x', extra: true }), /output schema/);
+});
+
+test('an undeclared event type or a payload off its schema is a contract violation', () => {
+  checkEvent(op, 'catalog.thing.happened', { n: 1 });
+  violation(() => checkEvent(op, 'catalog.thing.vanished', { n: 1 }), /does not declare in emits/);
+  violation(() => checkEvent(op, 'catalog.thing.happened', { n: 'one' }), /payload does not match/);
+});
+
+test('a problem code the operation does not declare, or an unknown one, is a contract violation', () => {
+  checkProblem(op, notFound('thing', 'x'));
+  checkProblem(op, new (class extends Error {})()); // a non-problem is the 500 path, not a contract matter
+  violation(() => checkProblem(op, conflict('lot_empty', 'empty')), /does not declare in errors/);
+  violation(() => checkProblem(op, conflict('made_up_code', 'nope')), /not in PROBLEM_CODES/);
+});
