@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { startTestServer } from '../src/testing/harness.js';
 import { StoredCredentialResolver } from '../src/auth/credentials.js';
 import { Dispatcher } from '../src/rpc/dispatch.js';
-import { defineOperation, type Operation } from '../src/rpc/define.js';
-import { conflict } from '../src/rpc/errors.js';
+import type { Operation } from '../src/rpc/define.js';
+import type { ProblemError } from '../src/rpc/errors.js';
 import { locationOperations } from '../src/modules/catalog/location/operations.js';
 import { JOBS, defineJob } from '../src/jobs/catalog.js';
 import { InvalidJobPayloadError, JobQueue, UnknownJobError } from '../src/jobs/queue.js';
@@ -29,40 +29,33 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
 const jobState = async (id: string) =>
   (await server.owner.query<{ state: string }>(`select state::text from pgboss.job where id = $1 union all select state::text from pgboss.archive where id = $1`, [id]))[0]?.state;
 
-// An operation of this test only: it creates a location, sends a real job from its context, and fails
-// afterwards when asked, the way a handler whose later rule refuses the change would.
+// An operation of this test only: createLocation that first sends a real job from its context. Creating
+// a location whose code is taken fails after the job was sent, as any rule checked later would.
 const sentJobs: string[] = [];
-const createThenMaybeFail = defineOperation({
-  name: 'test.createLocationThenMaybeFail',
-  summary: 'test only',
-  permission: 'catalog.location.write',
-  module: 'core',
-  get: false,
-  input: z.object({ code: z.string(), fail: z.boolean() }).strict(),
+const enqueueThenCreateLocation: Operation = {
+  ...createLocation,
+  name: 'test.enqueueThenCreateLocation',
   async handler(ctx, input) {
-    const location = await createLocation.handler(ctx, { name: `Site ${input.code}`, code: input.code, kind: 'warehouse' });
     sentJobs.push(await ctx.enqueue('housekeeping', {}));
-    if (input.fail) throw conflict('refused_after_enqueue', 'A rule refused the change after the job was sent.');
-    return location;
+    return createLocation.handler(ctx, input);
   },
-});
+};
 const dispatcher = new Dispatcher(server.app.databases.service, server.app.services);
-const dispatch = (input: { code: string; fail: boolean }) =>
-  dispatcher.dispatch({ principal, operation: createThenMaybeFail, input, requestId: `req_${input.code}` });
+const dispatch = (code: string) =>
+  dispatcher.dispatch({ principal, operation: enqueueThenCreateLocation, input: { name: `Site ${code}`, code, kind: 'warehouse' }, requestId: `req_${code}` });
 
 test('a job sent by an operation that fails afterwards does not exist; one sent by a committed operation runs in this process', async () => {
-  await assert.rejects(dispatch({ code: 'JOBFAIL', fail: true }), /refused the change/);
+  assert.equal((await org.call('catalog.location.createLocation', { name: 'Taken', code: 'TAKEN', kind: 'warehouse' })).status, 200);
+  await assert.rejects(dispatch('TAKEN'), (error: ProblemError) => error.status === 409 && error.code === 'duplicate');
   const rolledBack = sentJobs.at(-1)!;
   assert.ok(rolledBack, 'the handler sent the job before failing');
   assert.equal(await jobState(rolledBack), undefined, 'the rolled-back job was never stored');
-  const locations = await server.owner.query(`select 1 from locations where org_id = $1 and code = 'JOBFAIL'`, [org.id]);
-  assert.equal(locations.length, 0);
 
   // An idempotency record past its 24 hours: housekeeping deletes it when it runs.
   await org.call('catalog.location.createLocation', { name: 'Old', code: 'OLDKEY', kind: 'warehouse' }, { idempotencyKey: 'expired-key' });
   await server.owner.query(`update idempotency_records set created_at = now() - interval '25 hours' where org_id = $1 and key = 'expired-key'`, [org.id]);
 
-  const result = await dispatch({ code: 'JOBOK', fail: false });
+  const result = await dispatch('JOBOK');
   assert.equal(result.status, 200);
   const committed = sentJobs.at(-1)!;
   assert.notEqual(committed, rolledBack);
