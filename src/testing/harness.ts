@@ -12,6 +12,7 @@ import { createApiKey } from '../auth/credentials.js';
 import type { Plan } from '../auth/plans.js';
 import type { Role } from '../auth/permissions.js';
 import type { RateWindow } from '../ratelimit/limiter.js';
+import { FirstcrackClient } from '../../clients/typescript/src/index.js';
 import { openPgliteFromTemplate, preparePgliteTemplate, preparePostgresTemplate, withDatabase } from './template.js';
 
 /** A budget large enough that functional tests never meet the rate limiter (which has its own tests). */
@@ -39,6 +40,8 @@ export interface TestOrg {
   createKey(role: Role, scopes?: string[]): Promise<string>;
   /** Calls an operation with the owner key. */
   call<T = any>(operation: string, input?: unknown, options?: CallOptions): Promise<CallResult<T>>;
+  /** The typed client (clients/typescript) with the owner key: answers typed, problems thrown. */
+  client: FirstcrackClient;
 }
 
 export interface TestServer {
@@ -130,6 +133,7 @@ export async function startTestServer(options: { rateWindows?: RateWindow[]; con
         key: org.apiKey,
         createKey: async (role, scopes = []) => (await createApiKey(databases.owner, org.organizationId, role, scopes)).apiKey,
         call: (operation, input, opts) => call(org.apiKey, operation, input, opts),
+        client: new FirstcrackClient({ baseUrl: url, token: org.apiKey }),
       };
     },
   };
