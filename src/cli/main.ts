@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabases, DataDirInUseError, type Databases } from '../db/open.js';
 import { migrate } from '../db/migrate.js';
-import { createApp } from '../app.js';
+import { createApp, runWorkers } from '../app.js';
+import { JOBS } from '../jobs/catalog.js';
 import { createOrganization } from '../auth/organizations.js';
 import { createApiKey, revokeCredential } from '../auth/credentials.js';
 import { PLANS, type Plan } from '../auth/plans.js';
@@ -10,7 +11,9 @@ import { ROLES, isValidPattern, type Role } from '../auth/permissions.js';
 
 const USAGE = `Usage: firstcrack <command>
 
-  serve                                         start the API (embedded PGlite, or DATABASE_URL)
+  serve [--no-workers]                          start the API and the job workers (embedded PGlite, or DATABASE_URL);
+                                                --no-workers: the API only, jobs run in \`firstcrack worker\` processes
+  worker                                        run only the job workers (jobs: ${Object.keys(JOBS).join(', ')})
   migrate                                       apply pending database migrations
   org create --name N --plan P [--json]         create an organization and its owner API key
                                                 plans: ${PLANS.join(', ')}
@@ -29,7 +32,9 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   switch (command) {
     case 'serve':
-      return serve(config);
+      return serve(config, argv.slice(1));
+    case 'worker':
+      return worker(config);
     case 'migrate':
       return withDatabases(config, async (db) => {
         const applied = await migrate(db.owner);
@@ -100,8 +105,9 @@ async function apikeyRevoke(config: Config, args: string[]) {
   });
 }
 
-async function serve(config: Config) {
-  const app = await createApp(config);
+async function serve(config: Config, args: string[]) {
+  const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean' } } });
+  const app = await createApp(config, { workers: !values['no-workers'] });
   const [{ count }] = await app.databases.owner.query<{ count: number }>(`select count(*)::int as count from organizations`);
   let firstKey: string | undefined;
   if (count === 0) {
@@ -116,9 +122,23 @@ async function serve(config: Config) {
     -H 'Authorization: Bearer ${firstKey}' -H 'Content-Type: application/json' \\
     -d '{"name":"Main roastery","code":"HQ","kind":"roastery"}'\n`);
   }
-  console.log(`Firstcrack listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded, data in ${config.dataDir}`}). API reference: ${address}/docs`);
+  console.log(
+    `Firstcrack listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded, data in ${config.dataDir}`}${values['no-workers'] ? ', API only' : ''}). API reference: ${address}/docs`,
+  );
   const stop = async () => {
     await app.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** Runs jobs until SIGTERM/SIGINT, which stops fetching and gives running jobs up to 30 seconds. */
+async function worker(config: Config) {
+  const workers = await runWorkers(config);
+  console.log(`Firstcrack worker running jobs (${config.databaseUrl ? 'PostgreSQL' : `embedded, data in ${config.dataDir}`}).`);
+  const stop = async () => {
+    await workers.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);

@@ -35,6 +35,8 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   retry: RetryPolicy;
   /** An attempt running longer than this fails (and is retried under the retry policy). */
   timeoutSeconds: number;
+  /** How many jobs of this kind one worker process runs at once (default 1). */
+  concurrency?: number;
   /** Run on a schedule: a 5-field cron expression in UTC, with the payload every run gets. */
   schedule?: { cron: string; payload: z.input<Payload> };
   handler(ctx: JobContext, payload: z.output<Payload>): Promise<void>;

@@ -96,12 +96,20 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     this.log = log;
     await this.boss.start();
     for (const [name, definition] of Object.entries(this.catalog)) {
-      await this.boss.work<object>(
-        name,
-        // pg-boss refuses a pollingIntervalSeconds key holding undefined.
-        { batchSize: 1, includeMetadata: true, ...(options.pollingIntervalSeconds ? { pollingIntervalSeconds: options.pollingIntervalSeconds } : {}) },
-        async ([job]) => this.run(name, definition, job, log),
-      );
+      for (let slot = 0; slot < (definition.concurrency ?? 1); slot++) {
+        let workerId = '';
+        workerId = await this.boss.work<object>(
+          name,
+          // pg-boss refuses a pollingIntervalSeconds key holding undefined.
+          { batchSize: 1, includeMetadata: true, ...(options.pollingIntervalSeconds ? { pollingIntervalSeconds: options.pollingIntervalSeconds } : {}) },
+          async ([job]) => {
+            // A worker that found a job asks again at once instead of sleeping a polling interval: it
+            // sleeps only once the queue is empty.
+            this.boss.notifyWorker(workerId);
+            await this.run(name, definition, job, log);
+          },
+        );
+      }
     }
   }
 
