@@ -127,3 +127,50 @@ test('a failing job is retried under its retry policy, and fails for good once i
     await queue.stop({ timeoutMs: 5_000 });
   }
 });
+
+test('stopping: no new job is fetched, a running one is waited for, one outliving the bound is failed and retried', async () => {
+  const events: string[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let unstick!: () => void;
+  const unstuck = new Promise<void>((resolve) => (unstick = resolve));
+  const catalog = {
+    'test-slow': defineJob({
+      summary: 'runs until the test releases it',
+      payload: z.object({ label: z.string() }).strict(),
+      retry: { limit: 1, delaySeconds: 0, backoff: false },
+      timeoutSeconds: 300,
+      handler: async (_ctx, payload) => {
+        events.push(`start ${payload.label}`);
+        if (payload.label === 'stuck') return unstuck;
+        await released;
+        events.push(`end ${payload.label}`);
+      },
+    }),
+  };
+  const quiet = { info() {}, warn() {}, error() {} };
+  const send = (queue: JobQueue<typeof catalog>, label: string) => server.owner.transaction((tx) => queue.send(tx, 'test-slow', { label }));
+
+  const queue = new JobQueue(server.app.databases, catalog);
+  await queue.prepare();
+  await queue.startWorkers(quiet, { pollingIntervalSeconds: 0.5 });
+  const running = await send(queue, 'running');
+  await eventually('the job starts', async () => (events.includes('start running') ? true : undefined));
+  const stopping = queue.stop({ timeoutMs: 60_000 }).then(() => events.push('stopped'));
+  const later = await send(queue, 'later');
+  release();
+  await stopping;
+  assert.deepEqual(events, ['start running', 'end running', 'stopped']);
+  await eventually('the running job completes', async () => ((await jobState(running)) === 'completed' ? true : undefined));
+  assert.equal(await jobState(later), 'created', 'a job sent while stopping waits for another worker');
+
+  // Past the bound, stop gives up on a job that never ends and fails it: it is retried later.
+  const second = new JobQueue(server.app.databases, catalog);
+  await second.startWorkers(quiet, { pollingIntervalSeconds: 0.5 });
+  const stuck = await send(second, 'stuck');
+  await eventually('the stuck job starts', async () => (events.includes('start stuck') ? true : undefined));
+  await second.stop({ timeoutMs: 1_000 });
+  assert.equal(await jobState(stuck), 'retry');
+  unstick(); // lets the abandoned handler end, so the test process can exit
+  assert.ok(events.includes('end later'), 'the second worker ran the job left waiting by the first');
+});
