@@ -8,7 +8,8 @@ import { createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
-import { startMaintenance } from './jobs/maintenance.js';
+import { pino } from 'pino';
+import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
@@ -22,12 +23,18 @@ export interface AppOptions {
   databases?: Databases;
   /** Extra routes mounted on the same server (benchmarks' bare baselines). */
   plugins?: ServerDeps['plugins'];
+  /** Run the job workers in this process too (default); false serves the API only (`serve --no-workers`). */
+  workers?: boolean;
+  jobWorkers?: WorkerOptions;
+  /** On close, how long running jobs get to finish (default 30 s). */
+  shutdownTimeoutMs?: number;
 }
 
 export interface RunningApp {
   server: FastifyInstance;
   databases: Databases;
   services: Services;
+  jobs: JobQueue;
   close(): Promise<void>;
 }
 
@@ -36,7 +43,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const databases = options.databases ?? (await openDatabases(config));
   // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.
   const limiters = await openRateLimiterFactory({ redisUrl: config.redisUrl });
-  const services = createServices(config);
+  // Every process declares the queues, so an API-only process can send before any worker has started.
+  const jobs = new JobQueue(databases);
+  await jobs.prepare();
+  const services = createServices(config, jobs);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
@@ -57,17 +67,48 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logLevel: config.logLevel,
     plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
   });
-  const stopMaintenance = startMaintenance(databases.owner, (task, error) => server.log.error({ err: error, task }, 'maintenance task failed'));
+  if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
   return {
     server,
     databases,
     services,
+    jobs,
     async close() {
-      stopMaintenance();
-      await server.close();
+      // New requests and new jobs stop at once; running jobs get until the timeout.
+      await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
       await services.liveSessions.close();
       await services.blobs.close();
       await limiters.close();
+      if (!options.databases) await databases.close();
+    },
+  };
+}
+
+export interface RunningWorkers {
+  databases: Databases;
+  jobs: JobQueue;
+  close(): Promise<void>;
+}
+
+/** A process that only runs jobs (`firstcrack worker`): no HTTP server, same databases and job catalog. */
+export async function runWorkers(
+  config: Config,
+  options: { databases?: Databases; jobWorkers?: WorkerOptions; shutdownTimeoutMs?: number } = {},
+): Promise<RunningWorkers> {
+  const databases = options.databases ?? (await openDatabases(config));
+  const jobs = new JobQueue(databases);
+  try {
+    await jobs.prepare();
+    await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers);
+  } catch (error) {
+    if (!options.databases) await databases.close();
+    throw error;
+  }
+  return {
+    databases,
+    jobs,
+    async close() {
+      await jobs.stop({ timeoutMs: options.shutdownTimeoutMs });
       if (!options.databases) await databases.close();
     },
   };

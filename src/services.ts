@@ -2,14 +2,16 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Services } from './rpc/define.js';
+import type { JobSender } from './jobs/queue.js';
 import { FsBlobStore, blobDir } from './blobs/fs.js';
 import { S3BlobStore } from './blobs/s3.js';
 import { DiskLiveSessionStore } from './telemetry/live-disk.js';
 import { RedisLiveSessionStore } from './telemetry/live-redis.js';
 
 /** Builds the infrastructure behind the handlers: embedded implementations, or server ones when configured. */
-export function createServices(config: Config): Services {
+export function createServices(config: Config, jobs: JobSender): Services {
   return {
+    jobs,
     liveSessions: config.redisUrl
       ? // Its own connections (commands and a subscriber), closed with the store.
         new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })

@@ -89,14 +89,18 @@ const orgOption = { type: 'string', value: 'ID', description: 'the organization 
 
 const serve: Command = {
   path: ['serve'],
-  summary: 'start the API (embedded PGlite in FIRSTCRACK_DATA_DIR, or PostgreSQL at DATABASE_URL)',
-  details: 'On the first start with an empty database it creates an organization and prints its owner API key once.',
-  async run() {
+  summary: 'start the API and the job workers (embedded PGlite in FIRSTCRACK_DATA_DIR, or PostgreSQL at DATABASE_URL)',
+  details:
+    'On the first start with an empty database it creates an organization and prints its owner API key once. ' +
+    'With --no-workers it serves the API only, and jobs run in `firstcrack worker` processes.',
+  options: { 'no-workers': { type: 'boolean', description: 'serve the API only; run jobs in `firstcrack worker` processes' } },
+  async run({ values }) {
     const cfg = config();
+    const apiOnly = values['no-workers'] === true;
     const [{ createApp }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
     let app;
     try {
-      app = await createApp(cfg);
+      app = await createApp(cfg, { workers: !apiOnly });
     } catch (error) {
       if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
       throw error;
@@ -116,9 +120,35 @@ const serve: Command = {
     -H 'Authorization: Bearer ${first.apiKey}' -H 'Content-Type: application/json' \\
     -d '{"name":"Main roastery","code":"HQ","kind":"roastery"}'\n`);
     }
-    console.log(`Firstcrack listening on ${address} (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}). API reference: ${address}/docs`);
+    console.log(
+      `Firstcrack listening on ${address} (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}${apiOnly ? ', API only' : ''}). API reference: ${address}/docs`,
+    );
     const stop = async () => {
       await app.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  },
+};
+
+const worker: Command = {
+  path: ['worker'],
+  summary: 'run only the job workers (against DATABASE_URL; embedded, it holds the data directory like serve)',
+  details: 'SIGTERM or SIGINT stops fetching jobs at once and gives running ones up to 30 seconds; those still running are retried.',
+  async run() {
+    const cfg = config();
+    const [{ runWorkers }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
+    let workers;
+    try {
+      workers = await runWorkers(cfg);
+    } catch (error) {
+      if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
+      throw error;
+    }
+    console.log(`Firstcrack worker running jobs (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}).`);
+    const stop = async () => {
+      await workers.close();
       process.exit(0);
     };
     process.once('SIGINT', stop);
@@ -265,4 +295,4 @@ const apikeyRevoke: Command = {
   },
 };
 
-export const COMMANDS: Command[] = [serve, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke];
+export const COMMANDS: Command[] = [serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke];

@@ -7,11 +7,14 @@ import type { LiveSessionStore } from '../telemetry/live.js';
 import type { BlobStore } from '../blobs/store.js';
 import type { EventDefinition, EventPayload } from '../events/define.js';
 import type { ProblemCode } from './problem-codes.js';
+import type { JobName, JobPayload } from '../jobs/catalog.js';
+import type { JobSender } from '../jobs/queue.js';
 
 /** Infrastructure handlers may use besides the transaction; each has an embedded and a server implementation. */
 export interface Services {
   liveSessions: LiveSessionStore;
   blobs: BlobStore;
+  jobs: JobSender;
 }
 
 export interface OperationContext<Events extends EventDefinition = EventDefinition> {
@@ -24,6 +27,12 @@ export interface OperationContext<Events extends EventDefinition = EventDefiniti
    * operation declares in `emits` are accepted, each with its declared payload.
    */
   emit<T extends Events['type']>(type: T, data: EventPayload<Events, T>): Promise<void>;
+  /**
+   * Sends a job of the catalog (src/jobs/catalog.ts) in the same transaction: it runs only if the
+   * operation commits. An unknown job or a payload its schema refuses throws (a programming error).
+   * Resolves to the new job's id.
+   */
+  enqueue<Name extends JobName>(job: Name, payload: JobPayload<Name>): Promise<string>;
   requestId: string;
   services: Services;
   /**

@@ -71,6 +71,7 @@ export class Dispatcher {
               if (this.checkContract) checkEvent(operation, type, data);
               await writeEvent(tx, principal.orgId, type, data);
             },
+            enqueue: (job, payload) => this.services.jobs.send(tx, job, payload),
           };
           const body = (await operation.handler(ctx, input)) ?? {};
           if (this.checkContract) checkAnswer(operation, body);

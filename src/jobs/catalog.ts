@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { Databases } from '../db/open.js';
+import { runHousekeeping } from './maintenance.js';
+
+/** What a job's handler may use. Jobs span organizations, so they get both connections, not a request's transaction. */
+export interface JobContext {
+  databases: Databases;
+  log: JobLog;
+  jobId: string;
+  /** 0 on the first run, 1 on the first retry, … */
+  retryCount: number;
+  /** Aborted when the job's timeout has passed: the queue has then already failed the attempt. */
+  signal: AbortSignal;
+}
+
+/** The logging a job needs; pino's and fastify's loggers both fit. */
+export interface JobLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface RetryPolicy {
+  /** Retries after the first attempt; 0 means a failure is final. */
+  limit: number;
+  /** Seconds before the first retry. */
+  delaySeconds: number;
+  /** Doubles the delay on every further retry (with jitter, as pg-boss computes it). */
+  backoff: boolean;
+}
+
+export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
+  summary: string;
+  payload: Payload;
+  retry: RetryPolicy;
+  /** An attempt running longer than this fails (and is retried under the retry policy). */
+  timeoutSeconds: number;
+  /** How many jobs of this kind one worker process runs at once (default 1). */
+  concurrency?: number;
+  /** Run on a schedule: a 5-field cron expression in UTC, with the payload every run gets. */
+  schedule?: { cron: string; payload: z.input<Payload> };
+  handler(ctx: JobContext, payload: z.output<Payload>): Promise<void>;
+}
+
+export const defineJob = <Payload extends z.ZodType>(definition: JobDefinition<Payload>): JobDefinition<Payload> => definition;
+
+/**
+ * Every job the service runs, by queue name. A job is sent with `ctx.enqueue(name, payload)` from an
+ * operation (in the operation's transaction), and the name and payload are checked against this
+ * catalog both by the compiler and at run time.
+ */
+export const JOBS = {
+  housekeeping: defineJob({
+    summary: 'Deletes what has outlived its use across all organizations (expired idempotency records). Idempotent.',
+    payload: z.object({}).strict(),
+    retry: { limit: 3, delaySeconds: 60, backoff: true },
+    timeoutSeconds: 10 * 60,
+    schedule: { cron: '0 * * * *', payload: {} },
+    handler: async (ctx) => {
+      for (const task of await runHousekeeping(ctx.databases.owner)) ctx.log.info(task, 'housekeeping task done');
+    },
+  }),
+} satisfies Record<string, JobDefinition<any>>;
+
+export type JobCatalog = Record<string, JobDefinition<any>>;
+export type JobName = keyof typeof JOBS;
+export type JobPayload<Name extends JobName> = z.input<(typeof JOBS)[Name]['payload']>;

@@ -1,0 +1,184 @@
+import PgBoss from 'pg-boss';
+import type { z } from 'zod';
+import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from '../db/client.js';
+import type { Databases } from '../db/open.js';
+import { JOBS, type JobCatalog, type JobDefinition, type JobLog } from './catalog.js';
+
+/** Created by the migration `*_jobs_queue.sql`; pg-boss never creates or migrates it itself. */
+export const QUEUE_SCHEMA = 'pgboss';
+
+export class UnknownJobError extends Error {}
+export class InvalidJobPayloadError extends Error {}
+
+export interface WorkerOptions {
+  /** How often an idle worker asks for a job of each kind (pg-boss's minimum is 0.5). */
+  pollingIntervalSeconds?: number;
+}
+
+export interface StopOptions {
+  /** How long running jobs get to finish before they are failed (and retried later). */
+  timeoutMs?: number;
+}
+
+type Payload<C extends JobCatalog, Name extends keyof C> = z.input<C[Name]['payload']>;
+
+/**
+ * The job queue (pg-boss on the application's own database). Every process can send: `send` writes the
+ * job through the caller's transaction, so it exists exactly when that transaction commits. Only a
+ * process that calls `startWorkers` fetches and runs jobs; any number of them may share one database,
+ * and each job is claimed by one of them (FOR UPDATE SKIP LOCKED).
+ *
+ * pg-boss's own queries (declaring queues, fetching, completing, maintenance, cron) run on the owner
+ * connection. On PGlite that is the app's single connection: each pg-boss statement waits for the
+ * connection like any other query, and sending uses the open transaction rather than the connection, so
+ * it never waits on itself.
+ */
+export class JobQueue<C extends JobCatalog = typeof JOBS> {
+  private readonly boss: PgBoss;
+  private log: JobLog | undefined;
+  private running = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly databases: Databases,
+    private readonly catalog: C = JOBS as unknown as C,
+  ) {
+    this.boss = new PgBoss({ db: ownerExecutor(databases.owner), schema: QUEUE_SCHEMA, migrate: false });
+    // pg-boss reports failures of its own background work (polling, maintenance) here; unheard, an
+    // EventEmitter 'error' would crash the process.
+    this.boss.on('error', (error) => (this.log ? this.log.error({ err: error }, 'job queue error') : console.error('job queue error', error)));
+  }
+
+  /**
+   * Sends a job in the caller's transaction `tx`: it is stored only if that transaction commits. The name
+   * must be in the catalog and the payload must satisfy the job's schema; the stored payload is the
+   * schema's output.
+   */
+  async send<Name extends keyof C & string>(tx: Queryable, job: Name, payload: Payload<C, Name>): Promise<string> {
+    const definition = this.definition(job);
+    const parsed = definition.payload.safeParse(payload);
+    if (!parsed.success) {
+      throw new InvalidJobPayloadError(`Invalid payload for job ${job}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    }
+    const id = await this.boss.send(job, parsed.data as object, { db: transactionExecutor(tx) });
+    // pg-boss inserts by joining the queue's row: no row means the queue was never declared.
+    if (!id) throw new Error(`The queue ${job} does not exist; the process must call prepare() before sending.`);
+    return id;
+  }
+
+  /**
+   * Declares every queue of the catalog with its retry policy and timeout, and registers the scheduled
+   * ones. Idempotent; every process runs it on start, so a job can be sent before any worker ever ran.
+   * It never removes a schedule: during a rolling deploy an older process would remove a newer job's.
+   */
+  async prepare(): Promise<void> {
+    for (const [name, definition] of Object.entries(this.catalog)) {
+      const options: PgBoss.Queue = {
+        name,
+        policy: 'standard',
+        retryLimit: definition.retry.limit,
+        retryDelay: definition.retry.delaySeconds,
+        retryBackoff: definition.retry.backoff,
+        expireInSeconds: definition.timeoutSeconds,
+      };
+      await this.boss.createQueue(name, options);
+      await this.boss.updateQueue(name, options);
+    }
+    for (const [name, definition] of Object.entries(this.catalog)) {
+      if (!definition.schedule) continue;
+      const payload = definition.payload.parse(definition.schedule.payload) as object;
+      await this.boss.schedule(name, definition.schedule.cron, payload, { tz: 'UTC' });
+    }
+  }
+
+  /** Starts fetching and running jobs of every kind in the catalog, plus pg-boss's maintenance and cron. */
+  async startWorkers(log: JobLog, options: WorkerOptions = {}): Promise<void> {
+    this.log = log;
+    await this.boss.start();
+    for (const [name, definition] of Object.entries(this.catalog)) {
+      for (let slot = 0; slot < (definition.concurrency ?? 1); slot++) {
+        let workerId = '';
+        workerId = await this.boss.work<object>(
+          name,
+          // pg-boss refuses a pollingIntervalSeconds key holding undefined.
+          { batchSize: 1, includeMetadata: true, ...(options.pollingIntervalSeconds ? { pollingIntervalSeconds: options.pollingIntervalSeconds } : {}) },
+          async ([job]) => {
+            // A worker that found a job asks again at once instead of sleeping a polling interval: it
+            // sleeps only once the queue is empty.
+            this.boss.notifyWorker(workerId);
+            await this.run(name, definition, job, log);
+          },
+        );
+      }
+    }
+  }
+
+  /**
+   * Stops fetching at once and waits for running jobs up to the timeout; pg-boss fails the ones still
+   * running then, so they are retried by another worker under their retry policy.
+   */
+  async stop(options: StopOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const deadline = Date.now() + timeoutMs;
+    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
+    // A fetch already on the wire when fetching stopped may still hand over one job; wait for it too.
+    while (this.running > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    this.stopped = true;
+  }
+
+  private definition(job: string): JobDefinition {
+    if (!Object.hasOwn(this.catalog, job)) throw new UnknownJobError(`No job named ${JSON.stringify(job)} in the job catalog.`);
+    return this.catalog[job];
+  }
+
+  private async run(name: string, definition: JobDefinition, job: PgBoss.JobWithMetadata<object>, log: JobLog): Promise<void> {
+    if (this.stopped) throw new Error('The worker has stopped; the job is retried elsewhere.');
+    this.running++;
+    const details = { job: name, jobId: job.id, retryCount: job.retryCount };
+    try {
+      const parsed = definition.payload.safeParse(job.data);
+      if (!parsed.success) throw new InvalidJobPayloadError(`Stored payload of job ${name} no longer fits its schema: ${parsed.error.message}`);
+      await definition.handler(
+        { databases: this.databases, log, jobId: job.id, retryCount: job.retryCount, signal: AbortSignal.timeout(definition.timeoutSeconds * 1000) },
+        parsed.data,
+      );
+      log.info(details, 'job done');
+    } catch (error) {
+      const final = job.retryCount >= job.retryLimit;
+      log.error({ ...details, retryLimit: job.retryLimit, err: error }, final ? 'job failed; no retries left' : 'job failed; it will be retried');
+      throw error;
+    } finally {
+      this.running--;
+    }
+  }
+}
+
+/** The part of a queue an operation uses: sending production jobs inside its transaction. */
+export type JobSender = Pick<JobQueue<typeof JOBS>, 'send'>;
+
+/** pg-boss's statements run through the transaction: the job is written (or not) with everything else. */
+function transactionExecutor(tx: Queryable): PgBoss.Db {
+  return { executeSql: async (text, values = []) => ({ rows: await tx.query(text, values.map(nullIfUndefined)) }) };
+}
+
+/**
+ * pg-boss's own statements on the owner connection. Some are scripts of several statements without
+ * parameters (its locked maintenance), which PGlite runs with exec and PostgreSQL with the simple protocol.
+ */
+function ownerExecutor(db: Database): PgBoss.Db {
+  if (db instanceof PostgresDatabase) {
+    return { executeSql: async (text, values) => (await db.unscoped.query(text, values)) as unknown as { rows: any[] } };
+  }
+  if (db instanceof PgliteDatabase) {
+    return {
+      executeSql: async (text, values) => {
+        if (values && values.length > 0) return { rows: (await db.pglite.query(text, values.map(nullIfUndefined))).rows };
+        const results = await db.pglite.exec(text);
+        return { rows: results.at(-1)?.rows ?? [] };
+      },
+    };
+  }
+  throw new Error(`No job queue adapter for ${(db as Database).kind}`);
+}
+
+const nullIfUndefined = (value: unknown) => (value === undefined ? null : value);
