@@ -12,6 +12,7 @@ const happened = defineEvent('catalog.thing.happened', 'A thing happened.', out(
 const op = defineOperation({
   name: 'catalog.thing.doThing',
   summary: 'Does a thing.',
+  description: 'A test operation.',
   permission: 'catalog.location.write',
   module: 'core',
   get: false,
@@ -44,4 +45,26 @@ test('a problem code the operation does not declare, or an unknown one, is a con
   checkProblem(op, new (class extends Error {})()); // a non-problem is the 500 path, not a contract matter
   violation(() => checkProblem(op, conflict('lot_empty', 'empty')), /does not declare in errors/);
   violation(() => checkProblem(op, conflict('made_up_code', 'nope')), /not in PROBLEM_CODES/);
+});
+
+test('every registered operation is declared completely, and the OpenAPI document carries it', async () => {
+  const { operations, eventCatalog } = await import('../src/rpc/registry.js');
+  const { buildOpenApi } = await import('../src/rpc/openapi.js');
+  const doc = buildOpenApi() as { paths: Record<string, any>; webhooks: Record<string, any> };
+  for (const op of operations) {
+    assert.ok(op.summary.length > 0 && !op.summary.includes('\n') && op.summary.length <= 160, `${op.name}: a one-line summary`);
+    assert.ok(op.description.trim().length > 0, `${op.name}: a description`);
+    const post = doc.paths[`/rpc/v1/${op.name}`].post;
+    const answer = post.responses['200'].content['application/json'].schema;
+    assert.ok(answer.properties || answer.$ref || answer.anyOf, `${op.name}: the answer's schema is documented`);
+    for (const code of op.errors) {
+      const documented = Object.values(post.responses as Record<string, { description?: string }>).some((r) => r.description?.includes(`\`${code}\``));
+      assert.ok(documented, `${op.name}: ${code} is documented`);
+    }
+  }
+  assert.ok(eventCatalog.size > 0, 'events are catalogued');
+  for (const [type, event] of eventCatalog) {
+    assert.ok(event.summary.length > 0 && event.emittedBy.length > 0, `${type}: summary and emitters`);
+    assert.ok(doc.webhooks[type]?.post.requestBody.content['application/json'].schema.properties.data, `${type}: its payload is in the document`);
+  }
 });

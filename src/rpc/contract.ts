@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { EventDefinition } from '../events/define.js';
 import type { Operation } from './define.js';
 import { ProblemError } from './errors.js';
 import { PIPELINE_CODES, PROBLEM_CODES, isProblemCode } from './problem-codes.js';
@@ -17,23 +16,21 @@ export function contractViolation(operation: Operation, what: string): ProblemEr
 
 /** The answer, as it is served (JSON), matches the declared output schema. */
 export function checkAnswer(operation: Operation, body: unknown): void {
-  if (!operation.output) return; // TRANSITION: every operation declares its output once the modules have moved.
   const result = operation.output.safeParse(JSON.parse(JSON.stringify(body)));
   if (!result.success) throw contractViolation(operation, `the answer does not match its output schema: ${describeIssues(result.error)}`);
 }
 
 /** The event is one the operation declares, with a payload matching its schema. */
 export function checkEvent(operation: Operation, type: string, data: unknown): void {
-  const declared = (operation.emits as readonly (EventDefinition | string)[]).find((e) => (typeof e === 'string' ? e : e.type) === type);
+  const declared = operation.emits.find((e) => e.type === type);
   if (declared === undefined) throw contractViolation(operation, `emitted ${type}, which it does not declare in emits`);
-  if (typeof declared === 'string') return; // TRANSITION: a type named without a declared payload.
   const result = declared.payload.safeParse(JSON.parse(JSON.stringify(data)));
   if (!result.success) throw contractViolation(operation, `the ${type} payload does not match its schema: ${describeIssues(result.error)}`);
 }
 
 /** A problem the handler answered carries a catalogued code, with its status, that the operation declares. */
 export function checkProblem(operation: Operation, problem: unknown): void {
-  if (!(problem instanceof ProblemError) || problem.status >= 500 || !operation.errors) return;
+  if (!(problem instanceof ProblemError) || problem.status >= 500) return;
   const code = problem.code;
   if (!isProblemCode(code)) throw contractViolation(operation, `answered the code ${code}, which is not in PROBLEM_CODES`);
   if (PROBLEM_CODES[code].status !== problem.status) {

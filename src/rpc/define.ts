@@ -58,23 +58,21 @@ export interface Operation<
   /** One line: what the operation does. */
   summary: string;
   /** The rules a caller needs: what is refused and why, defaults, ordering, side effects. */
-  description?: string;
+  description: string;
   /** Registered beyond the specification's operations (documented as an extension). */
   extension?: boolean;
   input: Input;
   /** The answer's schema, as served (JSON): documented in OpenAPI, typed in the client, checked in tests. */
-  output?: Output;
+  output: Output;
   /** Problem codes the handler can answer beyond the pipeline's own (PIPELINE_CODES). */
-  errors?: readonly ProblemCode[];
+  errors: readonly ProblemCode[];
   /** Events this operation emits on success. */
   emits: readonly Events[];
   handler(ctx: OperationContext<Events>, input: z.output<Input>): Promise<z.input<Output>>;
 }
 
-// TRANSITION: `emits` still takes bare type names while modules move to declared events; once every
-// module declares its events, only EventDefinitions are accepted and `Events` defaults to never.
-export function defineOperation<Input extends z.ZodType, Output extends z.ZodType = z.ZodType, const Events extends EventDefinition = EventDefinition>(
-  definition: Omit<Operation<Input, Output, Events>, 'emits'> & { emits?: readonly (Events | string)[] },
+export function defineOperation<Input extends z.ZodType, Output extends z.ZodType, const Events extends EventDefinition = never>(
+  definition: Omit<Operation<Input, Output, Events>, 'emits'> & { emits?: readonly Events[] },
 ): Operation {
   return { emits: [], ...definition } as unknown as Operation;
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { eventCatalog, operations } from './registry.js';
 import type { Operation } from './define.js';
-import type { EventDefinition } from '../events/define.js';
 import { PIPELINE_CODES, PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
 import { surfaceOpenApiPaths } from '../http/surfaces.js';
 
@@ -16,7 +15,6 @@ export function inputJsonSchema(op: Operation): Record<string, unknown> {
 
 /** JSON Schema of an operation's answer, as served. */
 export function outputJsonSchema(op: Operation): Record<string, unknown> {
-  if (!op.output) return { type: 'object' }; // TRANSITION: until every operation declares its output.
   const schema = z.toJSONSchema(op.output, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
@@ -24,7 +22,7 @@ export function outputJsonSchema(op: Operation): Record<string, unknown> {
 
 /** The problem codes an operation can answer, by status: the pipeline's own plus those it declares. */
 export function problemCodesOf(op: Operation): Map<number, ProblemCode[]> {
-  const codes = new Set<ProblemCode>([...PIPELINE_CODES, ...(op.errors ?? [])]);
+  const codes = new Set<ProblemCode>([...PIPELINE_CODES, ...op.errors]);
   if (op.get) codes.delete('method_not_allowed');
   if (op.get && op.name.includes('.list')) codes.add('invalid_cursor');
   const byStatus = new Map<number, ProblemCode[]>();
@@ -46,24 +44,15 @@ function errorResponses(op: Operation) {
   return responses;
 }
 
-function eventTypeOf(e: EventDefinition | string): string {
-  return typeof e === 'string' ? e : e.type;
-}
-
 /** The event catalog as OpenAPI webhooks: what a subscriber receives for each type. */
 function eventWebhooks() {
   const webhooks: Record<string, unknown> = {};
   for (const event of eventCatalog.values()) {
-    const data = event.payload
-      ? (() => {
-          const schema = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
-          delete schema.$schema;
-          return schema;
-        })()
-      : { type: 'object' };
+    const data = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+    delete data.$schema;
     webhooks[event.type] = {
       post: {
-        summary: event.summary || event.type,
+        summary: event.summary,
         description: `Emitted by ${event.emittedBy.map((name) => `\`${name}\``).join(', ')}.`,
         requestBody: {
           content: {
@@ -93,7 +82,7 @@ export function buildOpenApi() {
   const paths: Record<string, unknown> = {};
   for (const op of operations) {
     const schema = inputJsonSchema(op);
-    const emits = op.emits.map(eventTypeOf);
+    const emits = op.emits.map((e) => e.type);
     const common = {
       operationId: op.name,
       summary: op.summary,

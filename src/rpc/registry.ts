@@ -40,11 +40,7 @@ export const registry: ReadonlyMap<string, Operation> = (() => {
   return map;
 })();
 
-export interface CatalogEvent {
-  type: string;
-  summary: string;
-  /** TRANSITION: undefined while an emitting module still names the type without declaring it. */
-  payload?: EventDefinition['payload'];
+export interface CatalogEvent extends EventDefinition {
   /** The operations that emit it. */
   emittedBy: string[];
 }
@@ -55,19 +51,19 @@ export interface CatalogEvent {
  * Webhooks' listEventTypes, the event feed and the OpenAPI document serve it.
  */
 export const eventCatalog: ReadonlyMap<string, CatalogEvent> = (() => {
-  const catalog = new Map<string, CatalogEvent & { definition: unknown }>();
+  const definitions = new Map<string, EventDefinition>();
+  const catalog = new Map<string, CatalogEvent>();
   for (const op of operations) {
-    for (const emitted of op.emits as readonly (EventDefinition | string)[]) {
-      const definition = typeof emitted === 'string' ? { type: emitted, summary: '', payload: undefined } : emitted;
-      const known = catalog.get(definition.type);
-      if (known && typeof emitted !== 'string' && typeof known.definition !== 'string' && known.definition !== emitted) {
-        throw new Error(`Event ${definition.type} is declared twice; declare it once and list that definition`);
-      }
-      if (known) known.emittedBy.push(op.name);
-      else catalog.set(definition.type, { ...definition, definition: emitted, emittedBy: [op.name] });
+    for (const definition of op.emits) {
+      const known = definitions.get(definition.type);
+      if (known && known !== definition) throw new Error(`Event ${definition.type} is declared twice; declare it once and list that definition`);
+      definitions.set(definition.type, definition);
+      const entry = catalog.get(definition.type);
+      if (entry) entry.emittedBy.push(op.name);
+      else catalog.set(definition.type, { ...definition, emittedBy: [op.name] });
     }
   }
-  return new Map([...catalog.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([type, { definition: _, ...event }]) => [type, event]));
+  return new Map([...catalog.entries()].sort(([a], [b]) => a.localeCompare(b)));
 })();
 
 /** Every event type some operation emits, for webhooks.listEventTypes and the docs. */
