@@ -8,36 +8,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { operations } from '../src/rpc/registry.js';
-import { inputJsonSchema, outputJsonSchema, problemCodesOf } from '../src/rpc/openapi.js';
+import { hoistDefinitions, inputJsonSchema, outputJsonSchema, problemCodesOf } from '../src/rpc/openapi.js';
 
 export const GENERATED_PATH = fileURLToPath(new URL('../clients/typescript/src/operations.ts', import.meta.url));
 
 type Schema = Record<string, unknown>;
-
-/** Moves a schema's `$defs` into the shared set, renaming them with `suffix`, and points its refs there. */
-function hoistDefinitions(schema: Schema, suffix: string, shared: Record<string, Schema>): Schema {
-  const { $defs, ...rest } = schema as Schema & { $defs?: Record<string, Schema> };
-  const rename = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(rename);
-    if (node && typeof node === 'object') {
-      const out: Schema = {};
-      for (const [key, value] of Object.entries(node)) {
-        out[key] = key === '$ref' && typeof value === 'string' ? value.replace(/^#\/\$defs\/(.+)$/, `#/$defs/$1${suffix}`) : rename(value);
-      }
-      return out;
-    }
-    return node;
-  };
-  for (const [name, definition] of Object.entries($defs ?? {})) {
-    const key = `${name}${suffix}`;
-    const renamed = { ...(rename(definition) as Schema), title: key };
-    if (shared[key] && JSON.stringify(shared[key]) !== JSON.stringify(renamed)) {
-      throw new Error(`Two different schemas are named ${name}; give one another meta id`);
-    }
-    shared[key] = renamed;
-  }
-  return rename(rest) as Schema;
-}
+const hoist = (schema: Schema, suffix: string, shared: Record<string, Schema>) => hoistDefinitions(schema, suffix, shared, '#/$defs/');
 
 export async function generateClientSource(): Promise<string> {
   const definitions: Record<string, Schema> = {};
@@ -48,8 +24,8 @@ export async function generateClientSource(): Promise<string> {
       additionalProperties: false,
       required: ['input', 'output'],
       properties: {
-        input: hoistDefinitions(inputJsonSchema(op), 'Input', definitions),
-        output: hoistDefinitions(outputJsonSchema(op), '', definitions),
+        input: hoist(inputJsonSchema(op), 'Input', definitions),
+        output: hoist(outputJsonSchema(op), '', definitions),
       },
     };
   }

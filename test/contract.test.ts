@@ -62,6 +62,11 @@ test('every registered operation is declared completely, and the OpenAPI documen
       assert.ok(documented, `${op.name}: ${code} is documented`);
     }
   }
+  const text = JSON.stringify(doc);
+  for (const [, ref] of text.matchAll(/"\$ref":"([^"]+)"/g)) {
+    const target = ref.replace(/^#\//, '').split('/').reduce<any>((node, key) => node?.[key], doc);
+    assert.ok(ref.startsWith('#/') && target !== undefined, `the reference ${ref} resolves within the document`);
+  }
   assert.ok(eventCatalog.size > 0, 'events are catalogued');
   for (const [type, event] of eventCatalog) {
     assert.ok(event.summary.length > 0 && event.emittedBy.length > 0, `${type}: summary and emitters`);

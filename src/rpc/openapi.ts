@@ -45,11 +45,11 @@ function errorResponses(op: Operation) {
 }
 
 /** The event catalog as OpenAPI webhooks: what a subscriber receives for each type. */
-function eventWebhooks() {
+function eventWebhooks(toComponents: (schema: Record<string, unknown>, suffix: string) => Record<string, unknown>) {
   const webhooks: Record<string, unknown> = {};
   for (const event of eventCatalog.values()) {
-    const data = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
-    delete data.$schema;
+    const { $schema: _, ...payload } = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+    const data = toComponents(payload, '');
     webhooks[event.type] = {
       post: {
         summary: event.summary,
@@ -78,10 +78,43 @@ function eventWebhooks() {
   return webhooks;
 }
 
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * Moves a schema's named definitions (`$defs`, from `.meta({ id })`) into `shared`, renamed with `suffix`,
+ * and points its references at `${refBase}<name><suffix>`: a document then defines each named schema once
+ * (the OpenAPI components, the client's types). Two different schemas under one name are refused.
+ */
+export function hoistDefinitions(schema: JsonSchema, suffix: string, shared: Record<string, JsonSchema>, refBase: string): JsonSchema {
+  const { $defs, ...rest } = schema as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const rename = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rename);
+    if (node && typeof node === 'object') {
+      const out: JsonSchema = {};
+      for (const [key, value] of Object.entries(node)) {
+        out[key] = key === '$ref' && typeof value === 'string' ? value.replace(/^#\/\$defs\/(.+)$/, `${refBase}$1${suffix}`) : rename(value);
+      }
+      return out;
+    }
+    return node;
+  };
+  for (const [name, definition] of Object.entries($defs ?? {})) {
+    const key = `${name}${suffix}`;
+    const renamed = { ...(rename(definition) as JsonSchema), title: key };
+    if (shared[key] && JSON.stringify(shared[key]) !== JSON.stringify(renamed)) {
+      throw new Error(`Two different schemas are named ${name}; give one another meta id`);
+    }
+    shared[key] = renamed;
+  }
+  return rename(rest) as JsonSchema;
+}
+
 export function buildOpenApi() {
+  const named: Record<string, JsonSchema> = {};
+  const toComponents = (schema: JsonSchema, suffix: string) => hoistDefinitions(schema, suffix, named, '#/components/schemas/');
   const paths: Record<string, unknown> = {};
   for (const op of operations) {
-    const schema = inputJsonSchema(op);
+    const schema = toComponents(inputJsonSchema(op), 'Input');
     const emits = op.emits.map((e) => e.type);
     const common = {
       operationId: op.name,
@@ -100,7 +133,7 @@ export function buildOpenApi() {
       ...(emits.length ? { 'x-emits': emits } : {}),
       security: [{ apiKey: [] }],
     };
-    const ok = { '200': { description: 'The result object.', content: { 'application/json': { schema: outputJsonSchema(op) } } } };
+    const ok = { '200': { description: 'The result object.', content: { 'application/json': { schema: toComponents(outputJsonSchema(op), '') } } } };
     paths[`/rpc/v1/${op.name}`] = {
       post: {
         ...common,
@@ -135,7 +168,7 @@ export function buildOpenApi() {
     },
     servers: [{ url: '/' }],
     paths,
-    webhooks: eventWebhooks(),
+    webhooks: eventWebhooks(toComponents),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`fck_…`), bound to one organization, carrying a role and optional scopes.' },
@@ -143,6 +176,7 @@ export function buildOpenApi() {
         streamTicket: { type: 'apiKey', in: 'query', name: 'ticket', description: 'A one-time stream ticket (`fcs_…`) for GET /stream/v1/, for clients that cannot send headers.' },
       },
       schemas: {
+        ...named,
         Problem: {
           type: 'object',
           required: ['type', 'title', 'status', 'detail', 'code'],
