@@ -9,17 +9,36 @@ export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
   const byTag = new Map<string, string[]>();
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith('/rpc/v1/')) continue; // the other surfaces follow, rendered by surfaceSections
-    const post = (item as { post: { tags: string[]; summary: string; description: string; requestBody: { content: { 'application/json': { schema: unknown } } } } }).post;
+    const post = (item as { post: RpcOperation }).post;
     const get = (item as { get?: unknown }).get;
+    const problems = Object.entries(post.responses)
+      .filter(([status]) => Number(status) >= 400)
+      .map(([status, answer]) => `<li><strong>${escape(status)}</strong> ${prose(answer.description).replaceAll('\n', '<br>')}</li>`)
+      .join('');
     const section = `<section id="${escape(path)}">
   <h3><code>${escape(path.replace('/rpc/v1/', ''))}</code> <span class="m">POST${get ? ' · GET' : ''}</span></h3>
-  <p>${prose(post.summary)}</p><p class="meta">${prose(post.description)}</p>
-  <details><summary>Input schema</summary><pre>${escape(JSON.stringify(post.requestBody.content['application/json'].schema, null, 2))}</pre></details>
+  <p>${prose(post.summary)}</p><p class="meta">${prose(post.description).replaceAll('\n\n', '</p><p class="meta">')}</p>
+  <details><summary>Input schema</summary>${schemaBlock(post.requestBody.content['application/json'].schema)}</details>
+  <details><summary>Answer schema</summary>${schemaBlock(post.responses['200'].content!['application/json'].schema)}</details>
+  <details><summary>Problems it can answer</summary><ul>${problems}</ul></details>
 </section>`;
     const tag = post.tags[0];
     byTag.set(tag, [...(byTag.get(tag) ?? []), section]);
   }
   for (const [tag, sections] of surfaceSections(doc.paths)) byTag.set(tag, [...(byTag.get(tag) ?? []), ...sections]);
+  byTag.set(
+    'Events',
+    Object.entries(doc.webhooks as Record<string, { post: { summary: string; description: string; requestBody: { content: Record<string, MediaType> } } }>).map(
+      ([type, { post }]) => `<section id="event-${escape(type)}"><h3><code>${escape(type)}</code></h3><p>${prose(post.summary)}</p><p class="meta">${prose(post.description)}</p>
+  <details><summary>Envelope and payload</summary>${schemaBlock(post.requestBody.content['application/json'].schema)}</details></section>`,
+    ),
+  );
+  byTag.set(
+    'Schemas',
+    Object.entries(doc.components.schemas as Record<string, unknown>).map(
+      ([name, schema]) => `<section id="${escape(`schema-${name}`)}"><h3><code>${escape(name)}</code></h3>${schemaBlock(schema)}</section>`,
+    ),
+  );
   const nav = [...byTag.keys()].map((t) => `<a href="#${escape(t)}">${escape(t)}</a>`).join(' ');
   const body = [...byTag.entries()].map(([t, s]) => `<h2 id="${escape(t)}">${escape(t)}</h2>${s.join('\n')}`).join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -30,6 +49,22 @@ h2{border-bottom:2px solid #6f4e37;margin-top:2.5rem}.m{font-size:12px;color:#6f
 <body><h1>${escape(doc.info.title)}</h1><p>${prose(doc.info.description)}</p>
 <p>Authenticate with <code>Authorization: Bearer &lt;API key&gt;</code>. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
 <nav>${nav}</nav>${body}</body></html>`;
+}
+
+interface RpcOperation {
+  tags: string[];
+  summary: string;
+  description: string;
+  requestBody: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+}
+
+/** A schema as JSON, its references to named schemas linked to their sections. */
+function schemaBlock(schema: unknown): string {
+  return `<pre>${escape(JSON.stringify(schema, null, 2)).replace(
+    /&quot;#\/components\/schemas\/([A-Za-z0-9_]+)&quot;/g,
+    (_, name: string) => `&quot;<a href="#schema-${name}">#/components/schemas/${name}</a>&quot;`,
+  )}</pre>`;
 }
 
 interface MediaType {
