@@ -61,7 +61,7 @@ test('the same entry is listed once', () => {
   const fail = () => false;
   const schema = strict({ code: z.string().refine(fail, 'must be free').refine(fail, 'must be free'), other: z.string() });
   const parsed = schema.safeParse({ code: 'A', other: 1 });
-  assert.ok(!parsed.success);
+  assert.ok(!parsed.success, 'the schema refuses it');
   assert.equal(parsed.error.issues.length, 3, 'zod reports the rule twice');
   assert.deepEqual(fieldErrors(parsed.error), [
     { path: 'code', message: 'must be free' },
@@ -107,7 +107,7 @@ test('text PostgreSQL cannot store is a 400 naming the field, at any depth, over
 
   const key = await org.call('catalog.location.createLocation', { name: 'R', code: 'R2', kind: 'roastery', 'evil\u0000': 1 });
   assert.equal(key.status, 400);
-  assert.ok(key.body.errors.some((e: { path: string; message: string }) => e.path === 'evil\\u0000' && /^field name must not contain the NUL/.test(e.message)));
+  assert.ok(key.body.errors.some((e: { path: string; message: string }) => e.path === 'evil\\u0000' && /^field name must not contain the NUL/.test(e.message)), 'the NUL field name is named');
   assert.equal(await count('locations'), before + 1, 'only the emoji location was written');
 });
 
@@ -145,7 +145,7 @@ test('a forged or foreign cursor is 400 invalid_cursor naming page.cursor; a rea
   for (const code of ['PG-A', 'PG-B', 'PG-C']) assert.equal((await org.call('catalog.location.createLocation', { name: code, code, kind: 'warehouse' })).status, 200);
   const first = await org.call('catalog.location.listLocations', { page: { limit: 1 } });
   assert.equal(first.status, 200);
-  assert.ok(first.body.nextCursor);
+  assert.ok(first.body.nextCursor, 'a first page with more to come');
   const second = await org.call('catalog.location.listLocations', { page: { limit: 1, cursor: first.body.nextCursor } });
   assert.equal(second.status, 200);
   assert.notEqual(second.body.items[0].id, first.body.items[0].id);
@@ -205,7 +205,7 @@ test('the roaster’s own site is kind roastery; the specification’s spelling 
 
 test('the migration turns stored `the service` rows into roastery, and the check refuses the old spelling', async () => {
   const file = readdirSync(new URL('../migrations/', import.meta.url)).find((f) => f.endsWith('_catalog_location_roastery.sql'));
-  assert.ok(file);
+  assert.ok(file, 'the file exists');
   const sql = readFileSync(new URL(`../migrations/${file}`, import.meta.url), 'utf8');
   const id = 'loc_oldspelling';
   const undo = new Error('rolled back');
