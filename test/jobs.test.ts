@@ -5,7 +5,7 @@ import { startTestServer } from '../src/testing/harness.js';
 import { StoredCredentialResolver } from '../src/auth/credentials.js';
 import { Dispatcher } from '../src/rpc/dispatch.js';
 import type { Operation } from '../src/rpc/define.js';
-import type { ProblemError } from '../src/rpc/errors.js';
+import { toProblem } from '../src/http/problems.js';
 import { locationOperations } from '../src/modules/catalog/location/operations.js';
 import { JOBS, defineJob } from '../src/jobs/catalog.js';
 import { InvalidJobPayloadError, JobQueue, UnknownJobError } from '../src/jobs/queue.js';
@@ -46,7 +46,10 @@ const dispatch = (code: string) =>
 
 test('a job sent by an operation that fails afterwards does not exist; one sent by a committed operation runs in this process', async () => {
   assert.equal((await org.call('catalog.location.createLocation', { name: 'Taken', code: 'TAKEN', kind: 'warehouse' })).status, 200);
-  await assert.rejects(dispatch('TAKEN'), (error: ProblemError) => error.status === 409 && error.code === 'duplicate');
+  await assert.rejects(dispatch('TAKEN'), (error: unknown) => {
+    const problem = toProblem(error);
+    return problem.status === 409 && problem.code === 'duplicate';
+  });
   const rolledBack = sentJobs.at(-1)!;
   assert.ok(rolledBack, 'the handler sent the job before failing');
   assert.equal(await jobState(rolledBack), undefined, 'the rolled-back job was never stored');
