@@ -49,11 +49,13 @@ test('a problem code the operation does not declare, or an unknown one, is a con
 
 test('every registered operation is declared completely, and the OpenAPI document carries it', async () => {
   const { operations, eventCatalog } = await import('../src/rpc/registry.js');
-  const { buildOpenApi } = await import('../src/rpc/openapi.js');
+  const { buildOpenApi, inputJsonSchema } = await import('../src/rpc/openapi.js');
   const doc = buildOpenApi() as { paths: Record<string, any>; webhooks: Record<string, any> };
   for (const op of operations) {
     assert.ok(op.summary.length > 0 && !op.summary.includes('\n') && op.summary.length <= 160, `${op.name}: a one-line summary`);
     assert.ok(op.description.trim().length > 0, `${op.name}: a description`);
+    const paged = 'page' in ((inputJsonSchema(op) as { properties?: object }).properties ?? {});
+    assert.equal(op.errors.includes('invalid_cursor'), paged, `${op.name}: a paged list declares invalid_cursor, nothing else does`);
     const post = doc.paths[`/rpc/v1/${op.name}`].post;
     const answer = post.responses['200'].content['application/json'].schema;
     assert.ok(answer.properties || answer.$ref || answer.anyOf, `${op.name}: the answer's schema is documented`);

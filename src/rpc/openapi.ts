@@ -24,7 +24,6 @@ export function outputJsonSchema(op: Operation): Record<string, unknown> {
 export function problemCodesOf(op: Operation): Map<number, ProblemCode[]> {
   const codes = new Set<ProblemCode>([...PIPELINE_CODES, ...op.errors]);
   if (op.get) codes.delete('method_not_allowed');
-  if (op.get && op.name.includes('.list')) codes.add('invalid_cursor');
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of codes) {
     const status = PROBLEM_CODES[code].status;
