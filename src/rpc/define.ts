@@ -74,5 +74,8 @@ export interface Operation<
 export function defineOperation<Input extends z.ZodType, Output extends z.ZodType, const Events extends EventDefinition = never>(
   definition: Omit<Operation<Input, Output, Events>, 'emits'> & { emits?: readonly Events[] },
 ): Operation {
+  // The registry holds operations of every type; a handler typed for its own input and events is not
+  // assignable to the erased one (parameters are contravariant), and the dispatcher validates the input
+  // against this operation's own schema before calling it, so the erasure is sound.
   return { emits: [], ...definition } as unknown as Operation;
 }
