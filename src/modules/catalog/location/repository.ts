@@ -55,6 +55,23 @@ export async function findLocation(q: Queryable, orgId: string, id: string, opti
   return row && toLocation(row);
 }
 
+/** Code, name and whether archived, of each location that exists in the organization, by id. */
+export async function locationLabels(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, LocationLabel>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; code: string; name: string; archived: boolean }>(
+    `select id, code, name, archived_at is not null as archived from locations where org_id = $1 and id = any($2::text[])`,
+    [orgId, ids],
+    { name: 'location.labels' },
+  );
+  return new Map(rows.map((r) => [r.id, { code: r.code, name: r.name, archived: r.archived }]));
+}
+
+export interface LocationLabel {
+  code: string;
+  name: string;
+  archived: boolean;
+}
+
 export async function updateLocation(
   q: Queryable,
   orgId: string,

@@ -4,6 +4,7 @@ import { newId } from '../../../lib/ids.js';
 import { invalidInput } from '../../../rpc/errors.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import { grams } from '../../../lib/grams.js';
+import { locationLabels } from '../../catalog/location/service.js';
 import type { CostBucket, GreenLedgerKind, GreenLotFilterInput, GreenState, ImportGreenLotInput } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -227,8 +228,6 @@ export async function listLots(q: Queryable, orgId: string, filter: GreenLotFilt
 
 interface BalanceJson {
   locationId: string | null;
-  locationCode: string | null;
-  locationName: string | null;
   onHandKg: string;
   updatedAt: string;
 }
@@ -238,8 +237,8 @@ export type Balance = ReturnType<typeof toBalance>;
 const toBalance = (b: BalanceJson) => ({
   /** null: coffee not placed at any location yet. */
   locationId: b.locationId,
-  locationCode: b.locationCode,
-  locationName: b.locationName,
+  locationCode: null as string | null,
+  locationName: null as string | null,
   onHandKg: b.onHandKg,
   updatedAt: iso(b.updatedAt)!,
 });
@@ -247,15 +246,30 @@ const toBalance = (b: BalanceJson) => ({
 /**
  * Where the lot is held: every location with a non-zero balance (negative only after a recount), as a
  * JSON column of the lot's row so a lot and its balances are one read. Weights are cast to text to
- * keep their exact 3-decimal form through JSON.
+ * keep their exact 3-decimal form through JSON. The locations' codes and names are the location
+ * module's to answer (they can change): withLocationLabels fills them in.
  */
 const balancesColumn = (balances = 'green_lot_balances') => `
   coalesce((
-    select json_agg(json_build_object('locationId', b.location_id, 'locationCode', l.code, 'locationName', l.name,
-                                      'onHandKg', b.on_hand_kg::text, 'updatedAt', b.updated_at)
+    select json_agg(json_build_object('locationId', b.location_id, 'onHandKg', b.on_hand_kg::text, 'updatedAt', b.updated_at)
                     order by b.location_id nulls first)
-    from ${balances} b left join locations l on l.org_id = b.org_id and l.id = b.location_id
+    from ${balances} b
     where b.org_id = g.org_id and b.lot_id = g.id and b.on_hand_kg <> 0), '[]') as balances`;
+
+/** Fills in each balance's location code and name, asked of the location module in one lookup for all the lots. */
+async function withLocationLabels<L extends { balances: Balance[] }>(q: Queryable, orgId: string, lots: L[]): Promise<L[]> {
+  const ids = [...new Set(lots.flatMap((lot) => lot.balances.flatMap((b) => (b.locationId ? [b.locationId] : []))))];
+  if (ids.length === 0) return lots;
+  const labels = await locationLabels(q, orgId, ids);
+  for (const lot of lots) {
+    for (const b of lot.balances) {
+      const label = b.locationId ? labels.get(b.locationId) : undefined;
+      b.locationCode = label?.code ?? null;
+      b.locationName = label?.name ?? null;
+    }
+  }
+  return lots;
+}
 
 export type GreenLotWithBalances = GreenLot & { balances: Balance[] };
 
@@ -269,7 +283,8 @@ export async function findLotsWithBalances(q: Queryable, orgId: string, ids: str
     `select ${LOT_COLUMNS}, ${balancesColumn()} from ${LOT_FROM} where g.org_id = $1 and g.id = any($2::text[])`,
     [orgId, ids],
   );
-  return new Map(rows.map((r) => [r.id, toGreenLotWithBalances(r)]));
+  const lots = await withLocationLabels(q, orgId, rows.map(toGreenLotWithBalances));
+  return new Map(lots.map((lot) => [lot.id, lot]));
 }
 
 export type GreenLotDetail = GreenLotWithBalances & { costComponents: StoredCostComponent[] };
@@ -283,39 +298,34 @@ export async function findLotDetail(q: Queryable, orgId: string, id: string): Pr
     `select ${LOT_COLUMNS}, ${balancesColumn()}, ${COST_COMPONENTS_COLUMN} from ${LOT_FROM} where g.org_id = $1 and g.id = $2`,
     [orgId, id],
   );
-  return row && { ...toGreenLotWithBalances(row), costComponents: row.cost_components.map(toCostComponent) };
+  if (!row) return undefined;
+  const [lot] = await withLocationLabels(q, orgId, [toGreenLotWithBalances(row)]);
+  return { ...lot, costComponents: row.cost_components.map(toCostComponent) };
 }
 
 /** What a movement is decided on: the lots' balances in grams and the state of the locations it names. */
 export interface StockView {
   /** Every balance row of the lots, zero ones too. */
   balances: { lotId: string; locationId: string | null; onHand: bigint }[];
-  /** The named locations that exist in the organization. */
+  /** The named locations that exist in the organization (asked of the location module). */
   locations: Map<string, { archived: boolean }>;
 }
 
-/** Reads, in one statement, the lots' balances and the named locations. Run it under the lots' locks. */
+/** Reads the lots' balances and the named locations. Run it under the lots' locks. */
 export async function readStock(q: Queryable, orgId: string, lotIds: string[], locationIds: string[] = []): Promise<StockView> {
-  const rows = await q.query<{ lot_id: string | null; location_id: string | null; on_hand_kg: string | null; archived: boolean | null }>(
-    `select lot_id, location_id, on_hand_kg, null::boolean as archived
-     from green_lot_balances where org_id = $1 and lot_id = any($2::text[])
-     union all
-     select null, id, null, archived_at is not null from locations where org_id = $1 and id = any($3::text[])
-     order by lot_id nulls last, location_id nulls first`,
-    [orgId, lotIds, locationIds],
-    { name: 'green.readStock' },
-  );
-  const view: StockView = { balances: [], locations: new Map() };
-  for (const r of rows) {
-    if (r.lot_id === null) view.locations.set(r.location_id!, { archived: r.archived! });
-    else view.balances.push({ lotId: r.lot_id, locationId: r.location_id, onHand: grams(r.on_hand_kg!) });
-  }
-  return view;
+  return { balances: await balancesInGrams(q, orgId, lotIds), locations: await locationLabels(q, orgId, locationIds) };
 }
 
 /** The lots' balance rows in grams, zero ones too. Run it under the lots' locks. */
 export async function balancesInGrams(q: Queryable, orgId: string, lotIds: string[]): Promise<StockView['balances']> {
-  return (await readStock(q, orgId, lotIds)).balances;
+  if (lotIds.length === 0) return [];
+  const rows = await q.query<{ lot_id: string; location_id: string | null; on_hand_kg: string }>(
+    `select lot_id, location_id, on_hand_kg from green_lot_balances where org_id = $1 and lot_id = any($2::text[])
+     order by lot_id, location_id nulls first`,
+    [orgId, lotIds],
+    { name: 'green.balancesInGrams' },
+  );
+  return rows.map((r) => ({ lotId: r.lot_id, locationId: r.location_id, onHand: grams(r.on_hand_kg) }));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -449,7 +459,7 @@ export async function appendLedger(q: Queryable, orgId: string, credentialId: st
   if (entries.size !== movements.length) throw new Error('appendLedger: a movement names a lot that does not exist');
   return {
     transactions: ids.map((id) => entries.get(id)!),
-    lots: new Map(rows.map((r) => [r.id, toGreenLotWithBalances(r)])),
+    lots: new Map((await withLocationLabels(q, orgId, rows.map(toGreenLotWithBalances))).map((lot) => [lot.id, lot])),
   };
 }
 
@@ -613,6 +623,13 @@ export async function missingLotIds(q: Queryable, orgId: string, ids: string[]):
     [orgId, ids],
   );
   return rows.map((r) => r.id);
+}
+
+/** The codes of the lots that exist in the organization, by id (a lot's code never changes). */
+export async function lotCodes(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; lot_code: string }>(`select id, lot_code from green_lots where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
+  return new Map(rows.map((r) => [r.id, r.lot_code]));
 }
 
 /** The lots' codes and stock figures, read without locking (for answers, not for decisions). */

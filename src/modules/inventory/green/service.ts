@@ -9,7 +9,7 @@ import * as repo from './repository.js';
  * (locks in id order, one row per change, balances never negative) hold whoever moves the coffee.
  */
 export type { LedgerEntry, LockedLot } from './repository.js';
-export { missingLotIds } from './repository.js';
+export { lotCodes, missingLotIds } from './repository.js';
 
 /**
  * The location holding the most of a lot (the unassigned balance included; ties: the first in balance
