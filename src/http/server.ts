@@ -30,6 +30,10 @@ declare module 'fastify' {
     /** The JSON body's text as received, for a route that stores it verbatim (telemetry ingest). */
     rawBody?: string;
   }
+  interface FastifyInstance {
+    /** How many transactions were run again after losing a race (a deadlock or serialization failure). */
+    racesRetried(): number;
+  }
 }
 
 type RpcRequest = FastifyRequest<{ Params: { operation: string } }>;
@@ -45,7 +49,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
   });
-  const dispatcher = new Dispatcher(deps.db, deps.services, (error) => app.log.error({ err: error }, 'after-commit work failed'));
+  const dispatcher = new Dispatcher(
+    deps.db,
+    deps.services,
+    (error) => app.log.error({ err: error }, 'after-commit work failed'),
+    (operation, attempt, error) => app.log.warn({ operation, attempt, sqlState: (error as { code?: string }).code }, 'transaction lost a race; running it again'),
+  );
+  app.decorate('racesRetried', () => dispatcher.racesRetried);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -105,8 +115,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       const idempotencyKey = request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
       const result = await dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      // Encoded once: the ETag is hashed over the bytes that are sent.
-      const payload = Buffer.from(JSON.stringify(result.body));
+      // Encoded once, by the dispatcher: the ETag is hashed over the bytes that are sent.
+      const payload = Buffer.from(result.json);
       if (request.method === 'GET') {
         // An ETag only has to tell answers apart; SHA-1 (as Express's etag) costs a third of SHA-256 on large answers.
         const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`;

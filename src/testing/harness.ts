@@ -24,6 +24,8 @@ export const GENEROUS_WINDOWS: RateWindow[] = [
 export interface CallResult<T = any> {
   status: number;
   body: T;
+  /** The answer's bytes as sent, decoded. */
+  text: string;
   headers: Headers;
 }
 
@@ -116,7 +118,7 @@ export async function startTestServer(options: { rateWindows?: RateWindow[]; con
     }
     const response = await fetch(url + path, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, text, headers: response.headers };
   };
 
   const server: TestServer = {

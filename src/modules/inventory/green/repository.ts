@@ -160,14 +160,26 @@ export interface LockedLot {
 }
 
 /**
- * Locks lots FOR UPDATE in id order, the one order every operation takes them in, so requests touching
- * several lots cannot deadlock each other. Every change to a lot's stock happens under this lock, so the
- * figures returned (and balances read afterwards in the same transaction) are current until commit.
+ * Locks lots in id order, the one order every operation takes them in, so requests touching several lots
+ * cannot deadlock each other. Every change to a lot's stock happens under this lock, so the figures
+ * returned (and balances read afterwards in the same transaction) are current until commit.
+ *
+ * The service's lock order, which every transaction follows (a transaction may skip steps, never go back):
+ *   1. the idempotency key's record (claimed first thing, src/rpc/dispatch.ts);
+ *   2. the organization row (lockOrganization, only where a plan cap is counted);
+ *   3. the operation's own head record: an order, a roast batch, a schedule, a location, a machine, …;
+ *   4. green lots, in id order (this function);
+ *   5. roasted lots, in id order (inventory/roast's lockStockFor, lockRoastedLots, lockRoastedLot);
+ *   6. a material (one per operation).
+ * Row locks are FOR NO KEY UPDATE: no operation changes a key, and this mode does not conflict with the
+ * KEY SHARE locks PostgreSQL's foreign-key checks take on referenced rows, so inserting an order line or
+ * a ledger row that names a lot (in whatever order the lines come) never waits on, or deadlocks with, a
+ * writer holding that lot. What still loses a race is retried by the dispatcher (src/rpc/dispatch.ts).
  */
 export async function lockLots(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, LockedLot>> {
   const rows = await q.query<{ id: string; lot_code: string; state: string; quarantined: boolean; on_hand_kg: string; reserved_kg: string; opening_kg: string }>(
     `select id, lot_code, state, quarantined, on_hand_kg, reserved_kg, opening_kg from green_lots
-     where org_id = $1 and id = any($2::text[]) order by id for update`,
+     where org_id = $1 and id = any($2::text[]) order by id for no key update`,
     [orgId, [...new Set(ids)].sort()],
     { name: 'green.lockLots' },
   );

@@ -102,7 +102,7 @@ export async function insertBatch(q: Queryable, orgId: string, credentialId: str
 
 export async function findBatch(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<RoastBatch | undefined> {
   const [row] = await q.query<BatchRow>(
-    `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toBatch(row);
