@@ -20,6 +20,8 @@ export interface ServerDeps {
   rateLimiter: RateLimiter;
   services: Services;
   logLevel?: string;
+  /** The budget of failed authentications per client address, over every surface (src/http/failed-auth.ts). */
+  failedAuthentication?: (app: FastifyInstance) => void;
   /** Extra routes mounted by later parts (telemetry ingest, stream, public pages, benchmarks). */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -79,6 +81,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     sendProblem(reply, problem);
   });
+  deps.failedAuthentication?.(app);
   app.setNotFoundHandler((request, reply) => {
     sendProblem(reply, new ProblemError(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
