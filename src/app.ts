@@ -70,6 +70,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     services,
     logLevel: config.logLevel,
     failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
+    // A quarter of the connections (PGlite has one, and runs one transaction at a time anyway).
+    heavyLaneSize: databases.service.kind === 'postgres' ? Math.max(1, Math.floor(config.databasePoolSize / 4)) : 1,
     plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
   });
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);

@@ -47,6 +47,7 @@ export const traceabilityOperations = [
     name: 'traceability.traceBackward',
     summary: 'Walk lineage upstream from any traced thing to where its coffee came from, through splits, merges, blends and packing.',
     description: TRACE_ANSWER,
+    cost: 5,
     permission: 'traceability.read',
     module,
     get: true,
@@ -64,6 +65,7 @@ export const traceabilityOperations = [
     description:
       'From a green lot: every roast, roasted lot and shipped order line, and the customers those lines went to (customers). ' +
       TRACE_ANSWER,
+    cost: 5,
     permission: 'traceability.read',
     module,
     get: true,
