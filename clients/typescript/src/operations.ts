@@ -3125,6 +3125,368 @@ export interface Operations {
     input: {};
     output: OpenPositions;
   };
+  'sourcing.sample.createSample': {
+    input: {
+      sampleNumber: string;
+      name: string;
+      sampleType: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+      partnerId?: string;
+      producerId?: string;
+      contractId?: string;
+      contractLineId?: string;
+      poNumber?: string;
+      salesNumber?: string;
+      /**
+       * @maxItems 20
+       */
+      trackingNumbers?:
+        | []
+        | [string]
+        | [string, string]
+        | [string, string, string]
+        | [string, string, string, string]
+        | [string, string, string, string, string]
+        | [string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ];
+      weightKg?: string | number;
+      dueAt?: string;
+    };
+    output: Sample;
+  };
+  'sourcing.sample.getSample': {
+    input: {
+      id: string;
+    };
+    output: Sample;
+  };
+  'sourcing.sample.listSamples': {
+    input: {
+      filter?: {
+        sampleType?: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+        status?: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+        partnerId?: string;
+        producerId?: string;
+        contractId?: string;
+        transferred?: boolean;
+        q?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: Sample[];
+      nextCursor: string | null;
+    };
+  };
+  'sourcing.sample.updateSampleStatus': {
+    input: {
+      id: string;
+      status: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+      decisionNotes?: string;
+      /**
+       * @maxItems 20
+       */
+      trackingNumbers?:
+        | []
+        | [string]
+        | [string, string]
+        | [string, string, string]
+        | [string, string, string, string]
+        | [string, string, string, string, string]
+        | [string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ];
+    };
+    output: Sample;
+  };
+  'sourcing.sample.transferSampleToInventory': {
+    input: {
+      id: string;
+      lotCode: string;
+      weightKg: string | number;
+      locationId?: string;
+    };
+    output: SampleTransfer;
+  };
 }
 export interface Location {
   id: string;
@@ -4609,6 +4971,34 @@ export interface OpenPositions {
       openFixedValue: string;
     }[];
   };
+}
+export interface Sample {
+  id: string;
+  sampleNumber: string;
+  name: string;
+  sampleType: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+  partnerId: string | null;
+  producerId: string | null;
+  contractId: string | null;
+  contractLineId: string | null;
+  poNumber: string | null;
+  salesNumber: string | null;
+  trackingNumbers: string[];
+  weightKg: string | null;
+  dueAt: string | null;
+  status: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+  statusChangedAt: string;
+  decision: ('approved' | 'rejected') | null;
+  decisionAt: string | null;
+  decisionNotes: string | null;
+  greenLotId: string | null;
+  transferredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface SampleTransfer {
+  sample: Sample;
+  lot: GreenLotWithBalances;
 }
 
 export type OperationName = keyof Operations;
@@ -6528,6 +6918,115 @@ export const OPERATIONS = {
       "bridge_token_not_allowed",
       "unknown_operation",
       "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.createSample": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.getSample": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.listSamples": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.updateSampleStatus": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.transferSampleToInventory": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "sample_already_transferred",
+      "state_mismatch",
+      "duplicate",
+      "location_archived",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
