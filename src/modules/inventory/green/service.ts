@@ -149,22 +149,32 @@ export async function receiveGreenLots(
       }
     }
   }
-  const lotIds: string[] = [];
-  for (const r of receipts) {
-    let lotId: string;
-    try {
-      lotId = await repo.insertLot(q, orgId, r.lot);
-    } catch (error) {
-      if ((error as { constraint?: string }).constraint === 'green_lots_org_id_lot_code_key') {
-        throw conflict('duplicate', `Another lot in this organization already has lot code ${r.lot.lotCode}.`, {
-          errors: [{ path: r.paths.lotCode, message: 'already used in this organization' }],
-        });
-      }
-      throw error;
-    }
-    if (r.costComponents.length > 0) await repo.replaceCostComponents(q, orgId, lotId, r.costComponents, r.weightKg);
-    lotIds.push(lotId);
+  // A lot code already used is named by its receipt's path; the unique constraint still guards a concurrent insert.
+  const taken = new Set(await repo.lotCodesInUse(q, orgId, receipts.map((r) => r.lot.lotCode)));
+  const clash = receipts.find((r) => taken.has(r.lot.lotCode));
+  if (clash) {
+    throw conflict('duplicate', `Another lot in this organization already has lot code ${clash.lot.lotCode}.`, {
+      errors: [{ path: clash.paths.lotCode, message: 'already used in this organization' }],
+    });
   }
+  let lotIds: string[];
+  try {
+    lotIds = await repo.insertLots(q, orgId, receipts.map((r) => r.lot));
+  } catch (error) {
+    if ((error as { constraint?: string }).constraint === 'green_lots_org_id_lot_code_key') {
+      const detail = (error as { detail?: string }).detail ?? '';
+      const clash = receipts.find((r) => detail.includes(`(${orgId}, ${r.lot.lotCode})`)) ?? receipts[0];
+      throw conflict('duplicate', `Another lot in this organization already has lot code ${clash.lot.lotCode}.`, {
+        errors: [{ path: clash.paths.lotCode, message: 'already used in this organization' }],
+      });
+    }
+    throw error;
+  }
+  await repo.replaceCostComponentsOfLots(
+    q,
+    orgId,
+    receipts.flatMap((r, i) => (r.costComponents.length > 0 ? [{ lotId: lotIds[i], components: r.costComponents, weightBasisKg: r.weightKg }] : [])),
+  );
   const { transactions, lots } = await repo.appendLedger(
     q,
     orgId,

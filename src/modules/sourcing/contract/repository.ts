@@ -527,12 +527,19 @@ export async function openPositions(q: Queryable, orgId: string) {
        from green_contracts c
        where c.org_id = $1 and ${OPEN_CONTRACT}
      ),
+     -- Per contract, then summed: a lateral aggregate walks each open contract's lines by the lines' key
+     -- (a nested loop whatever the planner guesses about how many contracts are open).
      by_origin as (
-       select l.producer_id, l.origin, o.currency,
-              sum(greatest(l.weight_kg - l.received_kg, 0))::numeric(14, 3) as open_kg,
-              coalesce(round(sum(greatest(l.weight_kg - l.received_kg, 0) * l.price_per_kg) filter (where l.fixation_status = 'fixed'), 4), 0)::numeric(20, 4) as open_fixed_value
-       from open o join green_contract_lines l on l.org_id = $1 and l.contract_id = o.id
-       group by l.producer_id, l.origin, o.currency
+       select x.producer_id, x.origin, o.currency, sum(x.open_kg)::numeric(14, 3) as open_kg, sum(x.open_fixed_value)::numeric(20, 4) as open_fixed_value
+       from open o
+       cross join lateral (
+         select l.producer_id, l.origin, sum(greatest(l.weight_kg - l.received_kg, 0)) as open_kg,
+                coalesce(round(sum(greatest(l.weight_kg - l.received_kg, 0) * l.price_per_kg) filter (where l.fixation_status = 'fixed'), 4), 0) as open_fixed_value
+         from green_contract_lines l
+         where l.org_id = $1 and l.contract_id = o.id
+         group by l.producer_id, l.origin
+       ) x
+       group by x.producer_id, x.origin, o.currency
      )
      select json_build_object(
        'contracts', coalesce((select json_agg(json_build_object(
@@ -550,6 +557,7 @@ export async function openPositions(q: Queryable, orgId: string) {
                                  from (select currency, sum(open_fixed_value)::numeric(20, 4) as v from open group by currency) t), '[]'))
      ) as positions`,
     [orgId],
+    { name: 'sourcing.openPositions' },
   );
   return row.positions;
 }
