@@ -354,3 +354,16 @@ test('concurrent receipts of one shipment: exactly one wins, the other is refuse
   const contract = (await org.call('sourcing.contract.getContract', { id: c.id })).body;
   assert.equal(contract.position.receivedKg, '600.000');
 });
+
+test('concurrent shipments never book more than the contract: the contract row lock decides', async (t) => {
+  if (server.kind !== 'postgres') return t.skip('PGlite runs one transaction at a time; concurrency needs PostgreSQL');
+  const c = await makeContract(org);
+  const results = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => org.call('sourcing.contract.createContractShipment', { contractId: c.id, reference: `RACE-${i}`, weightKg: '300' })),
+  );
+  assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 409, 409], JSON.stringify(results.map((r) => r.body)));
+  for (const r of results.filter((r) => r.status === 409)) assert.equal(r.body.code, 'exceeds_open_weight');
+  const contract = (await org.call('sourcing.contract.getContract', { id: c.id })).body;
+  assert.equal(contract.position.shippedKg, '900.000');
+  assert.equal(contract.status, 'partially_shipped');
+});
