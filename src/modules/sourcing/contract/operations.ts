@@ -309,7 +309,9 @@ export const contractOperations = [
       'destination, or else the unassigned balance; provenance: the line’s producer, the contract’s partner, supplierRef = the ' +
       'contract number, the line’s process and harvest; cost components version 1: price (per kg, fixed lines only) and the ' +
       'receipt line’s freight, duty and carry (lot totals), all in the contract currency. Lineage contract → lot (and producer ' +
-      '→ lot). The contract’s received weight moves; once everything is booked and every shipment received it becomes arrived. ' +
+      '→ lot). The contract’s received weight moves by the landed weights, which may differ from the booked weight (no ' +
+      'tolerance is enforced; open weight never goes below zero); once everything is booked and every shipment received the ' +
+      'contract becomes arrived. ' +
       'The shipment is locked for the receipt: receiving it twice (or concurrently) is 409 `shipment_already_received`; a ' +
       'closed, canceled or defaulted contract receives nothing (409 `state_mismatch`). Retry with the same Idempotency-Key to ' +
       'get the first answer without a second receipt.',
