@@ -13,6 +13,8 @@ import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
+import { contractOperations } from '../modules/sourcing/contract/operations.js';
+import { sampleOperations } from '../modules/sourcing/sample/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -29,6 +31,8 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...traceabilityOperations,
   ...scheduleOperations,
+  ...contractOperations,
+  ...sampleOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

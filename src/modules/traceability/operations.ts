@@ -17,6 +17,7 @@ import {
   TRACE_DEPTH_LIMIT,
   Trace,
   TraceGraph,
+  type NodeKind,
   type TraceKind,
 } from './schemas.js';
 
@@ -166,7 +167,7 @@ async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string
   const roastedLot = await findRoastedLot(q, orgId, roastedLotId);
   if (!roastedLot) return undefined;
   const graph = (await lineage.trace(q, orgId, 'backward', { kind: 'roasted_lot', id: roastedLotId }, TRACE_DEPTH_LIMIT))!;
-  const idsOf = (kind: TraceKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
+  const idsOf = (kind: NodeKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
   const details = await chain.chainDetails(q, orgId, { roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
   return {
     roastedLot,
