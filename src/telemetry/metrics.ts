@@ -54,7 +54,8 @@ export interface MetricsOptions {
   energy?: EnergyInput | null;
 }
 
-export type AucBegin = 'charge' | 'turning_point' | 'dry_end' | 'first_crack_start';
+export const AUC_BEGINS = ['charge', 'turning_point', 'dry_end', 'first_crack_start'] as const;
+export type AucBegin = (typeof AUC_BEGINS)[number];
 
 export const DEFAULT_DRY_END_C = 150;
 export const DEFAULT_FIRST_CRACK_C = 200;
@@ -275,10 +276,21 @@ export function deriveMetrics(
   return metrics;
 }
 
+/** Burner power steps from a curve channel in % (a live machine's `burner` channel): one step per reading. */
+export function burnerFromChannel(curve: Curve, channel = 'burner'): EnergyInput['burner'] {
+  const steps: EnergyInput['burner'] = [];
+  for (const sample of curve.samples) {
+    const pct = sample.channels?.[channel];
+    if (typeof pct === 'number' && Number.isFinite(pct) && steps[steps.length - 1]?.pct !== pct) steps.push({ t: sample.t, pct });
+  }
+  return steps;
+}
+
 /**
  * Artisan's energy figures from a burner rating and its power steps: BTU before charge (from the first sample),
  * charge→drop (roast) and drop→cool end (cooling), the batch being their sum; CO2 in grams; per kg of green when the
- * charge weight is known. Without a drop the roast and batch figures are null; without a cool end the cooling is 0.
+ * charge weight is known. Without a drop or without any burner reading everything is null (never assumed); without a
+ * cool end the cooling is 0.
  */
 function energyMetrics(
   energy: EnergyInput,
@@ -288,7 +300,7 @@ function energyMetrics(
   cool: Mark | null,
   chargeKg: number | string | undefined,
 ): Partial<RoastMetrics> {
-  if (!(energy.ratingKw > 0) || !drop) return {};
+  if (!(energy.ratingKw > 0) || !drop || energy.burner.length === 0) return {};
   const btuBetween = (fromMs: number, toMs: number) => {
     if (toMs <= fromMs) return 0;
     let pct = 0;
