@@ -32,7 +32,7 @@ export const METRIC_DOCS: Record<keyof RoastMetrics, { unit: string; definition:
   coolEndS: { unit: 's since charge', definition: 'The marked cool-end event (COOL_time).' },
   coolEndTempC: { unit: '°C', definition: 'BT at cool end (COOL_BT).' },
   coolEndEtC: { unit: '°C', definition: 'ET at cool end (COOL_ET).' },
-  maxEtC: { unit: '°C', definition: 'MET, the maximum environment temperature: the highest ET from the turning point (else charge) to drop (else the last sample) (MET).' },
+  maxEtC: { unit: '°C', definition: 'MET, the maximum environment temperature: the highest ET from the turning point (else charge) up to drop, as Artisan\'s temp1[TP:DROP]; null without a drop (MET).' },
   maxEtS: { unit: 's since charge', definition: 'When MET was first reached.' },
   dryingPhaseS: { unit: 's', definition: 'Charge to dry end; without a dry-end event, to the first sample from the turning point on whose BT reaches the dry-end phase temperature (the log\'s, else 150 °C), as Artisan does (dryphasetime).' },
   maillardPhaseS: { unit: 's', definition: 'Dry end (as for dryingPhaseS) to first crack start; without a first-crack event, to the first sample from dry end on whose BT reaches the first-crack phase temperature (the log\'s, else 200 °C) (midphasetime).' },

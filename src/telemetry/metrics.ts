@@ -24,7 +24,8 @@ import type { Curve, CurveSample, RoastEvent, RoastEventType } from './curve.js'
  *   between consecutive samples counts the mean of its two readings (clipped at the base), intervals with a missing
  *   reading count nothing, and the sums run over the intervals ending at the start sample up to the one ending just
  *   before the end sample, as Artisan's `ts` does.
- * - MET: the highest ET from the turning point (else charge) to drop (else the last sample), and its time.
+ * - MET: the highest ET from the turning point (else charge) up to drop (Artisan's temp1[TP:DROP]), and its time;
+ *   null without a drop.
  * - Energy (optional input): burner rating × burner % over time, in BTU as Artisan reports it (1 kWh = 3412.14 BTU),
  *   before charge, charge→drop (roast) and drop→cool end (cooling); CO2 in grams by Artisan's factors per fuel.
  * Without a charge event every time-based metric is null: the curve's times are then not relative to anything.
@@ -44,6 +45,8 @@ export interface EnergyInput {
   burner: { t: number; pct: number }[];
   /** Share of renewable electricity (Artisan's electricEnergyMix), 0–100; electric only. */
   renewablePct?: number;
+  /** Gas burners only: the % is gas pressure, so heat follows its square root (Artisan's pressure percents). */
+  pressure?: boolean;
 }
 
 export interface MetricsOptions {
@@ -242,9 +245,9 @@ export function deriveMetrics(
   metrics.developmentTimeRatioPct =
     development !== null && metrics.totalTimeS ? (development / metrics.totalTimeS) * 100 : null;
 
-  // MET: the highest ET from TP (else charge) to drop (else the last sample); the first on ties.
+  // MET: Artisan's max(temp1[TP:DROP]): from TP (else charge) up to, not including, drop; none without a drop.
   let met = -1;
-  for (let i = from.i; i <= end.i; i++) {
+  for (let i = from.i; dropEvent && i < dropEvent.i; i++) {
     const value = samples[i].et;
     if (value !== null && (met < 0 || value > samples[met].et!)) met = i;
   }
@@ -301,6 +304,11 @@ function energyMetrics(
   chargeKg: number | string | undefined,
 ): Partial<RoastMetrics> {
   if (!(energy.ratingKw > 0) || !drop || energy.burner.length === 0) return {};
+  const pressure = energy.pressure === true && energy.fuel !== 'electric';
+  const factor = (pct: number) => {
+    const share = Math.min(1, Math.max(0, pct / 100));
+    return pressure ? Math.sqrt(share) : share;
+  };
   const btuBetween = (fromMs: number, toMs: number) => {
     if (toMs <= fromMs) return 0;
     let pct = 0;
@@ -312,11 +320,11 @@ function energyMetrics(
         continue;
       }
       if (step.t >= toMs) break;
-      kWs += (pct / 100) * energy.ratingKw * ((step.t - at) / 1000);
+      kWs += factor(pct) * energy.ratingKw * ((step.t - at) / 1000);
       at = step.t;
       pct = step.pct;
     }
-    kWs += (pct / 100) * energy.ratingKw * ((toMs - at) / 1000);
+    kWs += factor(pct) * energy.ratingKw * ((toMs - at) / 1000);
     return (kWs / 3600) * BTU_PER_KWH;
   };
   const dropMs = chargeT + drop.s * 1000;

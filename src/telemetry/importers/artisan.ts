@@ -139,7 +139,8 @@ const RATING_TO_KW = [1 / BTU_PER_KWH, 1 / 3600, 4.1868 / 3600, 1];
  * finish]) that stand in for unmarked dry end / first crack, the AUC begin and base when the file stores them, and
  * the first energy load with a rating (`loadratings`, `ratingunits`, `sourcetypes`): its power follows the special
  * events of type `load_etypes[i] - 1` (Artisan stores 1..4; 0 = no event, then the load is not modulated and we leave
- * energy unset rather than assume 100 %). Event values use Artisan's internal encoding (round(v×10) − 10 %).
+ * energy unset rather than assume 100 %). Event values use Artisan's internal encoding ((v − 1) × 10), scaled between
+ * `loadevent_zeropcts` and `loadevent_hundpcts`; `presssure_percents` (sic) marks gas loads set by pressure.
  */
 function artisanMetricsOptions(profile: Record<string, unknown>, unit: 'C' | 'F', timex: number[]): MetricsOptions | undefined {
   const options: MetricsOptions = {};
@@ -160,14 +161,20 @@ function artisanMetricsOptions(profile: Record<string, unknown>, unit: 'C' | 'F'
     const indexes = numberList(profile.specialevents) ?? [];
     const types = numberList(profile.specialeventstype) ?? [];
     const values = numberList(profile.specialeventsvalue) ?? [];
+    // Artisan's getEnergy: value (v − 1) × 10, scaled between the load's 0 % and 100 % event values.
+    const zero = (numberList(profile.loadevent_zeropcts) ?? [])[load] ?? 0;
+    const hundred = (numberList(profile.loadevent_hundpcts) ?? [])[load] ?? 100;
     const burner: { t: number; pct: number }[] = [];
     indexes.forEach((index, k) => {
       if (types[k] !== eventType - 1 || timex[index] === undefined || values[k] === undefined) return;
-      burner.push({ t: timex[index] * 1000, pct: values[k] > 1 ? Math.round(values[k] * 10) - 10 : 0 });
+      const value = (values[k] - 1) * 10;
+      const pct = hundred > zero ? Math.min(1, Math.max(0, (value - zero) / (hundred - zero))) * 100 : 0;
+      burner.push({ t: timex[index] * 1000, pct });
     });
     burner.sort((a, b) => a.t - b.t);
     const mix = typeof profile.electricEnergyMix === 'number' ? profile.electricEnergyMix : 0;
-    options.energy = { ratingKw: ratings[load] * toKw, fuel, burner, renewablePct: mix };
+    const pressure = Array.isArray(profile.presssure_percents) && profile.presssure_percents[load] === true;
+    options.energy = { ratingKw: ratings[load] * toKw, fuel, burner, renewablePct: mix, ...(pressure && { pressure }) };
   }
   return Object.keys(options).length > 0 ? options : undefined;
 }
