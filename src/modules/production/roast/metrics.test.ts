@@ -80,3 +80,16 @@ describe('roast metrics in the answers', () => {
     assert.deepEqual([set.body.burnerRatingKw, set.body.fuel], ['12.500', 'lpg']);
   });
 });
+
+test('/openapi.json and /docs document every metric with its unit and definition', async () => {
+  const doc = await (await server.request('/openapi.json')).json();
+  const schema = doc.components.schemas.RoastMetrics;
+  assert.deepEqual(Object.keys(schema.properties).sort(), [...METRIC_KEYS].sort(), 'every metric is in the schema');
+  for (const [key, property] of Object.entries(schema.properties as Record<string, { description?: string }>)) {
+    assert.match(property.description ?? '', /^[^.]+\. .{20,}/, `${key} has "unit. definition"`);
+  }
+  const page = await (await server.request('/docs')).text();
+  for (const fragment of ['aucCMin', '°C·min', 'maxEtC', 'energyRoastBtu', 'co2BatchGPerGreenKg', 'burnerRatingKw']) {
+    assert.ok(page.includes(fragment), `/docs shows ${fragment}`);
+  }
+});
