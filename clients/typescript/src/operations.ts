@@ -3651,7 +3651,7 @@ export interface RoastMetrics {
    */
   coolEndEtC: number | null;
   /**
-   * °C. MET, the maximum environment temperature: the highest ET from the turning point (else charge) to drop (else the last sample) (MET).
+   * °C. MET, the maximum environment temperature: the highest ET from the turning point (else charge) up to drop, as Artisan's temp1[TP:DROP]; null without a drop (MET).
    */
   maxEtC: number | null;
   /**
