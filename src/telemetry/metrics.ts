@@ -245,35 +245,34 @@ export function deriveMetrics(
   metrics.developmentTimeRatioPct =
     development !== null && metrics.totalTimeS ? (development / metrics.totalTimeS) * 100 : null;
 
-  // MET: Artisan's max(temp1[TP:DROP]): from TP (else charge) up to, not including, drop; none without a drop.
-  let met = -1;
-  for (let i = from.i; dropEvent && i < dropEvent.i; i++) {
-    const value = samples[i].et;
-    if (value !== null && (met < 0 || value > samples[met].et!)) met = i;
-  }
-  if (met >= 0) {
-    metrics.maxEtC = samples[met].et;
-    metrics.maxEtS = atIndex(met).s;
-  }
-
-  // Areas (°C·min). AUC from its begin event (TP by default, else charge) to drop (else the last sample).
+  // One pass over charge → end for MET and every area (metrics run at completion on curves of 10,000s of samples).
   const baseC = options.auc?.baseC ?? DEFAULT_AUC_BASE_C;
   const begin = options.auc?.begin ?? 'turning_point';
   const aucStart =
     begin === 'charge' ? c : begin === 'turning_point' ? (tp ?? c) : begin === 'dry_end' ? dry : fcs;
-  const btArea = (a: Mark | null, b: Mark | null) => (a && b ? area(samples, a.i, b.i, (s) => s.bt, baseC) : null);
+  const areas = sweep(samples, {
+    charge: c.i,
+    end: end.i,
+    dry: dry?.i ?? null,
+    fcs: fcs?.i ?? null,
+    auc: aucStart?.i ?? null,
+    metFrom: from.i,
+    metTo: dropEvent?.i ?? null,
+    baseC,
+  });
+  if (areas.met >= 0) {
+    metrics.maxEtC = samples[areas.met].et;
+    metrics.maxEtS = atIndex(areas.met).s;
+  }
   metrics.aucBegin = aucStart ? begin : null;
   metrics.aucBaseC = aucStart ? baseC : null;
-  metrics.aucCMin = btArea(aucStart, end);
-  metrics.aucDryingCMin = btArea(c, dry);
-  metrics.aucMaillardCMin = btArea(dry, fcs);
-  metrics.aucDevelopmentCMin = btArea(fcs, end);
-  metrics.tempTimeBtCMin = btArea(c, end);
-  metrics.tempTimeEtCMin = hasReading(samples, c.i, end.i, 'et') ? area(samples, c.i, end.i, (s) => s.et, baseC) : null;
-  metrics.tempTimeEtMinusBtCMin =
-    metrics.tempTimeEtCMin === null
-      ? null
-      : area(samples, c.i, end.i, (s) => (s.et === null || s.bt === null ? null : s.et - s.bt), 0);
+  metrics.aucCMin = aucStart ? areas.auc : null;
+  metrics.aucDryingCMin = dry ? areas.drying : null;
+  metrics.aucMaillardCMin = dry && fcs ? areas.maillard : null;
+  metrics.aucDevelopmentCMin = fcs ? areas.development : null;
+  metrics.tempTimeBtCMin = areas.bt;
+  metrics.tempTimeEtCMin = areas.hasEt ? areas.et : null;
+  metrics.tempTimeEtMinusBtCMin = areas.hasEt ? areas.etMinusBt : null;
 
   if (options.energy) Object.assign(metrics, energyMetrics(options.energy, samples, charge.t, dropEvent, cool, weights?.chargeKg));
   return metrics;
@@ -352,31 +351,70 @@ function energyMetrics(
   };
 }
 
-/**
- * Artisan's `ts`: Σ over the intervals [i-1, i] for i from `start` to `end - 1` of the mean of the two readings above
- * `base` (0 when below) × the interval's seconds, / 60. Intervals with a missing reading count nothing.
- */
-function area(
-  samples: CurveSample[],
-  start: number,
-  end: number,
-  value: (sample: CurveSample) => number | null,
-  base: number,
-): number {
-  let sum = 0;
-  for (let i = Math.max(1, start); i < end; i++) {
-    const a = value(samples[i - 1]);
-    const b = value(samples[i]);
-    if (a === null || b === null) continue;
-    const above = (a + b) / 2 - base;
-    if (above > 0) sum += above * (samples[i].t - samples[i - 1].t);
-  }
-  return sum / 60_000;
+interface SweepBounds {
+  charge: number;
+  end: number;
+  dry: number | null;
+  fcs: number | null;
+  auc: number | null;
+  metFrom: number;
+  metTo: number | null;
+  baseC: number;
 }
 
-function hasReading(samples: CurveSample[], start: number, end: number, channel: 'bt' | 'et'): boolean {
-  for (let i = start; i <= end && i < samples.length; i++) if (samples[i][channel] !== null) return true;
-  return false;
+/**
+ * Artisan's `ts` for every area at once: Σ over the intervals [i-1, i] for i from the start sample to the one before
+ * the end sample of the mean of the two readings above the base (0 below) × the interval's seconds, / 60 (°C·min).
+ * Intervals with a missing reading count nothing. BT phases split at dry end and first crack; ET − BT has base 0.
+ * MET: the first highest ET over [metFrom, metTo).
+ */
+function sweep(samples: CurveSample[], b: SweepBounds) {
+  const out = { auc: 0, drying: 0, maillard: 0, development: 0, bt: 0, et: 0, etMinusBt: 0, hasEt: false, met: -1 };
+  const dry = b.dry ?? Infinity;
+  const fcs = b.fcs ?? Infinity;
+  const auc = b.auc ?? Infinity;
+  const metTo = b.metTo ?? -1;
+  let metEt = -Infinity;
+  for (let i = b.metFrom; i < metTo; i++) {
+    const value = samples[i].et;
+    if (value !== null && value > metEt) {
+      metEt = value;
+      out.met = i;
+    }
+  }
+  for (let i = b.charge; i <= b.end; i++) if (samples[i].et !== null) out.hasEt = true;
+  for (let i = Math.max(1, b.charge); i < b.end; i++) {
+    const previous = samples[i - 1];
+    const sample = samples[i];
+    const seconds = (sample.t - previous.t) / 1000;
+    const bt0 = previous.bt;
+    const bt1 = sample.bt;
+    if (bt0 !== null && bt1 !== null) {
+      const above = (bt0 + bt1) / 2 - b.baseC;
+      if (above > 0) {
+        const part = above * seconds;
+        out.bt += part;
+        if (i >= fcs) out.development += part;
+        else if (i >= dry) out.maillard += part;
+        else out.drying += part;
+        if (i >= auc) out.auc += part;
+      }
+      const et0 = previous.et;
+      const et1 = sample.et;
+      if (et0 !== null && et1 !== null) {
+        const difference = (et0 - bt0 + et1 - bt1) / 2;
+        if (difference > 0) out.etMinusBt += difference * seconds;
+      }
+    }
+    const et0 = previous.et;
+    const et1 = sample.et;
+    if (et0 !== null && et1 !== null) {
+      const above = (et0 + et1) / 2 - b.baseC;
+      if (above > 0) out.et += above * seconds;
+    }
+  }
+  for (const key of ['auc', 'drying', 'maillard', 'development', 'bt', 'et', 'etMinusBt'] as const) out[key] /= 60;
+  return out;
 }
 
 /** Artisan's findDryEnd: the first sample from `start` on whose BT reaches `thresholdC`. */
