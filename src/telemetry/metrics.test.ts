@@ -371,6 +371,29 @@ describe('deriveMetrics on synthetic curves', () => {
     assert.deepEqual([withEt.maxEtC, withEt.maxEtS], [260, 7], 'MET and its time');
   });
 
+  it('computes energy from burner steps: before charge, roast, cooling; pressure loads by the square root; renewable share', () => {
+    const curve: Curve = {
+      samples: Array.from({ length: 21 }, (_, i) => ({ t: (i - 5) * 1000, bt: 100 + i, et: null })),
+      events: [{ type: 'charge', t: 0 }, { type: 'drop', t: 10_000 }, { type: 'cool_end', t: 15_000 }],
+    };
+    const steps = [{ t: -5000, pct: 100 }, { t: 5000, pct: 25 }];
+    const kWhBtu = (kWs: number) => (kWs / 3600) * 3412.14;
+    const m = deriveMetrics(curve, { chargeKg: 2 }, { energy: { ratingKw: 36, fuel: 'lpg', burner: steps } });
+    assert.ok(Math.abs(m.energyBeforeChargeBtu! - kWhBtu(36 * 5)) < 1e-9, 'before charge: 5 s at 100 %');
+    assert.ok(Math.abs(m.energyRoastBtu! - kWhBtu(36 * 5 + 9 * 5)) < 1e-9, 'roast: 5 s at 100 %, 5 s at 25 %');
+    assert.ok(Math.abs(m.energyCoolingBtu! - kWhBtu(9 * 5)) < 1e-9, 'cooling: 5 s at 25 %');
+    assert.ok(Math.abs(m.energyBatchBtu! - kWhBtu(36 * 10 + 9 * 10)) < 1e-9, 'batch = the sum');
+    assert.ok(Math.abs(m.co2RoastG! - m.energyRoastBtu! * 6.288e-5 * 1000) < 1e-9, 'LPG CO2');
+    assert.ok(Math.abs(m.energyRoastBtuPerGreenKg! - m.energyRoastBtu! / 2) < 1e-9, 'per kg green');
+    const gas = deriveMetrics(curve, undefined, { energy: { ratingKw: 36, fuel: 'natural_gas', burner: steps, pressure: true } });
+    assert.ok(Math.abs(gas.energyRoastBtu! - kWhBtu(36 * 5 + 18 * 5)) < 1e-9, 'pressure 25 % → heat 50 %');
+    assert.equal(gas.energyRoastBtuPerGreenKg, null, 'no charge weight, no per-kg figure');
+    const green = deriveMetrics(curve, undefined, { energy: { ratingKw: 36, fuel: 'electric', burner: steps, renewablePct: 100 } });
+    assert.equal(green.co2BatchG, 0, 'fully renewable electricity');
+    const none = deriveMetrics(curve, undefined, { energy: { ratingKw: 36, fuel: 'lpg', burner: [] } });
+    assert.equal(none.energyBatchBtu, null, 'no burner readings, no energy');
+  });
+
   it('keeps missing readings missing', () => {
     const gappy: (number | null)[] = [...bts];
     gappy[8] = null;
