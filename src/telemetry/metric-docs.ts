@@ -50,7 +50,7 @@ export const METRIC_DOCS: Record<keyof RoastMetrics, { unit: string; definition:
   riseTotalC: { unit: '°C', definition: 'BT at drop − BT at the turning point (else charge): the sum of the three phase rises.' },
   aucCMin: { unit: '°C·min', definition: 'Area under the BT curve above aucBaseC from the aucBegin event to drop (else the last sample): each interval between samples counts the mean of its two readings above the base (0 below), intervals with a missing reading count nothing (AUC).' },
   aucBegin: { unit: 'event', definition: 'Where the AUC starts: the log\'s setting, else the turning point (Artisan\'s default); a missing turning point falls back to charge (AUCbegin).' },
-  aucBaseC: { unit: '°C', definition: 'The AUC base temperature: the log\'s setting, else 100 °C (Artisan\'s default) (AUCbase).' },
+  aucBaseC: { unit: '°C', definition: 'The AUC base temperature: the log\'s setting (BT at the begin event when the log says so, Artisan\'s AUCbaseFlag), else 100 °C (Artisan\'s default); every area uses it (AUCbase).' },
   aucDryingCMin: { unit: '°C·min', definition: 'BT area above the base from charge to dry end (dry_phase_AUC).' },
   aucMaillardCMin: { unit: '°C·min', definition: 'BT area above the base over the Maillard phase (mid_phase_AUC).' },
   aucDevelopmentCMin: { unit: '°C·min', definition: 'BT area above the base over the development phase (finish_phase_AUC).' },

@@ -367,6 +367,9 @@ describe('deriveMetrics on synthetic curves', () => {
     const metrics = deriveMetrics(curveOf(bts, { charge: 0, dry_end: 6, first_crack_start: 8, drop: 10 }), undefined, { auc: { baseC: 150 } });
     // Intervals ending at 4..9: means 90, 105, 135, 160, 180, 195 → above 150: 10 + 30 + 45 = 85 °C·s.
     assert.equal(metrics.aucCMin, 85 / 60);
+    const fromEvent = deriveMetrics(curveOf(bts, { charge: 0, dry_end: 6, first_crack_start: 8, drop: 10 }), undefined, { auc: { baseC: 150, baseFromEvent: true } });
+    // Base = BT at the turning point (90 °C): means above 90 over intervals ending at 4..9: 0, 15, 45, 70, 90, 105 °C·s.
+    assert.deepEqual([fromEvent.aucBaseC, fromEvent.aucCMin], [90, 325 / 60], 'AUCbaseFlag: base from the begin event');
     const withEt = deriveMetrics({ ...curveOf(bts, { charge: 0, drop: 10 }), samples: bts.map((bt, i) => ({ t: i * 1000, bt, et: i === 7 ? 260 : 240 })) });
     assert.deepEqual([withEt.maxEtC, withEt.maxEtS], [260, 7], 'MET and its time');
   });

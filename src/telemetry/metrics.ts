@@ -53,7 +53,8 @@ export interface MetricsOptions {
   /** Artisan's phase temperatures used when dry end / first crack are not marked (°C). */
   phases?: { dryEndC?: number; firstCrackC?: number };
   /** AUC start event and base temperature (Artisan's AUCbegin / AUCbase). */
-  auc?: { begin?: AucBegin; baseC?: number };
+  /** `baseFromEvent` (Artisan's AUCbaseFlag): the base is BT at the begin event instead of `baseC`. */
+  auc?: { begin?: AucBegin; baseC?: number; baseFromEvent?: boolean };
   energy?: EnergyInput | null;
 }
 
@@ -246,10 +247,10 @@ export function deriveMetrics(
     development !== null && metrics.totalTimeS ? (development / metrics.totalTimeS) * 100 : null;
 
   // One pass over charge → end for MET and every area (metrics run at completion on curves of 10,000s of samples).
-  const baseC = options.auc?.baseC ?? DEFAULT_AUC_BASE_C;
   const begin = options.auc?.begin ?? 'turning_point';
   const aucStart =
     begin === 'charge' ? c : begin === 'turning_point' ? (tp ?? c) : begin === 'dry_end' ? dry : fcs;
+  const baseC = (options.auc?.baseFromEvent ? bt(aucStart) : null) ?? options.auc?.baseC ?? DEFAULT_AUC_BASE_C;
   const areas = sweep(samples, {
     charge: c.i,
     end: end.i,

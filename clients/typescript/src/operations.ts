@@ -3723,7 +3723,7 @@ export interface RoastMetrics {
    */
   aucBegin: ('charge' | 'turning_point' | 'dry_end' | 'first_crack_start') | null;
   /**
-   * °C. The AUC base temperature: the log's setting, else 100 °C (Artisan's default) (AUCbase).
+   * °C. The AUC base temperature: the log's setting (BT at the begin event when the log says so, Artisan's AUCbaseFlag), else 100 °C (Artisan's default); every area uses it (AUCbase).
    */
   aucBaseC: number | null;
   /**

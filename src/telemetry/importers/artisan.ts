@@ -136,7 +136,8 @@ const RATING_TO_KW = [1 / BTU_PER_KWH, 1 / 3600, 4.1868 / 3600, 1];
 
 /**
  * What the log says about computing its metrics: the phase temperatures (`phases`: [drying, dry end, first crack,
- * finish]) that stand in for unmarked dry end / first crack, the AUC begin and base when the file stores them, and
+ * finish]) that stand in for unmarked dry end / first crack, the AUC begin and base when the file stores them (with
+ * AUCbaseFlag the base is BT at the begin event), and
  * the first energy load with a rating (`loadratings`, `ratingunits`, `sourcetypes`): its power follows the special
  * events of type `load_etypes[i] - 1` (Artisan stores 1..4; 0 = no event, then the load is not modulated and we leave
  * energy unset rather than assume 100 %). Event values use Artisan's internal encoding ((v − 1) × 10), scaled between
@@ -150,7 +151,10 @@ function artisanMetricsOptions(profile: Record<string, unknown>, unit: 'C' | 'F'
   }
   const begin = typeof profile.AUCbegin === 'number' ? AUC_BEGIN[profile.AUCbegin] : undefined;
   const base = typeof profile.AUCbase === 'number' ? toCelsius(profile.AUCbase, unit) : null;
-  if (begin || base !== null) options.auc = { ...(begin && { begin }), ...(base !== null && { baseC: base }) };
+  const baseFromEvent = profile.AUCbaseFlag === true;
+  if (begin || base !== null || baseFromEvent) {
+    options.auc = { ...(begin && { begin }), ...(base !== null && { baseC: base }), ...(baseFromEvent && { baseFromEvent }) };
+  }
 
   const ratings = numberList(profile.loadratings) ?? [];
   const load = ratings.findIndex((rating) => rating > 0);
