@@ -181,7 +181,9 @@ export const roastOperations = [
     description:
       'Reads Artisan .alog/JSON/CSV, IKAWA, ROEST, Loring and Aillio RoasTime exports, and a Cropster .xls base64-encoded; ' +
       'the batch completes by the same completion path as a live batch: curve, metrics, the importer’s warnings, and with ' +
-      'greenLotId the deduction, roasted lot and lineage (without it no stock moves). The batch starts at the roast time the file ' +
+      'greenLotId the deduction, roasted lot and lineage (without it no stock moves). Metrics follow an Artisan log’s own settings ' +
+      '(phase temperatures for unmarked dry end / first crack, AUC begin and base, energy loads); without energy loads in the log, ' +
+      'the machine’s burnerRatingKw and fuel with a `burner` channel give energy, else it is null. The batch starts at the roast time the file ' +
       'records. Sample times are rebased on the charge event. Unreadable content is refused with 400 unreadable_roast_log ' +
       'naming the problem. Extensions beyond the specification: greenLotId, chargeWeightKg, dropWeightKg, locationId, profileId. ' +
       'Weights recorded in the file win; chargeWeightKg and dropWeightKg are used when the file has none (a differing input is ' +
