@@ -57,7 +57,7 @@ export const METRIC_DOCS: Record<keyof RoastMetrics, { unit: string; definition:
   tempTimeBtCMin: { unit: '°C·min', definition: 'BT area above the base from charge to drop: the sum of the three phase areas (total_ts_BT).' },
   tempTimeEtCMin: { unit: '°C·min', definition: 'ET area above the base from charge to drop; null without ET readings (total_ts_ET).' },
   tempTimeEtMinusBtCMin: { unit: '°C·min', definition: 'Area of ET − BT (where positive) from charge to drop (total_ts).' },
-  energyBeforeChargeBtu: { unit: 'BTU', definition: 'Burner energy from the first sample to charge: rating × burner % over time (Artisan BTU_preheat + BTU_bbp). Energy values need a burner rating, a fuel and burner power readings (the log\'s energy settings, or the machine\'s burnerRatingKw and fuel with a `burner` channel in %); null otherwise, never assumed.' },
+  energyBeforeChargeBtu: { unit: 'BTU', definition: 'Burner energy from the first sample to charge: rating × burner % over time (Artisan BTU_preheat + BTU_bbp). Energy values need a burner rating, a fuel and burner power readings (the log\'s energy settings, or the machine\'s burnerRatingKw and fuel with a burner channel in %: `burner` live, or an import\'s Loring BurnerPercentage, ROEST Power (%), IKAWA heater column); null otherwise, never assumed.' },
   energyRoastBtu: { unit: 'BTU', definition: 'Burner energy from charge to drop (BTU_roast).' },
   energyCoolingBtu: { unit: 'BTU', definition: 'Burner energy from drop to cool end; 0 without a cool end (BTU_cooling).' },
   energyBatchBtu: { unit: 'BTU', definition: 'Before charge + roast + cooling (BTU_batch).' },

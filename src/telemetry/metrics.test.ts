@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { type Curve, type CurveSample, type RoastEventType } from './curve.js';
 import { importRoastLog } from './importers/index.js';
-import { METRIC_KEYS, deriveMetrics, downsampleTo1Hz, type RoastMetrics } from './metrics.js';
+import { METRIC_KEYS, burnerFromChannel, deriveMetrics, downsampleTo1Hz, type RoastMetrics } from './metrics.js';
 
 /** The shared fixtures, found from the main checkout (/work/main) or a worktree (/work/wt/<name>). */
 const FIXTURES = [new URL('../../../shared/fixtures/roast-logs/', import.meta.url), new URL('../../../../shared/fixtures/roast-logs/', import.meta.url)].find((url) => existsSync(url))!;
@@ -477,5 +477,19 @@ describe('downsampleTo1Hz', () => {
     const out = downsampleTo1Hz(roast.curve.samples);
     assert.equal(out.length, 501);
     assert.ok(out.every((s, i) => i === 0 || s.t - out[i - 1].t === 1000), 'samples 1 s apart');
+  });
+});
+
+describe('burnerFromChannel', () => {
+  it('reads the first burner channel the curve has, one step per change', () => {
+    const samples = [0, 1, 2, 3].map((i) => ({ t: i * 1000, bt: 100, et: null, channels: { 'Power (%)': i < 2 ? 80 : 60, fan: 30 } }));
+    assert.deepEqual(burnerFromChannel({ samples, events: [] }), [{ t: 0, pct: 80 }, { t: 2000, pct: 60 }]);
+    assert.deepEqual(burnerFromChannel({ samples: samples.map((s) => ({ ...s, channels: { fan: 30 } })), events: [] }), [], 'no burner channel, no steps');
+  });
+
+  it('finds the Loring burner column of the shared fixture', () => {
+    const roast = importFixture('RST_LOG1.csv');
+    const steps = burnerFromChannel(roast.curve);
+    assert.ok(steps.length > 1 && steps.every((s) => s.pct >= 0 && s.pct <= 100), `burner steps from BurnerPercentage: ${steps.length}`);
   });
 });

@@ -279,9 +279,17 @@ export function deriveMetrics(
   return metrics;
 }
 
-/** Burner power steps from a curve channel in % (a live machine's `burner` channel): one step per reading. */
-export function burnerFromChannel(curve: Curve, channel = 'burner'): EnergyInput['burner'] {
+/**
+ * Channels that carry burner (or heater) power in %: a live bridge's `burner`, and the importers' columns for it
+ * (Loring BurnerPercentage, ROEST Power (%), IKAWA heater power (%) / heater). The first one the curve has is used.
+ */
+export const BURNER_CHANNELS = ['burner', 'BurnerPercentage', 'Power (%)', 'heater power (%)', 'heater'] as const;
+
+/** Burner power steps from the curve's burner channel (see BURNER_CHANNELS): one step per change of reading. */
+export function burnerFromChannel(curve: Curve): EnergyInput['burner'] {
+  const channel = BURNER_CHANNELS.find((name) => curve.samples.some((sample) => typeof sample.channels?.[name] === 'number'));
   const steps: EnergyInput['burner'] = [];
+  if (!channel) return steps;
   for (const sample of curve.samples) {
     const pct = sample.channels?.[channel];
     if (typeof pct === 'number' && Number.isFinite(pct) && steps[steps.length - 1]?.pct !== pct) steps.push({ t: sample.t, pct });

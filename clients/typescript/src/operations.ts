@@ -3751,7 +3751,7 @@ export interface RoastMetrics {
    */
   tempTimeEtMinusBtCMin: number | null;
   /**
-   * BTU. Burner energy from the first sample to charge: rating × burner % over time (Artisan BTU_preheat + BTU_bbp). Energy values need a burner rating, a fuel and burner power readings (the log's energy settings, or the machine's burnerRatingKw and fuel with a `burner` channel in %); null otherwise, never assumed.
+   * BTU. Burner energy from the first sample to charge: rating × burner % over time (Artisan BTU_preheat + BTU_bbp). Energy values need a burner rating, a fuel and burner power readings (the log's energy settings, or the machine's burnerRatingKw and fuel with a burner channel in %: `burner` live, or an import's Loring BurnerPercentage, ROEST Power (%), IKAWA heater column); null otherwise, never assumed.
    */
   energyBeforeChargeBtu: number | null;
   /**

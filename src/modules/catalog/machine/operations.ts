@@ -21,7 +21,7 @@ export const machineOperations = [
       '`machineCap` and `activeMachines`). Batch sizes must satisfy minBatchKg ≤ maxBatchKg ≤ capacityKg (400 naming the field). ' +
       'The location must exist (404) and not be archived (409 `location_archived`). Codes are unique per organization (409 `duplicate`, naming `code`). ' +
       'Extension fields (not in the specification): `burnerRatingKw` (burner or heater power at 100 %, kW) and `fuel` (lpg, natural_gas, electric); ' +
-      'with both, and a `burner` channel in % in the live telemetry, completed batches report energy and CO2 as Artisan computes them.',
+      'with both, and burner power in % in the telemetry (a live `burner` channel, or an imported log\'s burner column), completed batches report energy and CO2 as Artisan computes them.',
     permission: 'catalog.machine.write',
     module,
     get: false,
