@@ -2339,6 +2339,14 @@ export interface Operations {
       maxBatchKg?: string | number;
       connectivity?: 'none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api';
       installedAt?: string;
+      /**
+       * extension: burner or heater power at 100 %, kW; with fuel and a `burner` channel (%) in the telemetry, roast metrics report energy and CO2
+       */
+      burnerRatingKw?: string | number;
+      /**
+       * extension: lpg, natural_gas or electric; with burnerRatingKw, roast metrics report energy and CO2
+       */
+      fuel?: 'lpg' | 'natural_gas' | 'electric';
     };
     output: Machine;
   };
@@ -2380,6 +2388,8 @@ export interface Operations {
       maxBatchKg?: string | number | null;
       connectivity?: ('none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api') | null;
       installedAt?: string | null;
+      burnerRatingKw?: (string | number) | null;
+      fuel?: ('lpg' | 'natural_gas' | 'electric') | null;
       isActive?: boolean;
     };
     output: Machine;
@@ -3900,6 +3910,14 @@ export interface Machine {
   maxBatchKg: string | null;
   connectivity: ('none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api') | null;
   installedAt: string | null;
+  /**
+   * extension: burner or heater power at 100 %, kW, three decimals
+   */
+  burnerRatingKw: string | null;
+  /**
+   * extension: the burner's fuel
+   */
+  fuel: ('lpg' | 'natural_gas' | 'electric') | null;
   isActive: boolean;
   createdAt: string;
   updatedAt: string;
@@ -4109,26 +4127,265 @@ export interface RoastBatchView {
   roastedLot: RoastedLot | null;
   curve: RoastCurveSummary | null;
 }
+/**
+ * Roast metrics as Artisan computes them; times in s since charge, temperatures °C, rates °C/min, areas °C·min, energy BTU, CO2 g.
+ */
 export interface RoastMetrics {
+  /**
+   * °C. BT at the charge event (Artisan CHARGE_BT).
+   */
   chargeTempC: number | null;
+  /**
+   * °C. ET at the charge event (CHARGE_ET).
+   */
+  chargeEtC: number | null;
+  /**
+   * s since charge. Turning point: the marked event, else the lowest BT from charge up to first crack start (else drop), the latest on ties; null when BT never falls below its charge reading (TP_time).
+   */
   turningPointS: number | null;
+  /**
+   * °C. BT at the turning point (TP_BT).
+   */
   turningPointTempC: number | null;
+  /**
+   * °C. ET at the turning point (TP_ET).
+   */
+  turningPointEtC: number | null;
+  /**
+   * s since charge. The marked dry-end event; null when not marked, even if the drying phase falls back to the phase temperature (DRY_time).
+   */
   dryEndS: number | null;
+  /**
+   * °C. BT at the marked dry end (DRY_BT).
+   */
   dryEndTempC: number | null;
+  /**
+   * °C. ET at the marked dry end (DRY_ET).
+   */
+  dryEndEtC: number | null;
+  /**
+   * s since charge. The marked first-crack-start event (FCs_time).
+   */
   firstCrackStartS: number | null;
+  /**
+   * °C. BT at first crack start (FCs_BT).
+   */
   firstCrackStartTempC: number | null;
+  /**
+   * °C. ET at first crack start (FCs_ET).
+   */
+  firstCrackStartEtC: number | null;
+  /**
+   * s since charge. The marked first-crack-end event (FCe_time).
+   */
   firstCrackEndS: number | null;
+  /**
+   * °C. BT at first crack end (FCe_BT).
+   */
+  firstCrackEndTempC: number | null;
+  /**
+   * °C. ET at first crack end (FCe_ET).
+   */
+  firstCrackEndEtC: number | null;
+  /**
+   * s since charge. The marked second-crack-start event (SCs_time).
+   */
   secondCrackStartS: number | null;
+  /**
+   * °C. BT at second crack start (SCs_BT).
+   */
+  secondCrackStartTempC: number | null;
+  /**
+   * °C. ET at second crack start (SCs_ET).
+   */
+  secondCrackStartEtC: number | null;
+  /**
+   * s since charge. The marked second-crack-end event (SCe_time).
+   */
+  secondCrackEndS: number | null;
+  /**
+   * °C. BT at second crack end (SCe_BT).
+   */
+  secondCrackEndTempC: number | null;
+  /**
+   * °C. ET at second crack end (SCe_ET).
+   */
+  secondCrackEndEtC: number | null;
+  /**
+   * s since charge. The marked drop event (DROP_time).
+   */
   dropS: number | null;
+  /**
+   * °C. BT at drop (DROP_BT).
+   */
   dropTempC: number | null;
+  /**
+   * °C. ET at drop (DROP_ET).
+   */
+  dropEtC: number | null;
+  /**
+   * s since charge. The marked cool-end event (COOL_time).
+   */
+  coolEndS: number | null;
+  /**
+   * °C. BT at cool end (COOL_BT).
+   */
+  coolEndTempC: number | null;
+  /**
+   * °C. ET at cool end (COOL_ET).
+   */
+  coolEndEtC: number | null;
+  /**
+   * °C. MET, the maximum environment temperature: the highest ET from the turning point (else charge) up to drop, as Artisan's temp1[TP:DROP]; null without a drop (MET).
+   */
+  maxEtC: number | null;
+  /**
+   * s since charge. When MET was first reached.
+   */
+  maxEtS: number | null;
+  /**
+   * s. Charge to dry end; without a dry-end event, to the first sample from the turning point on whose BT reaches the dry-end phase temperature (the log's, else 150 °C), as Artisan does (dryphasetime).
+   */
   dryingPhaseS: number | null;
+  /**
+   * s. Dry end (as for dryingPhaseS) to first crack start; without a first-crack event, to the first sample from dry end on whose BT reaches the first-crack phase temperature (the log's, else 200 °C) (midphasetime).
+   */
   maillardPhaseS: number | null;
+  /**
+   * s. First crack start (as for maillardPhaseS) to drop, else to the last sample (finishphasetime).
+   */
   developmentPhaseS: number | null;
+  /**
+   * s. Drop to cool end; null unless both are marked (coolphasetime).
+   */
+  coolingPhaseS: number | null;
+  /**
+   * %. developmentPhaseS / totalTimeS × 100; null without a drop.
+   */
   developmentTimeRatioPct: number | null;
+  /**
+   * s. Charge to drop; null without a drop event (totaltime).
+   */
   totalTimeS: number | null;
+  /**
+   * °C/min. BT rise from the turning point (else charge) to dry end / the minutes between (dry_phase_ror).
+   */
   rorDryingCPerMin: number | null;
+  /**
+   * °C/min. BT rise over the Maillard phase / its minutes (mid_phase_ror).
+   */
   rorMaillardCPerMin: number | null;
+  /**
+   * °C/min. BT rise over the development phase / its minutes (finish_phase_ror).
+   */
   rorDevelopmentCPerMin: number | null;
+  /**
+   * °C/min. BT rise from the turning point (else charge) to drop (else the last sample) / the minutes between (total_ror).
+   */
+  rorTotalCPerMin: number | null;
+  /**
+   * °C. BT at dry end − BT at the turning point (else charge) (dry_phase_delta_temp).
+   */
+  riseDryingC: number | null;
+  /**
+   * °C. BT at first crack start − BT at dry end (mid_phase_delta_temp).
+   */
+  riseMaillardC: number | null;
+  /**
+   * °C. BT at drop − BT at first crack start (finish_phase_delta_temp).
+   */
+  riseDevelopmentC: number | null;
+  /**
+   * °C. BT at drop − BT at the turning point (else charge): the sum of the three phase rises.
+   */
+  riseTotalC: number | null;
+  /**
+   * °C·min. Area under the BT curve above aucBaseC from the aucBegin event to drop (else the last sample): each interval between samples counts the mean of its two readings above the base (0 below), intervals with a missing reading count nothing (AUC).
+   */
+  aucCMin: number | null;
+  /**
+   * event. Where the AUC starts: the log's setting, else the turning point (Artisan's default); a missing turning point falls back to charge (AUCbegin).
+   */
+  aucBegin: ('charge' | 'turning_point' | 'dry_end' | 'first_crack_start') | null;
+  /**
+   * °C. The AUC base temperature: the log's setting (BT at the begin event when the log says so, Artisan's AUCbaseFlag), else 100 °C (Artisan's default); every area uses it (AUCbase).
+   */
+  aucBaseC: number | null;
+  /**
+   * °C·min. BT area above the base from charge to dry end (dry_phase_AUC).
+   */
+  aucDryingCMin: number | null;
+  /**
+   * °C·min. BT area above the base over the Maillard phase (mid_phase_AUC).
+   */
+  aucMaillardCMin: number | null;
+  /**
+   * °C·min. BT area above the base over the development phase (finish_phase_AUC).
+   */
+  aucDevelopmentCMin: number | null;
+  /**
+   * °C·min. BT area above the base from charge to drop: the sum of the three phase areas (total_ts_BT).
+   */
+  tempTimeBtCMin: number | null;
+  /**
+   * °C·min. ET area above the base from charge to drop; null without ET readings (total_ts_ET).
+   */
+  tempTimeEtCMin: number | null;
+  /**
+   * °C·min. Area of ET − BT (where positive) from charge to drop (total_ts).
+   */
+  tempTimeEtMinusBtCMin: number | null;
+  /**
+   * BTU. Burner energy from the first sample to charge: rating × burner % over time (Artisan BTU_preheat + BTU_bbp). Energy values need a burner rating, a fuel and burner power readings (the log's energy settings, or the machine's burnerRatingKw and fuel with a burner channel in %: `burner` live, or an import's Loring BurnerPercentage, ROEST Power (%), IKAWA heater column); null otherwise, never assumed.
+   */
+  energyBeforeChargeBtu: number | null;
+  /**
+   * BTU. Burner energy from charge to drop (BTU_roast).
+   */
+  energyRoastBtu: number | null;
+  /**
+   * BTU. Burner energy from drop to cool end; 0 without a cool end (BTU_cooling).
+   */
+  energyCoolingBtu: number | null;
+  /**
+   * BTU. Before charge + roast + cooling (BTU_batch).
+   */
+  energyBatchBtu: number | null;
+  /**
+   * BTU/kg. energyRoastBtu per kg of green charged (BTU_roast_per_green_kg).
+   */
+  energyRoastBtuPerGreenKg: number | null;
+  /**
+   * BTU/kg. energyBatchBtu per kg of green charged (BTU_batch_per_green_kg).
+   */
+  energyBatchBtuPerGreenKg: number | null;
+  /**
+   * kWh/kg. energyRoastBtu in kWh (÷ 3412.14) per kg of green (KWH_roast_per_green_kg).
+   */
+  energyRoastKwhPerGreenKg: number | null;
+  /**
+   * kWh/kg. energyBatchBtu in kWh per kg of green (KWH_batch_per_green_kg).
+   */
+  energyBatchKwhPerGreenKg: number | null;
+  /**
+   * g CO2. energyRoastBtu × Artisan's factor for the fuel (kg CO2 per BTU: LPG 6.288e-5, natural gas 5.291e-5, electricity 2.964e-4, reduced by the renewable share) × 1000 (CO2_roast).
+   */
+  co2RoastG: number | null;
+  /**
+   * g CO2. CO2 of energyBatchBtu (CO2_batch).
+   */
+  co2BatchG: number | null;
+  /**
+   * g CO2/kg. co2RoastG per kg of green (CO2_roast_per_green_kg).
+   */
+  co2RoastGPerGreenKg: number | null;
+  /**
+   * g CO2/kg. co2BatchG per kg of green (CO2_batch_per_green_kg).
+   */
+  co2BatchGPerGreenKg: number | null;
+  /**
+   * %. (charge − drop weight) / charge weight × 100; null without both weights (weight_loss).
+   */
   weightLossPct: number | null;
 }
 export interface RoastProfileComparison {
