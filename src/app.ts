@@ -10,12 +10,15 @@ import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
+import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
   rateWindows?: RateWindow[];
   /** Overrides the telemetry ingest windows (its own budget, per bridge token). */
   ingestRateWindows?: RateWindow[];
+  /** Overrides the cafe shot channel's windows (its own budget, per bar machine token). */
+  cafeIngestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
   /** Overrides the stream heartbeat interval (tests). */
@@ -49,6 +52,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const services = createServices(config, jobs);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
+  const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
   const resolvers = [new StoredCredentialResolver(databases.service)];
   const telemetry = telemetryRoutes({
@@ -65,7 +69,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimiter,
     services,
     logLevel: config.logLevel,
-    plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
+    plugins: [
+      telemetry,
+      shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
+      certificatePages(databases.service, { limiter: publicPageLimiter }),
+      ...(options.plugins ?? []),
+    ],
   });
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
   return {
@@ -77,6 +86,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       // New requests and new jobs stop at once; running jobs get until the timeout.
       await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
       await services.liveSessions.close();
+      await services.liveBar.close();
       await services.blobs.close();
       await limiters.close();
       if (!options.databases) await databases.close();

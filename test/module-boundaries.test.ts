@@ -48,6 +48,7 @@ const TABLE_OWNERS: Record<string, string[]> = {
   orders: ['customers', 'orders', 'order_lines', 'fulfillments', 'order_allocations', 'roast_demand'],
   lineage: ['lineage_edges'],
   traceability: ['certificates'],
+  cafe: ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_reconciliations'],
 };
 
 /**

@@ -46,6 +46,8 @@ export const PROBLEM_CODES = {
   schedule_already_released: { status: 409, meaning: 'The schedule was released and can no longer change.' },
   not_allocated: { status: 409, meaning: 'The order line holds no allocation to act on.' },
   not_in_chain: { status: 409, meaning: 'The record is not part of the chain asked about.' },
+  location_not_cafe: { status: 409, meaning: 'The location is not a cafe location (kind `cafe`), so no cafe site can be placed there.' },
+  not_an_espresso_machine: { status: 409, meaning: 'The bar machine is not an espresso machine, so it pulls no shots.' },
   unreadable_roast_log: { status: 400, meaning: 'The uploaded roast log could not be read in the format given.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
