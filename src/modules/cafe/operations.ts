@@ -301,7 +301,9 @@ export const cafeOperations = [
         known: lines.length - stored.length,
         newShotEquivalents: stored.reduce((sum, line) => sum + line.shot_equivalents, 0),
       };
-      if (stored.length > 0) await ctx.emit('cafe.pos_sales.imported', result);
+      if (stored.length > 0) {
+        await ctx.emit('cafe.pos_sales.imported', { siteId, new: result.new, known: result.known, newShotEquivalents: result.newShotEquivalents });
+      }
       return result;
     },
   }),
