@@ -157,7 +157,7 @@ export const cafeOperations = [
   defineOperation({
     name: 'cafe.issueBarMachineToken',
     extension: true,
-    summary: 'Issue a bar machine token: a credential bound to one espresso machine that can only post its shots. Extension: the specification names no shot-recording operation.',
+    summary: 'Extension: issue a bar machine token, a credential bound to one espresso machine that can only post its shots to the shot channel.',
     description:
       'An extension, like the roaster’s bridge token: the token (`fcb_…`, answered once; only its hash is kept) authorizes ' +
       '`POST /ingest/v1/cafe/machines/{machineId}/shots` for this machine only, and nothing on /rpc/v1/. `expiresInHours`: 1–8760, ' +
