@@ -348,3 +348,20 @@ describe('site performance', () => {
     assertProblem(await org.call('cafe.getSitePerformance', { siteId, from: '2026-11-22', to: '2026-11-20' }), 400, 'invalid_input', 'to');
   });
 });
+
+describe('the bar simulator', () => {
+  test('posts shots through the channel; a faulty group head shows as failing', async () => {
+    const { simulateBar } = await import('./simulator.js');
+    const siteId = await makeSite(org);
+    const stats = await simulateBar({ baseUrl: server.url, apiKey: org.key, siteId, machines: 2, groups: 2, rate: 1200, durationSeconds: 2, faultyGroup: 1 });
+    assert.ok(stats.accepted > 4, `shots were accepted: ${JSON.stringify(stats)}`);
+    assert.equal(stats.refused, 0, 'no shot was refused');
+    const machines = await org.call('cafe.listMachines', { filter: { siteId } });
+    assert.deepEqual(machines.body.items.map((m: { code: string }) => m.code).sort(), ['SIM-1', 'SIM-2']);
+    const [{ n }] = await server.owner.query<{ n: number }>(`select count(*)::int as n from cafe_shots where org_id = $1 and site_id = $2`, [org.id, siteId]);
+    assert.equal(n, stats.accepted);
+    // Run again: the machines are reused, not registered twice.
+    await simulateBar({ baseUrl: server.url, apiKey: org.key, siteId, machines: 2, groups: 2, rate: 60, durationSeconds: 0.2 });
+    assert.equal((await org.call('cafe.listMachines', { filter: { siteId } })).body.items.length, 2);
+  });
+});
