@@ -30,6 +30,8 @@ export const CAFE_INGEST_WINDOWS: RateWindow[] = [
   { name: 'sustained', points: 120, seconds: 60 },
 ];
 
+const MACHINE_CACHE_MS = 60_000;
+
 /** At most this many field errors are listed for one refused post. */
 const MAX_LISTED_ERRORS = 50;
 
@@ -53,6 +55,25 @@ type ShotRequest = FastifyRequest<{ Params: { machineId: string } }>;
 export function shotIngestRoutes(deps: ShotIngestDeps) {
   const admit = guardChain({ authenticate: bearerCredential(deps.resolvers, MACHINE_TOKENS), limiter: deps.limiter, grant: noGrant });
 
+  /**
+   * A bar machine and its site's shot target, remembered for MACHINE_CACHE_MS: no operation changes a bar
+   * machine, its site or the target once created, so the hot path then costs one statement. A machine
+   * unknown here is not remembered.
+   */
+  const machines = new Map<string, { found: NonNullable<Awaited<ReturnType<typeof repo.machineForIngest>>>; until: number }>();
+  async function machineOf(orgId: string, machineId: string) {
+    const key = `${orgId}:${machineId}`;
+    const now = Date.now();
+    const cached = machines.get(key);
+    if (cached && cached.until > now) return cached.found;
+    const found = await deps.db.transaction((tx) => repo.machineForIngest(tx, orgId, machineId), { orgId, readOnly: true });
+    if (found) {
+      if (machines.size >= 10_000) machines.delete(machines.keys().next().value!);
+      machines.set(key, { found, until: now + MACHINE_CACHE_MS });
+    }
+    return found;
+  }
+
   return async (app: FastifyInstance) => {
     await app.register(async (ingest) => {
       // Before the body is read: an unauthenticated or rate-limited caller costs no parsing.
@@ -72,24 +93,25 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
         if (!parsed.success) throw invalidInput(fieldErrors(parsed.error).slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
         const { shots } = parsed.data;
 
-        const { siteId, stored } = await deps.db.transaction(
-          async (tx) => {
-            const found = await repo.machineForIngest(tx, principal.orgId, machineId);
-            // A roasting machine's bridge token names a machine that is not bar equipment: unknown here.
-            if (!found) throw notFound('bar machine', machineId, 'machineId');
-            const { machine, shotTarget } = found;
-            if (machine.kind !== 'espresso_machine') {
-              throw conflict('not_an_espresso_machine', `Bar machine ${machineId} is a ${machine.kind}; only espresso machines post shots.`);
-            }
-            const badGroups = shots.flatMap((shot, i) =>
-              shot.group > machine.groupCount ? [{ path: `shots[${i}].group`, message: `this machine has ${machine.groupCount} group head(s)` }] : [],
-            );
-            if (badGroups.length) throw invalidInput(badGroups.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
-            const judged = shots.map((shot) => ({ ...shot, ...judgeShot(shotTarget, shot) }));
-            return { siteId: machine.siteId, stored: await repo.insertShots(tx, principal.orgId, machine.siteId, machineId, judged) };
-          },
-          { orgId: principal.orgId },
+        const found = await machineOf(principal.orgId, machineId);
+        // A roasting machine's bridge token names a machine that is not bar equipment: unknown here.
+        if (!found) throw notFound('bar machine', machineId, 'machineId');
+        const { machine, shotTarget } = found;
+        if (machine.kind !== 'espresso_machine') {
+          throw conflict('not_an_espresso_machine', `Bar machine ${machineId} is a ${machine.kind}; only espresso machines post shots.`);
+        }
+        const badGroups = shots.flatMap((shot, i) =>
+          shot.group > machine.groupCount ? [{ path: `shots[${i}].group`, message: `this machine has ${machine.groupCount} group head(s)` }] : [],
         );
+        if (badGroups.length) throw invalidInput(badGroups.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
+        const judged = shots.map((shot) => ({ ...shot, ...judgeShot(shotTarget, shot) }));
+        const siteId = machine.siteId;
+        // One statement stores the new shots and adds them to their hourly rollups: atomic by itself, so it runs
+        // without BEGIN/COMMIT round trips (the `readOnly` path of the database is plain autocommit).
+        const stored = await deps.db.transaction((tx) => repo.insertShots(tx, principal.orgId, siteId, machineId, judged), {
+          orgId: principal.orgId,
+          readOnly: true,
+        });
         // After commit: the live session shows only what the database holds. A resent shot was not stored
         // again and is not shown again.
         if (stored.length > 0) {

@@ -203,6 +203,8 @@ export async function insertShots(q: Queryable, orgId: string, siteId: string, m
       shots.map((s) => s.channeling),
       shots.map(seriesOf),
     ],
+    // Prepared once per connection: the channel's hot statement.
+    { name: 'cafe_insert_shots' },
   );
 }
 
