@@ -70,6 +70,10 @@ create table cafe_shot_rollups (
   hour timestamptz not null check (date_trunc('hour', hour) = hour),
   machine_id text not null,
   group_no int not null,
+  -- The site's local day and hour of the hour's start, fixed at write (a site's timezone never changes),
+  -- so performance reads group by them without converting every row.
+  local_date date not null,
+  local_hour int not null check (local_hour between 0 and 23),
   shots int not null,
   outside_target int not null,
   channeling int not null,
@@ -101,6 +105,8 @@ create table cafe_sale_rollups (
   org_id text not null references organizations (id),
   site_id text not null,
   hour timestamptz not null check (date_trunc('hour', hour) = hour),
+  local_date date not null,
+  local_hour int not null check (local_hour between 0 and 23),
   lines int not null,
   shot_equivalents bigint not null,
   primary key (org_id, site_id, hour)

@@ -106,9 +106,10 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
         if (badGroups.length) throw invalidInput(badGroups.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
         const judged = shots.map((shot) => ({ ...shot, ...judgeShot(shotTarget, shot) }));
         const siteId = machine.siteId;
+        const site = { id: siteId, timezone: found.timezone };
         // One statement stores the new shots and adds them to their hourly rollups: atomic by itself, so it runs
         // without BEGIN/COMMIT round trips (the `readOnly` path of the database is plain autocommit).
-        const stored = await deps.db.transaction((tx) => repo.insertShots(tx, principal.orgId, siteId, machineId, judged), {
+        const stored = await deps.db.transaction((tx) => repo.insertShots(tx, principal.orgId, site, machineId, judged), {
           orgId: principal.orgId,
           readOnly: true,
         });

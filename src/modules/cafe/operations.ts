@@ -269,8 +269,8 @@ export const cafeOperations = [
       const site = await requireSite(ctx.tx, ctx.orgId, siteId);
       const { start, end } = await repo.localRange(ctx.tx, site.timezone, from, to);
       const [shots, sales] = [
-        await repo.shotRollupFigures(ctx.tx, ctx.orgId, siteId, site.timezone, start, end),
-        await repo.saleRollupFigures(ctx.tx, ctx.orgId, siteId, site.timezone, start, end),
+        await repo.shotRollupFigures(ctx.tx, ctx.orgId, siteId, start, end),
+        await repo.saleRollupFigures(ctx.tx, ctx.orgId, siteId, start, end),
       ];
       return performanceOf(site, from, to, shots, sales);
     },
@@ -292,8 +292,8 @@ export const cafeOperations = [
     errors: ['not_found'],
     emits: [posSalesImported],
     async handler(ctx, { siteId, lines }) {
-      await requireSite(ctx.tx, ctx.orgId, siteId);
-      const stored = await repo.insertPosLines(ctx.tx, ctx.orgId, siteId, lines);
+      const site = await requireSite(ctx.tx, ctx.orgId, siteId);
+      const stored = await repo.insertPosLines(ctx.tx, ctx.orgId, site, lines);
       const result = {
         siteId,
         received: lines.length,

@@ -129,13 +129,13 @@ export async function machineForIngest(
   q: Queryable,
   orgId: string,
   machineId: string,
-): Promise<{ machine: BarMachine; shotTarget: ShotTarget } | undefined> {
-  const [row] = await q.query<MachineRow & { shot_target: ShotTarget }>(
-    `select m.*, s.shot_target from cafe_machines m join cafe_sites s on s.org_id = m.org_id and s.id = m.site_id
+): Promise<{ machine: BarMachine; shotTarget: ShotTarget; timezone: string } | undefined> {
+  const [row] = await q.query<MachineRow & { shot_target: ShotTarget; timezone: string }>(
+    `select m.*, s.shot_target, s.timezone from cafe_machines m join cafe_sites s on s.org_id = m.org_id and s.id = m.site_id
      where m.org_id = $1 and m.id = $2`,
     [orgId, machineId],
   );
-  return row && { machine: toMachine(row), shotTarget: row.shot_target };
+  return row && { machine: toMachine(row), shotTarget: row.shot_target, timezone: row.timezone };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -161,7 +161,13 @@ export interface StoredShotSummary {
  * Stores the shots a machine has not posted before (by its own shotId) and adds exactly those to the hourly
  * rollups, in one statement: a resent shot adds to neither. Answers the newly stored shots.
  */
-export async function insertShots(q: Queryable, orgId: string, siteId: string, machineId: string, shots: JudgedShot[]): Promise<StoredShotSummary[]> {
+export async function insertShots(
+  q: Queryable,
+  orgId: string,
+  site: { id: string; timezone: string },
+  machineId: string,
+  shots: JudgedShot[],
+): Promise<StoredShotSummary[]> {
   const seriesOf = (s: JudgedShot) =>
     s.pressureBar || s.temperatureC || s.flow
       ? JSON.stringify({ pressureBar: s.pressureBar ?? null, temperatureC: s.temperatureC ?? null, flow: s.flow ?? null })
@@ -177,10 +183,13 @@ export async function insertShots(q: Queryable, orgId: string, siteId: string, m
        on conflict (org_id, machine_id, shot_id) do nothing
        returning shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling
      ), rolled as (
-       insert into cafe_shot_rollups (org_id, site_id, hour, machine_id, group_no, shots, outside_target, channeling, duration_sum_s)
-       select $1, $2, date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC', $3, group_no,
-              count(*), count(*) filter (where outside_target), count(*) filter (where channeling), sum(duration_s)
-       from inserted group by 3, 5
+       insert into cafe_shot_rollups (org_id, site_id, hour, machine_id, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s)
+       select $1, $2, g.hour, $3, g.group_no, (g.hour at time zone $14::text)::date, extract(hour from g.hour at time zone $14::text)::int,
+              g.shots, g.outside_target, g.channeling, g.duration_sum_s
+       from (select date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour, group_no, count(*)::int as shots,
+                    count(*) filter (where outside_target)::int as outside_target, count(*) filter (where channeling)::int as channeling,
+                    sum(duration_s) as duration_sum_s
+             from inserted group by 1, 2) g
        on conflict (org_id, site_id, hour, machine_id, group_no) do update set
          shots = cafe_shot_rollups.shots + excluded.shots,
          outside_target = cafe_shot_rollups.outside_target + excluded.outside_target,
@@ -190,7 +199,7 @@ export async function insertShots(q: Queryable, orgId: string, siteId: string, m
      select * from inserted`,
     [
       orgId,
-      siteId,
+      site.id,
       machineId,
       shots.map(() => newId('sht')),
       shots.map((s) => s.shotId),
@@ -202,6 +211,7 @@ export async function insertShots(q: Queryable, orgId: string, siteId: string, m
       shots.map((s) => s.outsideTarget),
       shots.map((s) => s.channeling),
       shots.map(seriesOf),
+      site.timezone,
     ],
     // Prepared once per connection: the channel's hot statement.
     { name: 'cafe_insert_shots' },
@@ -290,17 +300,13 @@ export async function localRange(q: Queryable, timezone: string, from: string, t
 }
 
 /** Shot rollups of the range, summed per local day, per local hour of day, per group head and in total. */
-export async function shotRollupFigures(q: Queryable, orgId: string, siteId: string, timezone: string, start: Date, end: Date): Promise<ShotFigures[]> {
+export async function shotRollupFigures(q: Queryable, orgId: string, siteId: string, start: Date, end: Date): Promise<ShotFigures[]> {
   return q.query<ShotFigures>(
-    `with r as (
-       select (hour at time zone $3::text)::date as day, extract(hour from hour at time zone $3::text)::int as h, machine_id, group_no,
-              shots, outside_target, channeling, duration_sum_s
-       from cafe_shot_rollups where org_id = $1 and site_id = $2 and hour >= $4 and hour < $5
-     )
-     select to_char(day, 'YYYY-MM-DD') as day, h, machine_id, group_no, sum(shots)::int as shots,
+    `select to_char(local_date, 'YYYY-MM-DD') as day, local_hour as h, machine_id, group_no, sum(shots)::int as shots,
             sum(outside_target)::int as outside_target, sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
-     from r group by grouping sets ((day), (h), (machine_id, group_no), ())`,
-    [orgId, siteId, timezone, start, end],
+     from cafe_shot_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
+     group by grouping sets ((local_date), (local_hour), (machine_id, group_no), ())`,
+    [orgId, siteId, start, end],
   );
 }
 
@@ -310,15 +316,12 @@ export interface SaleFigures {
   shot_equivalents: number;
 }
 
-export async function saleRollupFigures(q: Queryable, orgId: string, siteId: string, timezone: string, start: Date, end: Date): Promise<SaleFigures[]> {
+export async function saleRollupFigures(q: Queryable, orgId: string, siteId: string, start: Date, end: Date): Promise<SaleFigures[]> {
   return q.query<SaleFigures>(
-    `with r as (
-       select (hour at time zone $3::text)::date as day, extract(hour from hour at time zone $3::text)::int as h, shot_equivalents
-       from cafe_sale_rollups where org_id = $1 and site_id = $2 and hour >= $4 and hour < $5
-     )
-     select to_char(day, 'YYYY-MM-DD') as day, h, sum(shot_equivalents)::int as shot_equivalents
-     from r group by grouping sets ((day), (h), ())`,
-    [orgId, siteId, timezone, start, end],
+    `select to_char(local_date, 'YYYY-MM-DD') as day, local_hour as h, sum(shot_equivalents)::int as shot_equivalents
+     from cafe_sale_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
+     group by grouping sets ((local_date), (local_hour), ())`,
+    [orgId, siteId, start, end],
   );
 }
 
@@ -337,7 +340,7 @@ export interface PosLineInput {
  * Stores the lines whose posLineId the site has not seen and adds exactly those to the hourly sale rollups,
  * in one statement. Answers the lines stored now.
  */
-export async function insertPosLines(q: Queryable, orgId: string, siteId: string, lines: PosLineInput[]): Promise<{ pos_line_id: string; shot_equivalents: number }[]> {
+export async function insertPosLines(q: Queryable, orgId: string, site: { id: string; timezone: string }, lines: PosLineInput[]): Promise<{ pos_line_id: string; shot_equivalents: number }[]> {
   return q.query(
     `with incoming as (
        select * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[]) with ordinality as x(id, pos_line_id, sold_at, item, quantity, shot_equivalents, n)
@@ -347,9 +350,11 @@ export async function insertPosLines(q: Queryable, orgId: string, siteId: string
        on conflict (org_id, site_id, pos_line_id) do nothing
        returning pos_line_id, sold_at, quantity, shot_equivalents
      ), rolled as (
-       insert into cafe_sale_rollups (org_id, site_id, hour, lines, shot_equivalents)
-       select $1, $2, date_trunc('hour', sold_at at time zone 'UTC') at time zone 'UTC', count(*), sum(quantity * shot_equivalents)
-       from inserted group by 3
+       insert into cafe_sale_rollups (org_id, site_id, hour, local_date, local_hour, lines, shot_equivalents)
+       select $1, $2, g.hour, (g.hour at time zone $9::text)::date, extract(hour from g.hour at time zone $9::text)::int, g.lines, g.shot_equivalents
+       from (select date_trunc('hour', sold_at at time zone 'UTC') at time zone 'UTC' as hour, count(*)::int as lines,
+                    sum(quantity * shot_equivalents) as shot_equivalents
+             from inserted group by 1) g
        on conflict (org_id, site_id, hour) do update set
          lines = cafe_sale_rollups.lines + excluded.lines,
          shot_equivalents = cafe_sale_rollups.shot_equivalents + excluded.shot_equivalents
@@ -357,13 +362,14 @@ export async function insertPosLines(q: Queryable, orgId: string, siteId: string
      select pos_line_id, (quantity * shot_equivalents)::int as shot_equivalents from inserted`,
     [
       orgId,
-      siteId,
+      site.id,
       lines.map(() => newId('pos')),
       lines.map((l) => l.posLineId),
       lines.map((l) => l.soldAt),
       lines.map((l) => l.item),
       lines.map((l) => l.quantity),
       lines.map((l) => l.shotEquivalents),
+      site.timezone,
     ],
   );
 }
