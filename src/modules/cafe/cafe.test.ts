@@ -365,3 +365,17 @@ describe('the bar simulator', () => {
     assert.equal((await org.call('cafe.listMachines', { filter: { siteId } })).body.items.length, 2);
   });
 });
+
+describe('the shot channel’s budget', () => {
+  test('is its own: posting shots draws nothing from the API budget', async () => {
+    const tight = await startTestServer({ rateWindows: [{ name: 'burst', points: 4, seconds: 60 }, { name: 'sustained', points: 4, seconds: 60 }] });
+    const cafe = await tight.createOrg('enterprise', 'Tight cafe');
+    const siteId = await makeSite(cafe);
+    const machineId = await makeMachine(cafe, siteId);
+    const token = await issueToken(cafe, machineId);
+    // Three API calls spent, one left; six posts go through the channel's own budget.
+    for (let i = 0; i < 6; i++) assert.equal((await postShots(tight.url, token, machineId, { shots: [shot()] })).status, 202, `post ${i} accepted`);
+    assert.equal((await cafe.call('cafe.listSites', {})).status, 200, 'the API budget still has its fourth call');
+    assertProblem(await cafe.call('cafe.listSites', {}), 429, 'rate_limited');
+  });
+});
