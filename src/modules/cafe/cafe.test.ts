@@ -353,7 +353,8 @@ describe('the bar simulator', () => {
   test('posts shots through the channel; a faulty group head shows as failing', async () => {
     const { simulateBar } = await import('./simulator.js');
     const siteId = await makeSite(org);
-    const stats = await simulateBar({ baseUrl: server.url, apiKey: org.key, siteId, machines: 2, groups: 2, rate: 1200, durationSeconds: 2, faultyGroup: 1 });
+    const stats = await simulateBar({ baseUrl: server.url, apiKey: org.key, siteId, machines: 2, groups: 2, rate: 600, durationSeconds: 1.5, faultyGroup: 1 });
+    // At most 30 posts per machine token: well inside the channel's burst budget of 60 per 10 s.
     assert.ok(stats.accepted > 4, `shots were accepted: ${JSON.stringify(stats)}`);
     assert.equal(stats.refused, 0, 'no shot was refused');
     const machines = await org.call('cafe.listMachines', { filter: { siteId } });

@@ -111,7 +111,9 @@ export async function simulateBar(options: SimulatorOptions): Promise<SimulatorS
       if (response?.status === 202) stats.accepted++;
       else stats.refused++;
       await response?.arrayBuffer().catch(() => undefined);
-      await sleep(meanGapMs * (0.5 + Math.random()));
+      // Over the token's budget: wait as told, like a well-behaved machine.
+      const retryAfter = response?.status === 429 ? Number(response.headers.get('retry-after') ?? 1) : 0;
+      await sleep(Math.max(retryAfter * 1000, meanGapMs * (0.5 + Math.random())));
     }
   };
 
