@@ -199,8 +199,9 @@ export const cafeOperations = [
     output: LiveBar,
     errors: ['not_found'],
     async handler(ctx, { siteId }) {
-      await requireSite(ctx.tx, ctx.orgId, siteId);
-      const machines = (await repo.siteMachines(ctx.tx, ctx.orgId, siteId)).filter((m) => m.kind === 'espresso_machine');
+      const found = await repo.siteWithEspressoMachines(ctx.tx, ctx.orgId, siteId);
+      if (!found) throw notFound('cafe site', siteId, 'siteId');
+      const { machines } = found;
       const now = Date.now();
       const shots = await ctx.services.liveBar.read(ctx.orgId, siteId, now - LIVE_RETAIN_SECONDS * 1000);
       const newestFirst = [...shots].sort((a, b) => b.startedAt - a.startedAt);

@@ -108,9 +108,15 @@ export async function findMachine(q: Queryable, orgId: string, id: string, optio
   return row && toMachine(row);
 }
 
-export async function siteMachines(q: Queryable, orgId: string, siteId: string): Promise<BarMachine[]> {
-  const rows = await q.query<MachineRow>(`select * from cafe_machines where org_id = $1 and site_id = $2 order by code, id`, [orgId, siteId]);
-  return rows.map(toMachine);
+/** A site and its espresso machines in one statement (the live bar's only database read); undefined when not here. */
+export async function siteWithEspressoMachines(q: Queryable, orgId: string, siteId: string): Promise<{ site: Site; machines: BarMachine[] } | undefined> {
+  const [row] = await q.query<SiteRow & { machines: (Omit<MachineRow, 'created_at'> & { created_at: string })[] }>(
+    `select s.*, coalesce((select json_agg(m order by m.code, m.id) from cafe_machines m
+                          where m.org_id = s.org_id and m.site_id = s.id and m.kind = 'espresso_machine'), '[]') as machines
+     from cafe_sites s where s.org_id = $1 and s.id = $2`,
+    [orgId, siteId],
+  );
+  return row && { site: toSite(row), machines: row.machines.map((m) => toMachine({ ...m, created_at: new Date(m.created_at) })) };
 }
 
 export async function listMachines(q: Queryable, orgId: string, filter: { siteId?: string; kind?: string }, page: Page) {
