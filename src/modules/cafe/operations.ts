@@ -186,7 +186,8 @@ export const cafeOperations = [
     name: 'cafe.getLiveBar',
     summary: 'The bar right now: each group head’s shots of the last five minutes and every group head currently failing, with the reason.',
     description:
-      'Answered from the site’s live session, never from the shot table: the shots the machines posted in the last hour, judged at ' +
+      'Answered from the site’s live session, never from the shot table (only the site and its machines are read, to list every group ' +
+      'head): the shots the machines posted in the last hour, judged at ' +
       'ingest against the site’s target. A group head is failing when at least ' +
       `${FAILING_OUTSIDE_TARGET} of its last ${JUDGED_SHOTS} shots (within the last ${LIVE_RETAIN_SECONDS / 60} minutes) were outside ` +
       `the target (reason \`outside_target\`), or at least ${FAILING_CHANNELING} of them ran channeling-fast (reason \`channeling\`). ` +
