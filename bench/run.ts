@@ -5,9 +5,11 @@ import { benchRoastComplete } from './roast-complete.js';
 import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
 import { benchSourcing } from './sourcing.js';
+import { benchCafe } from './cafe.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
 await benchTrace();
 await benchTelemetry();
 await benchSourcing();
+await benchCafe();

@@ -11,6 +11,7 @@ import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
+import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
@@ -19,6 +20,8 @@ export interface AppOptions {
   failedAuthRateWindows?: RateWindow[];
   /** Overrides the telemetry ingest windows (its own budget, per bridge token). */
   ingestRateWindows?: RateWindow[];
+  /** Overrides the cafe shot channel's windows (its own budget, per bar machine token). */
+  cafeIngestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
   /** Overrides the stream heartbeat interval (tests). */
@@ -52,6 +55,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const services = createServices(config, jobs);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
+  const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
   const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
   const resolvers = [new StoredCredentialResolver(databases.service)];
@@ -72,7 +76,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
     // A quarter of the connections (PGlite has one, and runs one transaction at a time anyway).
     heavyLaneSize: databases.service.kind === 'postgres' ? Math.max(1, Math.floor(config.databasePoolSize / 4)) : 1,
-    plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
+    plugins: [
+      telemetry,
+      shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
+      certificatePages(databases.service, { limiter: publicPageLimiter }),
+      ...(options.plugins ?? []),
+    ],
   });
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
   return {
@@ -84,6 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       // New requests and new jobs stop at once; running jobs get until the timeout.
       await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
       await services.liveSessions.close();
+      await services.liveBar.close();
       await services.blobs.close();
       await limiters.close();
       if (!options.databases) await databases.close();

@@ -37,6 +37,7 @@ const EXTENSIONS: Record<string, string[]> = {
   'production.profile.createProfile': ['shelfLifeDays'],
   'catalog.machine.registerMachine': ['burnerRatingKw', 'fuel'],
   'catalog.machine.updateMachine': ['burnerRatingKw', 'fuel'],
+  'cafe.createSite': ['shotTarget'],
 };
 
 /**
@@ -44,7 +45,7 @@ const EXTENSIONS: Record<string, string[]> = {
  * namespace's permission and module, and documented in its summary. The specification names no way to
  * end a sales order, so orders adds cancelling and shipping one.
  */
-const EXTRA_OPERATIONS = new Set(['orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch']);
+const EXTRA_OPERATIONS = new Set(['orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch', 'cafe.issueBarMachineToken']);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };
 

@@ -295,4 +295,59 @@ const apikeyRevoke: Command = {
   },
 };
 
-export const COMMANDS: Command[] = [serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke];
+/** A positive number option, checked before anything runs. */
+function positiveNumber(values: CommandInput['values'], name: string, fallback: number, command: Command, integer = false): number {
+  const given = values[name];
+  if (given === undefined) return fallback;
+  const n = Number(given);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new UsageError(`--${name} must be a positive ${integer ? 'integer' : 'number'}`, command);
+  return n;
+}
+
+const simulateBar: Command = {
+  path: ['simulate-bar'],
+  summary: 'post realistic espresso shots to a cafe site through the shot channel (demos, load)',
+  details:
+    'Against a running server: registers espresso machines SIM-1…SIM-n at the site (reused when they exist), issues each a bar ' +
+    'machine token, and posts one shot per post from every group head at the given rate until --duration passes or Ctrl-C. ' +
+    'With --faulty-group G, group head G of SIM-1 pulls bad shots, so getLiveBar shows it failing. The API key needs cafe.write.',
+  options: {
+    site: { type: 'string', value: 'ID', description: 'the cafe site (cs_…)', required: true },
+    url: { type: 'string', value: 'URL', description: 'the server (default http://127.0.0.1:8080, or FIRSTCRACK_URL)' },
+    key: { type: 'string', value: 'KEY', description: 'an API key with cafe.write (default FIRSTCRACK_API_KEY)' },
+    machines: { type: 'string', value: 'N', description: 'espresso machines to simulate (default 3)' },
+    groups: { type: 'string', value: 'N', description: 'group heads per machine, 1 to 6 (default 2)' },
+    rate: { type: 'string', value: 'R', description: 'shots per minute per group head (default 2)' },
+    duration: { type: 'string', value: 'S', description: 'stop after S seconds (default: run until Ctrl-C)' },
+    'faulty-group': { type: 'string', value: 'G', description: 'make group head G of the first machine pull bad shots' },
+  },
+  async run({ values }) {
+    const apiKey = (values.key as string | undefined) ?? process.env.FIRSTCRACK_API_KEY;
+    if (!apiKey) throw new UsageError('--key (or FIRSTCRACK_API_KEY) is required', this);
+    const groups = positiveNumber(values, 'groups', 2, this, true);
+    if (groups > 6) throw new UsageError('--groups must be 1 to 6', this);
+    const options = {
+      baseUrl: ((values.url as string | undefined) ?? process.env.FIRSTCRACK_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+      apiKey,
+      siteId: text(values, 'site'),
+      machines: positiveNumber(values, 'machines', 3, this, true),
+      groups,
+      rate: positiveNumber(values, 'rate', 2, this),
+      durationSeconds: values.duration === undefined ? undefined : positiveNumber(values, 'duration', 60, this),
+      faultyGroup: values['faulty-group'] === undefined ? undefined : positiveNumber(values, 'faulty-group', 1, this, true),
+    };
+    const { simulateBar: simulate } = await import('../modules/cafe/simulator.js');
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    console.log(`Simulating ${options.machines} machine(s) × ${groups} group head(s) at ${options.rate} shot(s)/min each on site ${options.siteId}.`);
+    const report = (s: { posted: number; accepted: number; refused: number; elapsedS: number }) =>
+      console.log(`${s.elapsedS.toFixed(0)} s: ${s.posted} shots posted, ${s.accepted} accepted, ${s.refused} refused`);
+    try {
+      report(await simulate({ ...options, signal: abort.signal, onProgress: report }));
+    } catch (error) {
+      throw new CliError(`simulate-bar: ${(error as Error).message}`, 1);
+    }
+  },
+};
+
+export const COMMANDS: Command[] = [serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke, simulateBar];

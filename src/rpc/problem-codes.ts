@@ -51,6 +51,8 @@ export const PROBLEM_CODES = {
   milestone_already_completed: { status: 409, meaning: 'The milestone was already completed; its completion time is stamped once.' },
   sample_not_approved: { status: 409, meaning: 'No approved pre-shipment sample of the contract: a sample_approval milestone cannot be completed.' },
   sample_already_transferred: { status: 409, meaning: 'The sample was already transferred to inventory as a green lot.' },
+  location_not_cafe: { status: 409, meaning: 'The location is not a cafe location (kind `cafe`), so no cafe site can be placed there.' },
+  not_an_espresso_machine: { status: 409, meaning: 'The bar machine is not an espresso machine, so it pulls no shots.' },
   unreadable_roast_log: { status: 400, meaning: 'The uploaded roast log could not be read in the format given.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -11,6 +11,7 @@ import { profileOperations } from '../modules/production/profile/operations.js';
 import { roastOperations } from '../modules/production/roast/operations.js';
 import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
+import { cafeOperations } from '../modules/cafe/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
 import { contractOperations } from '../modules/sourcing/contract/operations.js';
@@ -33,6 +34,7 @@ export const operations: readonly Operation[] = [
   ...scheduleOperations,
   ...contractOperations,
   ...sampleOperations,
+  ...cafeOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

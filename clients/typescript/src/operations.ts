@@ -3497,6 +3497,151 @@ export interface Operations {
     };
     output: SampleTransfer;
   };
+  'cafe.createSite': {
+    input: {
+      name: string;
+      code: string;
+      locationId?: string;
+      timezone?: string;
+      shotTarget?: {
+        doseG?: number;
+        doseToleranceG?: number;
+        ratioMin?: number;
+        ratioMax?: number;
+        timeMinS?: number;
+        timeMaxS?: number;
+        channelingBelowS?: number;
+      };
+    };
+    output: CafeSite;
+  };
+  'cafe.listSites': {
+    input: {
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CafeSite[];
+      nextCursor: string | null;
+    };
+  };
+  'cafe.registerMachine': {
+    input: {
+      siteId: string;
+      name: string;
+      code: string;
+      kind: 'espresso_machine' | 'grinder' | 'batch_brewer' | 'water_system';
+      groupCount?: number;
+      brand?: string;
+      model?: string;
+      deviceId?: string;
+    };
+    output: CafeMachine;
+  };
+  'cafe.listMachines': {
+    input: {
+      filter?: {
+        siteId?: string;
+        kind?: 'espresso_machine' | 'grinder' | 'batch_brewer' | 'water_system';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CafeMachine[];
+      nextCursor: string | null;
+    };
+  };
+  'cafe.issueBarMachineToken': {
+    input: {
+      machineId: string;
+      expiresInHours?: number;
+    };
+    output: CafeBarMachineToken;
+  };
+  'cafe.getLiveBar': {
+    input: {
+      siteId: string;
+    };
+    output: CafeLiveBar;
+  };
+  'cafe.listShots': {
+    input: {
+      filter: {
+        from: string;
+        to: string;
+        siteId?: string;
+        machineId?: string;
+        group?: number;
+        outsideTarget?: boolean;
+      };
+      limit?: number;
+    };
+    output: CafeShotList;
+  };
+  'cafe.getSitePerformance': {
+    input: {
+      siteId: string;
+      from: string;
+      to: string;
+    };
+    output: CafeSitePerformance;
+  };
+  'cafe.importPosSales': {
+    input: {
+      siteId: string;
+      /**
+       * @minItems 1
+       * @maxItems 1000
+       */
+      lines: [
+        {
+          posLineId: string;
+          soldAt: string;
+          item: string;
+          quantity: number;
+          shotEquivalents: number;
+        },
+        ...{
+          posLineId: string;
+          soldAt: string;
+          item: string;
+          quantity: number;
+          shotEquivalents: number;
+        }[]
+      ];
+    };
+    output: CafePosImport;
+  };
+  'cafe.reconcilePos': {
+    input: {
+      siteId: string;
+      businessDate: string;
+    };
+    output: CafeReconciliation;
+  };
+  'cafe.listReconciliations': {
+    input: {
+      filter?: {
+        siteId?: string;
+        from?: string;
+        to?: string;
+        latestOnly?: boolean;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CafeReconciliation[];
+      nextCursor: string | null;
+    };
+  };
 }
 export interface Location {
   id: string;
@@ -5256,6 +5401,165 @@ export interface Sample {
 export interface SampleTransfer {
   sample: Sample;
   lot: GreenLotWithBalances;
+}
+export interface CafeSite {
+  id: string;
+  code: string;
+  name: string;
+  locationId: string | null;
+  timezone: string;
+  shotTarget: CafeShotTarget;
+  createdAt: string;
+}
+export interface CafeShotTarget {
+  doseG: number;
+  doseToleranceG: number;
+  ratioMin: number;
+  ratioMax: number;
+  timeMinS: number;
+  timeMaxS: number;
+  channelingBelowS: number;
+}
+export interface CafeMachine {
+  id: string;
+  siteId: string;
+  code: string;
+  name: string;
+  kind: 'espresso_machine' | 'grinder' | 'batch_brewer' | 'water_system';
+  groupCount: number;
+  brand: string | null;
+  model: string | null;
+  deviceId: string | null;
+  createdAt: string;
+}
+export interface CafeBarMachineToken {
+  id: string;
+  token: string;
+  machineId: string;
+  expiresAt: string;
+}
+export interface CafeLiveBar {
+  siteId: string;
+  asOf: string;
+  windowSeconds: number;
+  groupHeads: {
+    machineId: string;
+    machineCode: string;
+    group: number;
+    shots: {
+      shotId: string;
+      machineId: string;
+      group: number;
+      startedAt: string;
+      durationS: number;
+      doseG: number;
+      yieldG: number;
+      outsideTarget: boolean;
+      channeling: boolean;
+    }[];
+    failing: boolean;
+    reasons: {
+      code: 'outside_target' | 'channeling';
+      detail: string;
+    }[];
+  }[];
+  failing: {
+    machineId: string;
+    group: number;
+    reasons: {
+      code: 'outside_target' | 'channeling';
+      detail: string;
+    }[];
+  }[];
+}
+export interface CafeShotList {
+  items: CafeShot[];
+  truncated: boolean;
+}
+export interface CafeShot {
+  id: string;
+  siteId: string;
+  machineId: string;
+  shotId: string;
+  group: number;
+  startedAt: string;
+  durationS: number;
+  doseG: number;
+  yieldG: number;
+  ratio: number | null;
+  outsideTarget: boolean;
+  channeling: boolean;
+  pressureBar: number[] | null;
+  temperatureC: number[] | null;
+  flow: number[] | null;
+  receivedAt: string;
+}
+export interface CafeSitePerformance {
+  siteId: string;
+  timezone: string;
+  from: string;
+  to: string;
+  totals: {
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    saleShotEquivalents: number;
+    variance: number;
+  };
+  days: {
+    date: string;
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    saleShotEquivalents: number;
+    variance: number;
+  }[];
+  hours: {
+    hour: number;
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    saleShotEquivalents: number;
+    variance: number;
+  }[];
+  groupHeads: {
+    machineId: string;
+    group: number;
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    meanDurationS: number | null;
+  }[];
+}
+export interface CafePosImport {
+  siteId: string;
+  received: number;
+  new: number;
+  known: number;
+  newShotEquivalents: number;
+}
+export interface CafeReconciliation {
+  id: string;
+  siteId: string;
+  businessDate: string;
+  version: number;
+  timezone: string;
+  dayStart: string;
+  dayEnd: string;
+  hours: number;
+  shotsPulled: number;
+  saleShotEquivalents: number;
+  variance: number;
+  machines: {
+    machineId: string;
+    shotsPulled: number;
+    shareOfShots: number;
+  }[];
+  createdAt: string;
 }
 
 export type OperationName = keyof Operations;
@@ -7284,6 +7588,236 @@ export const OPERATIONS = {
       "state_mismatch",
       "duplicate",
       "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.createSite": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "location_not_cafe",
+      "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listSites": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.registerMachine": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listMachines": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.issueBarMachineToken": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "not_an_espresso_machine",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.getLiveBar": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listShots": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.getSitePerformance": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.importPosSales": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.reconcilePos": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listReconciliations": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
