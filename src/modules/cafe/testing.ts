@@ -32,7 +32,7 @@ export async function postShots(url: string, token: string | undefined, machineI
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, text, headers: response.headers };
 }
 
 let counter = 0;
