@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { appRoleUrl, loadConfig, type Config } from '../config.js';
 import { PostgresDatabase, type Database } from '../db/client.js';
 import type { Databases } from '../db/open.js';
-import { createApp, type RunningApp } from '../app.js';
+import { createApp, type AppOptions, type RunningApp } from '../app.js';
 import { createOrganization } from '../auth/organizations.js';
 import { createApiKey } from '../auth/credentials.js';
 import type { Plan } from '../auth/plans.js';
@@ -75,7 +75,9 @@ export async function createTestDatabase(databaseUrl: string): Promise<{ url: st
  * when DATABASE_URL is set (and Redis when REDIS_URL is), PGlite otherwise; `config` overrides settings
  * (an S3 store, say). Closed after the file's tests.
  */
-export async function startTestServer(options: { rateWindows?: RateWindow[]; config?: Partial<Config> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { rateWindows?: RateWindow[]; config?: Partial<Config>; clock?: AppOptions['clock']; loginWindows?: AppOptions['loginWindows'] } = {},
+): Promise<TestServer> {
   // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
   process.env.FIRSTCRACK_CHECK_CONTRACT ??= '1';
   // Live sessions and blobs go to a directory of this test file's own.
@@ -94,7 +96,7 @@ export async function startTestServer(options: { rateWindows?: RateWindow[]; con
     const db = await openPgliteFromTemplate(template);
     databases = { owner: db, service: db, close: () => db.close() };
   }
-  const app = await createApp(config, { databases, rateWindows: options.rateWindows ?? GENEROUS_WINDOWS });
+  const app = await createApp(config, { databases, rateWindows: options.rateWindows ?? GENEROUS_WINDOWS, clock: options.clock, loginWindows: options.loginWindows });
   const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
   after(async () => {
     await app.close();
