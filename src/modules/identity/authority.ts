@@ -25,7 +25,7 @@ const PLAN_CACHE_MS = 30_000;
 const JWT_ALG = 'ES256';
 
 export const OPAQUE_TOKEN_PREFIX = 'fco_';
-export const SESSION_TOKEN_PREFIX = 'fcs_';
+export const SESSION_TOKEN_PREFIX = 'fcu_';
 export const LOGIN_LINK_PREFIX = 'fcl_';
 export const CLIENT_SECRET_PREFIX = 'fccs_';
 const JWT_SHAPE = /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/;

@@ -37,7 +37,7 @@ const as = (token: string, org: string | undefined, operation: string, input: un
 test('login answers a session token, its expiry and the user’s organizations', async () => {
   const { userId, token, body, email: address } = await sessionFor('viewer');
   await addMembership(server.owner, { userId, orgId: cafe.id, role: 'admin' });
-  assert.match(token, /^fcs_/);
+  assert.match(token, /^fcu_/);
   assert.equal(new Date(body.expiresAt).getTime() - Date.now() > 11 * 3600_000, true);
   assert.deepEqual(body.organizations, [{ id: roastery.id, name: 'Roastery', role: 'viewer' }]);
   const again = await login(server, { email: address.toUpperCase(), password: PASSWORD });
@@ -85,6 +85,8 @@ test('logout ends the session at once; sessions expire after 12 hours by the ser
   const logout = await server.request('/api/auth/logout', { method: 'POST', headers: { authorization: `Bearer ${first.token}` } });
   assert.equal(logout.status, 204);
   assertProblem(await as(first.token, roastery.id, 'catalog.location.listLocations'), 401, 'unauthenticated');
+  const doc = await (await server.request('/openapi.json')).json();
+  assert.ok(doc.paths['/api/auth/logout'].post.responses['204'], 'logout is documented in /docs');
   const again = await server.request('/api/auth/logout', { method: 'POST', headers: { authorization: `Bearer ${first.token}` } });
   assert.equal(again.status, 401);
 
