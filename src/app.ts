@@ -103,6 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await services.liveSessions.close();
       await services.blobs.close();
       await limiters.close();
+      identity.dispose();
       if (!options.databases) await databases.close();
     },
   };

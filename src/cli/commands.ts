@@ -377,7 +377,7 @@ const oauthClientList: Command = {
 
 const oauthClientRevoke: Command = {
   path: ['oauth-client', 'revoke'],
-  summary: 'revoke an OAuth client: no new tokens, its opaque tokens stop at once, its JWTs at their expiry (at most 1 h)',
+  summary: 'revoke an OAuth client: no new tokens; its opaque tokens stop within a second, its JWTs at their expiry (at most 1 h)',
   options: { org: orgOption },
   positionals: [{ name: 'CLIENT_ID', description: 'the client id (ocl_…)' }],
   async run({ values, positionals: [clientId] }) {

@@ -23,6 +23,19 @@ const KEY_CACHE_MS = 60_000;
 /** How stale an organization's plan may be for a JWT's principal (the token does not carry it). */
 const PLAN_CACHE_MS = 30_000;
 const JWT_ALG = 'ES256';
+/**
+ * How long a process remembers a resolved opaque token. Revoking a client in this process forgets its
+ * tokens at once (see announceClientRevoked); another API process may accept them for up to this long after.
+ * Introspection never uses the cache, so it answers inactive at once everywhere.
+ */
+export const OPAQUE_CACHE_MS = 1000;
+
+const revocationListeners = new Set<(clientId: string) => void>();
+
+/** Tells every Identity in this process that a client was revoked, so none keeps its opaque tokens cached. */
+export function announceClientRevoked(clientId: string): void {
+  for (const listener of revocationListeners) listener(clientId);
+}
 
 export const OPAQUE_TOKEN_PREFIX = 'fco_';
 export const SESSION_TOKEN_PREFIX = 'fcu_';
@@ -87,9 +100,19 @@ export class Identity {
   private keysLoading?: Promise<KeySet>;
   private readonly verified = new Map<string, { principal: Principal; claims: JWTPayload; exp: number }>();
   private readonly plans = new Map<string, { plan: Plan; until: number }>();
+  private readonly opaque = new Map<string, { principal: Principal; until: number; expiresAt: number }>();
+  private readonly forgetClient = (clientId: string) => {
+    for (const [hash, entry] of this.opaque) if (entry.principal.credentialId === clientId) this.opaque.delete(hash);
+  };
 
   constructor(private readonly options: IdentityOptions) {
     this.now = options.clock ?? (() => new Date());
+    revocationListeners.add(this.forgetClient);
+  }
+
+  /** Stops listening for revocations (the app's close). */
+  dispose(): void {
+    revocationListeners.delete(this.forgetClient);
   }
 
   issuer(): string {
@@ -400,11 +423,18 @@ export class Identity {
     return plan ? { ...principal, plan } : null;
   }
 
-  /** Looked up on every request (not cached), so a revoked client's opaque tokens stop at once in every process. */
+  /**
+   * Looked up in the database and remembered for OPAQUE_CACHE_MS (never past the token's expiry by the
+   * service clock); a revocation in this process forgets the client's tokens at once.
+   */
   private async resolveOpaque(token: string): Promise<Principal | null> {
-    const row = await repo.liveAccessToken(this.options.db, hashSecret(token), this.now());
+    const hash = hashSecret(token);
+    const cached = this.opaque.get(hash);
+    if (cached && cached.until > Date.now() && cached.expiresAt > this.now().getTime()) return cached.principal;
+    this.opaque.delete(hash);
+    const row = await repo.liveAccessToken(this.options.db, hash, this.now());
     if (!row) return null;
-    return {
+    const principal: Principal = {
       credentialId: row.client_id,
       kind: 'oauth_client',
       orgId: row.org_id,
@@ -413,6 +443,9 @@ export class Identity {
       permissions: effectivePermissions(row.role, row.scope),
       machineId: null,
     };
+    if (this.opaque.size >= 10_000) this.opaque.delete(this.opaque.keys().next().value!);
+    this.opaque.set(hash, { principal, until: Date.now() + OPAQUE_CACHE_MS, expiresAt: new Date(row.expires_at).getTime() });
+    return principal;
   }
 
   /**

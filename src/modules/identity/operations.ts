@@ -3,6 +3,7 @@ import { conflict, invalidInput, notFound, ProblemError } from '../../rpc/errors
 import { pageOut } from '../../rpc/outputs.js';
 import { effectivePermissions } from '../../auth/permissions.js';
 import * as repo from './repository.js';
+import { announceClientRevoked } from './authority.js';
 import { createOAuthClient, IdentityInputError } from './service.js';
 import { ById, CreateOAuthClient, IssuedOAuthClient, ListOAuthClients, OAuthClient } from './schemas.js';
 
@@ -68,7 +69,8 @@ export const identityOperations = [
     extension: true,
     summary: 'Revoke an OAuth client: no new tokens, and its opaque tokens stop at once.',
     description:
-      'An extension. Its JWT access tokens are stateless and stay valid until they expire (at most one hour). Revoking a revoked ' +
+      'An extension. Its opaque tokens stop at once (other API processes may accept one for up to a second more); its JWT access ' +
+      'tokens are stateless and stay valid until they expire (at most one hour). Revoking a revoked ' +
       'client is 409 `oauth_client_revoked`; another organization’s client is 404 like a missing one.',
     permission,
     module,
@@ -80,7 +82,9 @@ export const identityOperations = [
       const current = await repo.findClient(ctx.tx, ctx.orgId, id, { forUpdate: true });
       if (!current) throw notFound('OAuth client', id);
       if (current.revokedAt) throw conflict('oauth_client_revoked', `OAuth client ${id} was revoked at ${current.revokedAt}.`, { from: 'revoked', to: 'revoked' });
-      return (await repo.revokeClient(ctx.tx, ctx.orgId, id, new Date()))!;
+      const revoked = (await repo.revokeClient(ctx.tx, ctx.orgId, id, new Date()))!;
+      ctx.afterCommit(async () => announceClientRevoked(id));
+      return revoked;
     },
   }),
 ];
