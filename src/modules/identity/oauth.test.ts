@@ -314,3 +314,12 @@ test('rate limits count per credential: every token of a client shares its budge
   const fresh = await issue(second);
   assert.equal((await limited.call(fresh, 'catalog.location.listLocations', {})).status, 200, 'another client has its own budget');
 });
+
+test('stream tickets are issued to API keys only; access tokens are refused clearly, not with a server error', async () => {
+  const client = await makeOAuthClient(org, 'viewer');
+  for (const token of [await jwtFor(client), await accessToken(client)]) {
+    const res = await server.request('/stream/v1/roast/rb_0000000000nothing000000000/tickets', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).code, 'api_key_required');
+  }
+});

@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../testing/harness.js';
 import { assertProblem } from '../../testing/problems.js';
@@ -8,7 +8,12 @@ import { addMembership, createUser, resetPassword } from './service.js';
 
 let offsetMs = 0;
 const clock = () => new Date(Date.now() + offsetMs);
-const server = await startTestServer({ clock });
+// Windows named per run: with REDIS_URL the login throttles are shared by every server on that Redis (per address: 127.0.0.1).
+const run = randomBytes(4).toString('hex');
+const server = await startTestServer({
+  clock,
+  loginWindows: { account: [{ name: `account-${run}`, points: 1000, seconds: 900 }], address: [{ name: `address-${run}`, points: 1000, seconds: 900 }] },
+});
 const roastery = await server.createOrg('enterprise', 'Roastery');
 const cafe = await server.createOrg('enterprise', 'Cafe');
 const stranger = await server.createOrg('enterprise', 'Stranger');
@@ -129,7 +134,7 @@ test('one-time login links and password resets', async () => {
 test('login is slowed per account and per address', async () => {
   const limited = await startTestServer({
     clock,
-    loginWindows: { account: [{ name: 'account', points: 3, seconds: 900 }], address: [{ name: 'address', points: 6, seconds: 900 }] },
+    loginWindows: { account: [{ name: `account-small-${run}`, points: 3, seconds: 900 }], address: [{ name: `address-small-${run}`, points: 6, seconds: 900 }] },
   });
   const org = await limited.createOrg();
   const a = email();
