@@ -64,6 +64,10 @@ export const noGrant = () => null;
 export const unauthorized = (detail: string) =>
   new ProblemError(401, 'unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer realm="firstcrack"' });
 
+/** RFC 6750 §3.1: a token was sent and is not valid (unknown, expired, revoked, a bad signature). */
+const invalidToken = (detail: string) =>
+  new ProblemError(401, 'unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer realm="firstcrack", error="invalid_token"' });
+
 export interface BearerPolicy {
   /** The credential kinds this surface takes. */
   accepts: (kind: Principal['kind']) => boolean;
@@ -85,7 +89,7 @@ export function bearerCredential(resolvers: CredentialResolver[], policy: Bearer
     if (!match) throw unauthorized('Send a credential as Authorization: Bearer <API key or access token>.');
     const orgHeader = request.headers['x-service-org'];
     const principal = await resolvePrincipal(resolvers, match[1], typeof orgHeader === 'string' ? orgHeader : undefined);
-    if (!principal) throw unauthorized('The credential is not valid, expired or revoked.');
+    if (!principal) throw invalidToken('The credential is not valid, expired or revoked.');
     if (!policy.accepts(principal.kind)) throw policy.refusal();
     if (orgHeader !== undefined && orgHeader !== principal.orgId) {
       throw new ProblemError(403, 'organization_mismatch', 'This credential is bound to another organization than X-Service-Org names.');

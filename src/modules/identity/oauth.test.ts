@@ -157,7 +157,11 @@ test('a JWT access token follows RFC 9068 and verifies with the published key (n
   assert.equal(verifySignature('sha256', Buffer.from(`${h}.${tampered}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url')), false);
 
   assert.equal((await listLocations(token)).status, 200);
-  assertProblem(await listLocations(`${h}.${tampered}.${s}`), 401, 'unauthenticated');
+  const forged = await listLocations(`${h}.${tampered}.${s}`);
+  assertProblem(forged, 401, 'unauthenticated');
+  assert.equal(forged.headers.get('www-authenticate'), 'Bearer realm="firstcrack", error="invalid_token"', 'RFC 6750 §3.1 invalid_token');
+  const missing = await server.call(undefined, 'catalog.location.listLocations', {});
+  assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="firstcrack"', 'RFC 6750 §3.1: no error code when no token was sent');
 });
 
 test('JWTs are refused with another audience, issuer, type, algorithm key or after expiry', async () => {
@@ -285,7 +289,9 @@ test('each token kind sees only its organization and only its scope', async () =
     assert.equal((await server.call(token, 'catalog.location.getLocation', { id: mine })).status, 200);
     const ids = (await listLocations(token)).body.items.map((l: { id: string }) => l.id);
     assert.ok(!ids.includes(theirs), 'another organization’s location is invisible');
-    assertProblem(await server.call(token, 'catalog.location.createLocation', { name: 'X', code: 'X1', kind: 'warehouse' }), 403, 'permission_denied');
+    const refused = await server.call(token, 'catalog.location.createLocation', { name: 'X', code: 'X1', kind: 'warehouse' });
+    assertProblem(refused, 403, 'permission_denied');
+    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="firstcrack", error="insufficient_scope", scope="catalog.location.write"');
   }
 });
 
