@@ -24,7 +24,8 @@ import { CliError, UsageError, type Command, type CommandInput } from './run.js'
 
 export const ENVIRONMENT_HELP = `Environment: PORT (8080), HOST (127.0.0.1), FIRSTCRACK_DATA_DIR (./.firstcrack), DATABASE_URL, DATABASE_POOL_SIZE,
 REDIS_URL, LOG_LEVEL, S3_BUCKET (blobs in S3-compatible storage) with S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
-S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE, S3_PREFIX.`;
+S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE, S3_PREFIX, FIRSTCRACK_BASE_URL (the URL clients reach the service at: the JWT
+issuer and audience), FIRSTCRACK_ENCRYPTION_KEY (32 bytes base64: encrypts signing keys; required with DATABASE_URL).`;
 
 function config(): Config {
   try {

@@ -5,7 +5,7 @@ import { newId, newSecret } from '../../lib/ids.js';
 import { hashSecret, type CredentialResolver, type Principal } from '../../auth/credentials.js';
 import { effectivePermissions, isValidPattern, ROLES, ROLE_PERMISSIONS, type Role } from '../../auth/permissions.js';
 import type { Plan } from '../../auth/plans.js';
-import type { KeyEncryption } from '../../auth/key-encryption.js';
+import { EncryptionKeyError, type KeyEncryption } from '../../auth/key-encryption.js';
 import { ProblemError } from '../../rpc/errors.js';
 import * as repo from './repository.js';
 import { verifyPassword } from './passwords.js';
@@ -229,7 +229,11 @@ export class Identity {
 
   /** RFC 7517 JWK Set of every published key (live, and retired ones until their tokens have expired). */
   async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
-    const set = await this.keySet({ ensureSigner: true });
+    // The first key is made here when it can be; without an encryption key the published ones are still served.
+    const set = await this.keySet({ ensureSigner: true }).catch(async (error) => {
+      if (error instanceof EncryptionKeyError) return this.keySet();
+      throw error;
+    });
     return { keys: [...set.published.values()].map((k) => k.row.public_jwk) };
   }
 
