@@ -72,7 +72,7 @@ export interface BearerPolicy {
   /** The credential kinds this surface takes. */
   accepts: (kind: Principal['kind']) => boolean;
   /** The problem a valid credential of another kind gets. */
-  refusal: () => ProblemError;
+  refusal: (kind: Principal['kind']) => ProblemError;
 }
 
 /**
@@ -90,7 +90,7 @@ export function bearerCredential(resolvers: CredentialResolver[], policy: Bearer
     const orgHeader = request.headers['x-service-org'];
     const principal = await resolvePrincipal(resolvers, match[1], typeof orgHeader === 'string' ? orgHeader : undefined);
     if (!principal) throw invalidToken('The credential is not valid, expired or revoked.');
-    if (!policy.accepts(principal.kind)) throw policy.refusal();
+    if (!policy.accepts(principal.kind)) throw policy.refusal(principal.kind);
     if (orgHeader !== undefined && orgHeader !== principal.orgId) {
       throw new ProblemError(403, 'organization_mismatch', 'This credential is bound to another organization than X-Service-Org names.');
     }

@@ -60,7 +60,10 @@ const MACHINE_BRIDGES: BearerPolicy = {
 /** Stream tickets are issued to API keys only (see admitTicketRequest). */
 const TICKET_ISSUERS: BearerPolicy = {
   accepts: (kind) => kind === 'api_key',
-  refusal: () => new ProblemError(403, 'api_key_required', 'Stream tickets are issued to API keys; with an access token or user session, open the stream with Authorization: Bearer.'),
+  refusal: (kind) =>
+    kind === 'machine_bridge'
+      ? API_CALLERS.refusal(kind)
+      : new ProblemError(403, 'api_key_required', 'Stream tickets are issued to API keys; with an access token or user session, open the stream with Authorization: Bearer.'),
 };
 
 /** Watching a batch, live or through a ticket, is reading the roast. */
