@@ -6,6 +6,7 @@ import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
 import { benchSourcing } from './sourcing.js';
 import { benchCafe } from './cafe.js';
+import { benchIdentity } from './identity.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
@@ -13,3 +14,4 @@ await benchTrace();
 await benchTelemetry();
 await benchSourcing();
 await benchCafe();
+await benchIdentity();

@@ -12,6 +12,9 @@ import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/pu
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
+import { configuredKeyEncryption } from './auth/key-encryption.js';
+import { Identity, type Clock } from './modules/identity/authority.js';
+import { identityRoutes, LOGIN_ACCOUNT_WINDOWS, LOGIN_ADDRESS_WINDOWS } from './modules/identity/routes.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
@@ -34,10 +37,16 @@ export interface AppOptions {
   jobWorkers?: WorkerOptions;
   /** On close, how long running jobs get to finish (default 30 s). */
   shutdownTimeoutMs?: number;
+  /** The clock tokens, sessions and signing keys are issued and judged by (tests move it). */
+  clock?: Clock;
+  /** Overrides the login throttles (per account, per address). */
+  loginWindows?: { account: RateWindow[]; address: RateWindow[] };
 }
 
 export interface RunningApp {
   server: FastifyInstance;
+  /** The authorization server: tokens, signing keys, sessions. */
+  identity: Identity;
   databases: Databases;
   services: Services;
   jobs: JobQueue;
@@ -58,7 +67,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
   const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
-  const resolvers = [new StoredCredentialResolver(databases.service)];
+  let server: RunningApp['server'] | undefined;
+  const identity = new Identity({
+    db: databases.service,
+    keyEncryption: configuredKeyEncryption({ serverMode: Boolean(config.databaseUrl), dataDir: config.dataDir }),
+    // FIRSTCRACK_BASE_URL names the service as its clients reach it (the JWT issuer and audience); unset, the address it listens on.
+    baseUrl: () => process.env.FIRSTCRACK_BASE_URL || listeningUrl(server),
+    clock: options.clock,
+  });
+  const resolvers = [new StoredCredentialResolver(databases.service), ...identity.resolvers()];
+  const identityHttp = identityRoutes({
+    identity,
+    apiRateLimiter: rateLimiter,
+    loginAccountLimiter: limiters.limiter('login-account', options.loginWindows?.account ?? LOGIN_ACCOUNT_WINDOWS),
+    loginAddressLimiter: limiters.limiter('login-address', options.loginWindows?.address ?? LOGIN_ADDRESS_WINDOWS),
+  });
   const telemetry = telemetryRoutes({
     db: databases.service,
     resolvers,
@@ -67,7 +90,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ingestRateLimiter,
     heartbeatMs: options.streamHeartbeatMs,
   });
-  const server = await buildServer({
+  server = await buildServer({
     db: databases.service,
     resolvers,
     rateLimiter,
@@ -80,6 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       telemetry,
       shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
       certificatePages(databases.service, { limiter: publicPageLimiter }),
+      identityHttp,
       ...(options.plugins ?? []),
     ],
   });
@@ -89,6 +113,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     databases,
     services,
     jobs,
+    identity,
     async close() {
       // New requests and new jobs stop at once; running jobs get until the timeout.
       await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
@@ -96,9 +121,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await services.liveBar.close();
       await services.blobs.close();
       await limiters.close();
+      identity.dispose();
       if (!options.databases) await databases.close();
     },
   };
+}
+
+/** The URL the server listens on (its first address), for a service started without FIRSTCRACK_BASE_URL. */
+function listeningUrl(server: FastifyInstance | undefined): string {
+  const address = server?.server.address();
+  if (!address || typeof address === 'string') throw new Error('Set FIRSTCRACK_BASE_URL: the service is not listening on a TCP address yet.');
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 export interface RunningWorkers {

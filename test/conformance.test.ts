@@ -45,7 +45,11 @@ const EXTENSIONS: Record<string, string[]> = {
  * namespace's permission and module, and documented in its summary. The specification names no way to
  * end a sales order, so orders adds cancelling and shipping one.
  */
-const EXTRA_OPERATIONS = new Set(['orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch', 'cafe.issueBarMachineToken']);
+const EXTRA_OPERATIONS = new Set([
+  'orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch', 'cafe.issueBarMachineToken',
+  // OAuth client administration (identity), under the api module's integration permission.
+  'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
+]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };
 

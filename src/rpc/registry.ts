@@ -16,6 +16,7 @@ import { orderOperations } from '../modules/orders/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
 import { contractOperations } from '../modules/sourcing/contract/operations.js';
 import { sampleOperations } from '../modules/sourcing/sample/operations.js';
+import { identityOperations } from '../modules/identity/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -35,6 +36,7 @@ export const operations: readonly Operation[] = [
   ...contractOperations,
   ...sampleOperations,
   ...cafeOperations,
+  ...identityOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

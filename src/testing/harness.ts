@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { appRoleUrl, loadConfig, type Config } from '../config.js';
 import { PostgresDatabase, type Database } from '../db/client.js';
 import type { Databases } from '../db/open.js';
-import { createApp, type RunningApp } from '../app.js';
+import { createApp, type AppOptions, type RunningApp } from '../app.js';
 import { createOrganization } from '../auth/organizations.js';
 import { createApiKey } from '../auth/credentials.js';
 import type { Plan } from '../auth/plans.js';
@@ -24,8 +24,8 @@ export const GENEROUS_WINDOWS: RateWindow[] = [
 export interface CallResult<T = any> {
   status: number;
   body: T;
-  /** The answer's bytes as sent, decoded. */
-  text: string;
+  /** The answer's bytes as sent, decoded (the harness's calls set it). */
+  text?: string;
   headers: Headers;
 }
 
@@ -78,7 +78,13 @@ export async function createTestDatabase(databaseUrl: string): Promise<{ url: st
  * (an S3 store, say). Closed after the file's tests.
  */
 export async function startTestServer(
-  options: { rateWindows?: RateWindow[]; failedAuthRateWindows?: RateWindow[]; config?: Partial<Config> } = {},
+  options: {
+    rateWindows?: RateWindow[];
+    failedAuthRateWindows?: RateWindow[];
+    config?: Partial<Config>;
+    clock?: AppOptions['clock'];
+    loginWindows?: AppOptions['loginWindows'];
+  } = {},
 ): Promise<TestServer> {
   // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
   process.env.FIRSTCRACK_CHECK_CONTRACT ??= '1';
@@ -102,6 +108,8 @@ export async function startTestServer(
     databases,
     rateWindows: options.rateWindows ?? GENEROUS_WINDOWS,
     failedAuthRateWindows: options.failedAuthRateWindows ?? GENEROUS_WINDOWS,
+    clock: options.clock,
+    loginWindows: options.loginWindows,
   });
   const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
   after(async () => {

@@ -1,4 +1,4 @@
-import type { TestOrg } from '../../testing/harness.js';
+import type { CallResult, TestOrg } from '../../testing/harness.js';
 
 /** Test support: sites, machines, tokens and shot posts through the real HTTP surfaces. */
 
@@ -25,7 +25,7 @@ export async function issueToken(org: TestOrg, machineId: string): Promise<strin
 /** The service's address, read off the organization's typed client (the harness gives no other handle to it). */
 export const serverUrl = (org: TestOrg): string => (org.client as unknown as { baseUrl: string }).baseUrl;
 
-export async function postShots(url: string, token: string | undefined, machineId: string, body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+export async function postShots(url: string, token: string | undefined, machineId: string, body: unknown): Promise<CallResult> {
   const response = await fetch(`${url}/ingest/v1/cafe/machines/${machineId}/shots`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
