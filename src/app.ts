@@ -10,6 +10,7 @@ import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
+import { JOBS } from './jobs/catalog.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
@@ -44,7 +45,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.
   const limiters = await openRateLimiterFactory({ redisUrl: config.redisUrl });
   // Every process declares the queues, so an API-only process can send before any worker has started.
-  const jobs = new JobQueue(databases);
+  const jobs = new JobQueue(databases, JOBS, config);
   await jobs.prepare();
   const services = createServices(config, jobs);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
@@ -96,7 +97,7 @@ export async function runWorkers(
   options: { databases?: Databases; jobWorkers?: WorkerOptions; shutdownTimeoutMs?: number } = {},
 ): Promise<RunningWorkers> {
   const databases = options.databases ?? (await openDatabases(config));
-  const jobs = new JobQueue(databases);
+  const jobs = new JobQueue(databases, JOBS, config);
   try {
     await jobs.prepare();
     await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers);

@@ -35,6 +35,8 @@ const SYNONYMS: Record<string, string[]> = { 'catalog.location.createLocation.ki
 const EXTENSIONS: Record<string, string[]> = {
   'production.roast.importLoggerRoast': ['greenLotId', 'chargeWeightKg', 'dropWeightKg', 'locationId', 'profileId'],
   'production.profile.createProfile': ['shelfLifeDays'],
+  // The feed's resume position (the specification names no paging for it).
+  'webhooks.listEvents': ['cursor'],
 };
 
 /**

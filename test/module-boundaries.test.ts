@@ -48,6 +48,7 @@ const TABLE_OWNERS: Record<string, string[]> = {
   orders: ['customers', 'orders', 'order_lines', 'fulfillments', 'order_allocations', 'roast_demand'],
   lineage: ['lineage_edges'],
   traceability: ['certificates'],
+  webhooks: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
 };
 
 /**

@@ -9,12 +9,15 @@ import type { EventDefinition, EventPayload } from '../events/define.js';
 import type { ProblemCode } from './problem-codes.js';
 import type { JobName, JobPayload } from '../jobs/catalog.js';
 import type { JobSender } from '../jobs/queue.js';
+import type { Config } from '../config.js';
 
 /** Infrastructure handlers may use besides the transaction; each has an embedded and a server implementation. */
 export interface Services {
   liveSessions: LiveSessionStore;
   blobs: BlobStore;
   jobs: JobSender;
+  /** The process's configuration, for settings an operation applies (webhook URL rules, the secret key). */
+  config: Config;
 }
 
 export interface OperationContext<Events extends EventDefinition = EventDefinition> {

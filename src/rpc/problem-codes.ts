@@ -46,6 +46,8 @@ export const PROBLEM_CODES = {
   schedule_already_released: { status: 409, meaning: 'The schedule was released and can no longer change.' },
   not_allocated: { status: 409, meaning: 'The order line holds no allocation to act on.' },
   not_in_chain: { status: 409, meaning: 'The record is not part of the chain asked about.' },
+  webhook_url_refused: { status: 400, meaning: 'The webhook URL is not https, or names or resolves to a private, loopback, link-local or cloud metadata address (`errors` names `url`).' },
+  endpoint_not_active: { status: 409, meaning: 'The webhook endpoint is disabled or deleted; re-enable it (updateEndpoint status active) first.' },
   unreadable_roast_log: { status: 400, meaning: 'The uploaded roast log could not be read in the format given.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
