@@ -242,7 +242,8 @@ export const webhookOperations = [
       await repo.restartDelivery(ctx.tx, ctx.orgId, id, token);
       await ctx.enqueue('webhookDelivery', { orgId: ctx.orgId, deliveryId: id, token });
       ctx.afterCommit(async () => ctx.services.jobs.wake?.('webhookDelivery'));
-      return (await repo.findDelivery(ctx.tx, ctx.orgId, id))!;
+      const { jobToken: _token, scheduleStep: _step, ...restarted } = (await repo.findDelivery(ctx.tx, ctx.orgId, id))!;
+      return restarted;
     },
   }),
 ];
@@ -252,7 +253,7 @@ function checkEventTypes(patterns: string[], path = 'eventTypes'): string[] {
   const published = [...eventCatalog.keys()];
   const errors = patterns.flatMap((pattern, i) => {
     const known = pattern.endsWith('.*') ? published.some((type) => type.startsWith(pattern.slice(0, -1))) : eventCatalog.has(pattern);
-    return known ? [] : [{ path: `${path}.${i}`, message: pattern.endsWith('.*') ? 'matches no published event type' : 'is not a published event type (see webhooks.listEventTypes)' }];
+    return known ? [] : [{ path: `${path}[${i}]`, message: pattern.endsWith('.*') ? 'matches no published event type' : 'is not a published event type (see webhooks.listEventTypes)' }];
   });
   if (errors.length) throw invalidInput(errors, 'Unknown event types.');
   return [...new Set(patterns)];
