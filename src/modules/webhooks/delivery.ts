@@ -39,7 +39,8 @@ export const webhookDeliveryJob: JobDefinition<typeof DeliveryJob> = {
   payload: DeliveryJob,
   // Only for a worker killed or overrunning mid-attempt: failed answers are retried on the webhook schedule.
   retry: { limit: 25, delaySeconds: 5, backoff: true },
-  timeoutSeconds: 60,
+  // The 15 s answer timeout plus the database work around it; a worker killed mid-attempt is retried after this.
+  timeoutSeconds: 30,
   concurrency: DELIVERY_CONCURRENCY,
   pollingIntervalSeconds: 1,
   handler: deliver,

@@ -10,7 +10,7 @@ export interface Received {
 
 /**
  * A real HTTP receiver on 127.0.0.1. Each path answers by its rule: `/ok` 200, `/fail/<n>` 500 for the
- * first n requests then 200, `/down` always 500, `/redirect` 302, `/hang` never answers until released.
+ * first n requests then 200, `/down` always 500, `/redirect` 302, `/hang` never answers until released, `/hangonce` only the first time.
  */
 export async function startReceiver(): Promise<{
   url: string;
@@ -34,7 +34,11 @@ export async function startReceiver(): Promise<{
       const n = (counts.get(path) ?? 0) + 1;
       counts.set(path, n);
       const failing = /^\/fail\/(\d+)/.exec(path);
-      if (path.startsWith('/hang')) {
+      if (path.startsWith('/hangonce') && n === 1) {
+        hung.push(() => res.writeHead(200).end('late'));
+        return;
+      }
+      if (path.startsWith('/hang') && !path.startsWith('/hangonce')) {
         hung.push(() => res.writeHead(200).end('late'));
         return;
       }

@@ -5,6 +5,7 @@ import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { eventually, startReceiver, verifiedBy } from './testing.js';
 import { SVIX_RETRY_SCHEDULE_SECONDS } from '../../config.js';
+import { verifyWebhook, WebhookVerificationError } from '../../../clients/typescript/src/index.js';
 
 // Private addresses allowed (the receiver is on 127.0.0.1), a fast retry schedule, the real 5-day disable rule.
 const server = await startTestServer({
@@ -44,6 +45,13 @@ test('the secret is answered once, stored encrypted, and every delivery is signe
   assert.ok(!verifiedBy('whsec_' + Buffer.alloc(32).toString('base64'), hit.headers, hit.body), 'another secret does not verify');
   assert.ok(!verifiedBy(created.secret, hit.headers, hit.body.replace('}', ' }')), 'a changed body does not verify');
   const envelope = JSON.parse(hit.body);
+  // The typed client's helper agrees, and refuses what the independent check refuses.
+  assert.deepEqual(await verifyWebhook(created.secret, hit.headers as Record<string, string>, hit.body), envelope);
+  await assert.rejects(verifyWebhook(created.secret, hit.headers as Record<string, string>, hit.body + ' '), WebhookVerificationError);
+  await assert.rejects(
+    verifyWebhook(created.secret, hit.headers as Record<string, string>, hit.body, { now: Date.now() + 3600_000 }),
+    /tolerance/,
+  );
   assert.deepEqual(Object.keys(envelope).sort(), ['createdAt', 'data', 'id', 'organizationId', 'type']);
   assert.equal(envelope.type, 'catalog.location.created');
   assert.equal(envelope.organizationId, org.id);
