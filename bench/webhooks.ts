@@ -8,6 +8,7 @@
 // `node --import tsx -e "const m = await import('./bench/webhooks.ts'); await m.benchWebhooks();"`; set
 // DATABASE_URL for the server-mode numbers (the goals are stated for it).
 import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createOrganization } from '../src/auth/organizations.js';
@@ -47,7 +48,7 @@ export async function benchWebhooks() {
   };
 
   const base = loadConfig();
-  const bench = await startBenchApp({}, { webhooks: { ...base.webhooks, allowPrivateUrls: true } });
+  const bench = await startBenchApp({}, { webhooks: { ...base.webhooks, allowPrivateUrls: true }, secretKey: base.secretKey ?? randomBytes(32).toString('base64') });
   try {
     const { organizationId, apiKey } = await createOrganization(bench.app.databases.owner, 'Bench roastery', 'enterprise');
     const rpc = async (operation: string, input: unknown) => {

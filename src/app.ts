@@ -68,6 +68,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logLevel: config.logLevel,
     plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
   });
+  if (config.databaseUrl && !config.secretKey) {
+    server.log.warn('FIRSTCRACK_SECRET_KEY is not set: webhook endpoints cannot be created or delivered to until it is (the same key in every process).');
+  }
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
   return {
     server,
