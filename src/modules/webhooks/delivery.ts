@@ -81,6 +81,9 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
     else inFlight.set(target.endpointId, left);
   }
 
+  // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
+  if (result.succeeded && (await db.transaction((tx) => repo.recordSuccess(tx, orgId, deliveryId, token, result), { orgId, readOnly: true }))) return;
+
   const schedule = settings.retryScheduleSeconds;
   const step = target.scheduleStep + 1;
   const next = !result.succeeded && step < schedule.length ? { token: newSecret(12), dueAt: new Date(Date.now() + withJitter(schedule[step])) } : null;

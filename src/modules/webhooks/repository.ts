@@ -340,6 +340,34 @@ export async function recordAttempt(
   return owned;
 }
 
+/**
+ * The hot path in one statement: a successful attempt of a job that still owns its delivery is recorded,
+ * the delivery marked succeeded and the endpoint's failure run ended. Returns false (nothing written) when
+ * the job no longer owns the delivery; the caller then records the attempt the general way.
+ */
+export async function recordSuccess(q: Queryable, orgId: string, deliveryId: string, token: string, result: AttemptResult): Promise<boolean> {
+  const [row] = await q.query<{ owned: number }>(
+    `with d as (
+       update webhook_deliveries set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
+         job_token = null, next_attempt_at = null, updated_at = now()
+       where org_id = $1 and id = $2 and job_token = $3
+       returning attempt_count, endpoint_id),
+     a as (
+       insert into webhook_attempts (org_id, delivery_id, attempt, started_at, latency_ms, status_code, succeeded, response_body, error)
+       select $1, $2, d.attempt_count, $4, $5, $6, true, $7, null from d
+       returning 1),
+     e as (
+       update webhook_endpoints set consecutive_failures = 0, failing_since = null
+       where org_id = $1 and id = (select endpoint_id from d) and (consecutive_failures <> 0 or failing_since is not null)
+       returning 1)
+     -- Data-modifying CTEs run once whether or not the final select reads them.
+     select count(*)::int as owned from d`,
+    [orgId, deliveryId, token, result.startedAt, result.latencyMs, result.statusCode, result.responseBody],
+    { name: 'webhooks_record_success' },
+  );
+  return row.owned === 1;
+}
+
 /** Cancels one delivery whose endpoint stopped, if the job still owns it. */
 export async function cancelDelivery(q: Queryable, orgId: string, deliveryId: string, token: string): Promise<void> {
   await q.query(
