@@ -20,19 +20,44 @@ import { signatureHeader } from './signing.js';
  * completes; the queue's own retries only cover a worker that died or overran (the job is then run again:
  * at least once).
  *
- * Isolation: a worker process runs up to DELIVERY_CONCURRENCY attempts at once, at most PER_ENDPOINT of
- * them for one endpoint; a job for an endpoint already at its share is put back for a second later
- * (no attempt counted), so one slow endpoint holds a few slots, never all of them.
+ * Isolation: a worker process runs up to DELIVERY_CONCURRENCY attempts at once. One endpoint may hold at
+ * most BUSY_ENDPOINT_SLOTS of them, so some slots are always left for the others; an endpoint that is
+ * slow (an attempt in flight or finished past SLOW_MS within the last minute) holds at most
+ * SLOW_ENDPOINT_SLOTS. A job for an endpoint at its share is put back for a second later (no attempt
+ * counted). A fast endpoint gets most of the worker; a hung one a few slots, never all of them.
  */
 export const DELIVERY_CONCURRENCY = 16;
-export const PER_ENDPOINT = 4;
+export const BUSY_ENDPOINT_SLOTS = 12;
+export const SLOW_ENDPOINT_SLOTS = 4;
+const SLOW_MS = 1000;
+const SLOW_MEMORY_MS = 60_000;
 const DEFER_MS = 1000;
 const RESPONSE_KEEP_BYTES = 1024;
 const RESPONSE_READ_LIMIT = 256 * 1024;
 
 const DeliveryJob = z.object({ orgId: z.string(), deliveryId: z.string(), token: z.string() }).strict();
 
-const inFlight = new Map<string, number>();
+/** Per endpoint, in this process: when each attempt in flight started, and until when it counts as slow. */
+const loads = new Map<string, { started: number[]; slowUntil: number }>();
+
+function admit(endpointId: string): number | undefined {
+  const load = loads.get(endpointId) ?? { started: [], slowUntil: 0 };
+  const now = Date.now();
+  const slow = load.slowUntil > now || load.started.some((t) => now - t > SLOW_MS);
+  if (load.started.length >= (slow ? SLOW_ENDPOINT_SLOTS : BUSY_ENDPOINT_SLOTS)) return undefined;
+  load.started.push(now);
+  loads.set(endpointId, load);
+  return now;
+}
+
+function release(endpointId: string, startedAt: number): void {
+  const load = loads.get(endpointId);
+  if (!load) return;
+  load.started.splice(load.started.indexOf(startedAt), 1);
+  const now = Date.now();
+  if (now - startedAt > SLOW_MS) load.slowUntil = now + SLOW_MEMORY_MS;
+  if (load.started.length === 0 && load.slowUntil <= now) loads.delete(endpointId);
+}
 
 export const webhookDeliveryJob: JobDefinition<typeof DeliveryJob> = {
   summary: 'Sends one webhook delivery attempt, records it, and schedules the next on failure (or disables a failing endpoint).',
@@ -64,21 +89,18 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
     await db.transaction((tx) => repo.cancelDelivery(tx, orgId, deliveryId, token), { orgId });
     return;
   }
-  const busy = inFlight.get(target.endpointId) ?? 0;
-  if (busy >= PER_ENDPOINT) {
+  const admitted = admit(target.endpointId);
+  if (admitted === undefined) {
     await db.transaction((tx) => ctx.jobs.send(tx, 'webhookDelivery', job, { startAfter: new Date(Date.now() + DEFER_MS) }), { orgId });
     return;
   }
-  inFlight.set(target.endpointId, busy + 1);
   let result: repo.AttemptResult;
   try {
     const key = loadSecretKey(ctx.config);
     const secrets = [target.secretEncrypted, ...(target.previousSecretEncrypted ? [target.previousSecretEncrypted] : [])].map((s) => decryptSecret(key, s));
     result = await sendSigned(target.url, event.id, JSON.stringify(event), secrets, settings);
   } finally {
-    const left = (inFlight.get(target.endpointId) ?? 1) - 1;
-    if (left <= 0) inFlight.delete(target.endpointId);
-    else inFlight.set(target.endpointId, left);
+    release(target.endpointId, admitted);
   }
 
   // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).

@@ -5,6 +5,7 @@ import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { eventually, startReceiver, verifiedBy } from './testing.js';
 import { SVIX_RETRY_SCHEDULE_SECONDS } from '../../config.js';
+import { BUSY_ENDPOINT_SLOTS, DELIVERY_CONCURRENCY, SLOW_ENDPOINT_SLOTS } from './delivery.js';
 import { verifyWebhook, WebhookVerificationError } from '../../../clients/typescript/src/index.js';
 
 // Private addresses allowed (the receiver is on 127.0.0.1), a fast retry schedule, the real 5-day disable rule.
@@ -244,13 +245,14 @@ test('disabling stops deliveries and emits webhooks.endpoint.disabled; re-enabli
 test('a slow endpoint does not hold up another endpoint’s deliveries', async () => {
   const org = await server.createOrg();
   await endpoint(org, '/hang/slow', ['catalog.location.created']);
-  for (let i = 0; i < 6; i++) await makeLocation(org);
-  await receiver.waitFor(() => receiver.on('/hang/slow').length >= 4, 'the slow endpoint to hold its share of attempts');
+  // Enough attempts to fill every slot of the worker, were one endpoint allowed to.
+  for (let i = 0; i < DELIVERY_CONCURRENCY; i++) await makeLocation(org);
+  await receiver.waitFor(() => receiver.on('/hang/slow').length >= SLOW_ENDPOINT_SLOTS, 'the slow endpoint to hold its share of attempts');
   await endpoint(org, '/ok/fast', ['catalog.location.updated']);
   const locationId = await makeLocation(org);
   await org.call('catalog.location.updateLocation', { id: locationId, name: 'Quick' });
   await receiver.waitFor(() => receiver.on('/ok/fast').length === 1, 'the fast endpoint’s delivery while the slow one hangs');
-  assert.ok(receiver.on('/hang/slow').length <= 6, 'the slow endpoint never got more than its events');
+  assert.ok(receiver.on('/hang/slow').length <= BUSY_ENDPOINT_SLOTS, 'the slow endpoint never held more than its share of slots');
   receiver.releaseHung();
 });
 
