@@ -10,7 +10,8 @@ import type { EventEnvelope } from './emit.js';
  * (transaction id, sequence) order; an event that becomes visible later was written by a transaction at or
  * above that horizon, so it sorts after the cursor: a poller resuming from the cursor sees every event
  * once (see the migration 202611251301_webhooks.sql). The cost: an event appears once every transaction
- * that started before its own has ended.
+ * that started before its own has ended, on the whole server (xids are cluster-wide): a long transaction
+ * elsewhere (a pg_dump, another database's) delays the feed, never reorders it.
  */
 export interface FeedQuery {
   /** Exact types and prefix wildcards (`inventory.*`); none: every type. */

@@ -168,7 +168,7 @@ export const webhookOperations = [
     description:
       `\`limit\` 1 to ${FEED_LIMIT.max}, default ${FEED_LIMIT.default}. Extension: \`cursor\`, the \`nextCursor\` of the previous answer; a poller that ` +
       'passes it back sees every event exactly once, in commit order, even while events are written concurrently (an event is served once every ' +
-      'transaction that began before its own has ended). `nextCursor` is the position after the last event served (or the cursor given when ' +
+      'transaction that began before its own has ended, so a long transaction on the database server delays the feed). `nextCursor` is the position after the last event served (or the cursor given when ' +
       'nothing new is there): keep polling with it. Filters: `types` (exact types or prefix wildcards such as `inventory.*`), `from` (created at ' +
       'or after) and `to` (created before); keep the same filter while following one cursor. An unreadable cursor is 400 naming `cursor`.',
     permission: 'webhooks.read',
