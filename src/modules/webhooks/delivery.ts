@@ -26,8 +26,8 @@ import { signatureHeader } from './signing.js';
  * SLOW_ENDPOINT_SLOTS. A job for an endpoint at its share is put back for a second later (no attempt
  * counted). A fast endpoint gets most of the worker; a hung one a few slots, never all of them.
  */
-export const DELIVERY_CONCURRENCY = 32;
-export const BUSY_ENDPOINT_SLOTS = 24;
+export const DELIVERY_CONCURRENCY = 16;
+export const BUSY_ENDPOINT_SLOTS = 12;
 export const SLOW_ENDPOINT_SLOTS = 4;
 const SLOW_MS = 1000;
 const SLOW_MEMORY_MS = 60_000;
