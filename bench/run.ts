@@ -7,6 +7,7 @@ import { benchTelemetry } from './telemetry.js';
 import { benchSourcing } from './sourcing.js';
 import { benchCafe } from './cafe.js';
 import { benchIdentity } from './identity.js';
+import { benchWebhooks } from './webhooks.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
@@ -15,3 +16,4 @@ await benchTelemetry();
 await benchSourcing();
 await benchCafe();
 await benchIdentity();
+await benchWebhooks();

@@ -52,6 +52,7 @@ const TABLE_OWNERS: Record<string, string[]> = {
   'sourcing/sample': ['samples'],
   cafe: ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_reconciliations'],
   identity: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions'],
+  webhooks: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
 };
 
 /**

@@ -17,6 +17,7 @@ import { traceabilityOperations } from '../modules/traceability/operations.js';
 import { contractOperations } from '../modules/sourcing/contract/operations.js';
 import { sampleOperations } from '../modules/sourcing/sample/operations.js';
 import { identityOperations } from '../modules/identity/operations.js';
+import { webhookOperations } from '../modules/webhooks/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -37,6 +38,7 @@ export const operations: readonly Operation[] = [
   ...sampleOperations,
   ...cafeOperations,
   ...identityOperations,
+  ...webhookOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

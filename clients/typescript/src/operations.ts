@@ -3674,6 +3674,111 @@ export interface Operations {
     };
     output: OAuthClient;
   };
+  'webhooks.createEndpoint': {
+    input: {
+      url: string;
+      description?: string;
+      /**
+       * @maxItems 100
+       */
+      eventTypes?: string[];
+    };
+    output: WebhookEndpointWithSecret;
+  };
+  'webhooks.getEndpoint': {
+    input: {
+      id: string;
+    };
+    output: WebhookEndpoint;
+  };
+  'webhooks.listEndpoints': {
+    input: {
+      filter?: {
+        status?: 'active' | 'disabled';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: WebhookEndpoint[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.updateEndpoint': {
+    input: {
+      id: string;
+      description?: string | null;
+      /**
+       * @maxItems 100
+       */
+      eventTypes?: string[];
+      status?: 'active' | 'disabled';
+    };
+    output: WebhookEndpoint;
+  };
+  'webhooks.deleteEndpoint': {
+    input: {
+      id: string;
+    };
+    output: WebhookEndpoint;
+  };
+  'webhooks.rotateSecret': {
+    input: {
+      id: string;
+      overlapMinutes?: number;
+    };
+    output: WebhookEndpointWithSecret;
+  };
+  'webhooks.listEvents': {
+    input: {
+      filter?: {
+        /**
+         * @minItems 1
+         * @maxItems 100
+         */
+        types?: [string, ...string[]];
+        from?: string;
+        to?: string;
+      };
+      limit?: number;
+      cursor?: string;
+    };
+    output: {
+      items: EventEnvelope[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.listEventTypes': {
+    input: {};
+    output: {
+      items: EventType[];
+    };
+  };
+  'webhooks.listDeliveries': {
+    input: {
+      filter?: {
+        endpointId?: string;
+        eventId?: string;
+        status?: 'pending' | 'succeeded' | 'failed' | 'canceled';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: WebhookDelivery[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.redeliver': {
+    input: {
+      id: string;
+    };
+    output: WebhookDelivery;
+  };
 }
 export interface Location {
   id: string;
@@ -5612,6 +5717,75 @@ export interface OAuthClient {
   label: string | null;
   createdAt: string;
   revokedAt: string | null;
+}
+export interface WebhookEndpointWithSecret {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  status: 'active' | 'disabled';
+  disabledReason: ('manual' | 'failing') | null;
+  disabledAt: string | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+  secret: string;
+}
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  status: 'active' | 'disabled';
+  disabledReason: ('manual' | 'failing') | null;
+  disabledAt: string | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  createdAt: string;
+  organizationId: string;
+  data: {
+    [k: string]: unknown | undefined;
+  };
+}
+export interface EventType {
+  type: string;
+  description: string;
+  payloadSchema: {
+    [k: string]: unknown | undefined;
+  };
+  emittedBy: string[];
+}
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  attempts: WebhookAttempt[];
+  createdAt: string;
+  updatedAt: string;
+}
+export interface WebhookAttempt {
+  attempt: number;
+  startedAt: string;
+  latencyMs: number;
+  statusCode: number | null;
+  succeeded: boolean;
+  responseBody: string | null;
+  error: string | null;
 }
 
 export type OperationName = keyof Operations;
@@ -8148,6 +8322,230 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "oauth_client_revoked",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.createEndpoint": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "webhook_url_refused",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.getEndpoint": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listEndpoints": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.updateEndpoint": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.deleteEndpoint": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.rotateSecret": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listEvents": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listEventTypes": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listDeliveries": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.redeliver": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "endpoint_not_active",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
