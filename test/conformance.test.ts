@@ -35,6 +35,7 @@ const SYNONYMS: Record<string, string[]> = { 'catalog.location.createLocation.ki
 const EXTENSIONS: Record<string, string[]> = {
   'production.roast.importLoggerRoast': ['greenLotId', 'chargeWeightKg', 'dropWeightKg', 'locationId', 'profileId'],
   'production.profile.createProfile': ['shelfLifeDays'],
+  'quality.cupping.getCuppingTable': ['cupperName'],
 };
 
 /**

@@ -48,6 +48,8 @@ const TABLE_OWNERS: Record<string, string[]> = {
   orders: ['customers', 'orders', 'order_lines', 'fulfillments', 'order_allocations', 'roast_demand'],
   lineage: ['lineage_edges'],
   traceability: ['certificates'],
+  'quality/cupping': ['cupping_sessions', 'cupping_session_samples', 'cupping_scores'],
+  'quality/grading': ['gradings'],
 };
 
 /**

@@ -12,6 +12,8 @@ import { roastOperations } from '../modules/production/roast/operations.js';
 import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
+import { cuppingOperations } from '../modules/quality/cupping/operations.js';
+import { gradingOperations } from '../modules/quality/grading/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
@@ -29,6 +31,8 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...traceabilityOperations,
   ...scheduleOperations,
+  ...cuppingOperations,
+  ...gradingOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

@@ -190,6 +190,17 @@ export const GreenLotCostComponent = out({
   createdAt: timeOut,
 }).meta({ id: 'GreenLotCostComponent' });
 
+/** A lot's latest quarantine: why, who (a credential id) and when, and who released it, when and why. */
+export const GreenLotQuarantine = out({
+  reason: z.string(),
+  quarantinedAt: timeOut,
+  quarantinedBy: idOut,
+  /** null while the lot is still in this quarantine. */
+  releasedAt: timeOut.nullable(),
+  releasedBy: idOut.nullable(),
+  releaseReason: z.string().nullable(),
+}).meta({ id: 'GreenLotQuarantine' });
+
 export const GreenLot = out({
   id: idOut,
   lotCode: z.string(),
@@ -209,7 +220,10 @@ export const GreenLot = out({
   minWeightKg: kgOut.nullable(),
   notes: z.string().nullable(),
   quarantined: z.boolean(),
+  /** Why the lot is in quarantine now; null when it is not. */
   quarantineReason: z.string().nullable(),
+  /** The latest quarantine (kept after its release); null when the lot was never quarantined by a grading. */
+  quarantine: GreenLotQuarantine.nullable(),
   /** May be negative after a recount. */
   onHandKg: kgOut,
   reservedKg: kgOut,
