@@ -2902,6 +2902,170 @@ export interface Operations {
     };
     output: ProductionSchedule;
   };
+  'quality.cupping.createCuppingSession': {
+    input: {
+      sessionNumber: string;
+      name: string;
+      mode?: 'open' | 'blind' | 'double_blind';
+      scheduledAt?: string;
+      /**
+       * @minItems 1
+       * @maxItems 200
+       */
+      samples: [
+        (
+          | {
+              kind: 'green_lot';
+              id: string;
+            }
+          | {
+              kind: 'sample';
+              id: string;
+            }
+          | {
+              kind: 'roast_batch';
+              id: string;
+            }
+          | {
+              kind: 'roasted_lot';
+              id: string;
+            }
+          | {
+              kind: 'outside';
+              name: string;
+            }
+        ),
+        ...(
+          | {
+              kind: 'green_lot';
+              id: string;
+            }
+          | {
+              kind: 'sample';
+              id: string;
+            }
+          | {
+              kind: 'roast_batch';
+              id: string;
+            }
+          | {
+              kind: 'roasted_lot';
+              id: string;
+            }
+          | {
+              kind: 'outside';
+              name: string;
+            }
+        )[]
+      ];
+    };
+    output: CreatedCuppingSession;
+  };
+  'quality.cupping.submitCuppingScore': {
+    input: {
+      sessionSampleId: string;
+      cupperName?: string;
+      scores: {
+        fragranceAroma: number;
+        flavor: number;
+        aftertaste: number;
+        acidity: number;
+        body: number;
+        balance: number;
+        uniformity: number;
+        cleanCup: number;
+        sweetness: number;
+        overall: number;
+      };
+      defectsPenalty?: number;
+      /**
+       * @maxItems 30
+       */
+      descriptors?: string[];
+      notes?: string;
+    };
+    output: SubmittedCuppingScore;
+  };
+  'quality.cupping.getCuppingTable': {
+    input: {
+      sessionId: string;
+      cupperName?: string;
+    };
+    output: CuppingTable;
+  };
+  'quality.cupping.finalizeCuppingSession': {
+    input: {
+      sessionId: string;
+    };
+    output: FinalizedCuppingSession;
+  };
+  'quality.cupping.listCuppingSessions': {
+    input: {
+      filter?: {
+        status?: 'open' | 'finalized';
+        mode?: 'open' | 'blind' | 'double_blind';
+        scheduledFrom?: string;
+        scheduledTo?: string;
+        q?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CuppingSession[];
+      nextCursor: string | null;
+    };
+  };
+  'quality.grading.recordGrading': {
+    input: {
+      greenLotId?: string;
+      sampleId?: string;
+      standard?: 'sca' | 'coe' | 'brazil_ny' | 'indonesian' | 'vietnamese' | 'custom';
+      moisturePct?: number;
+      waterActivity?: number;
+      screenSizeAvg?: number;
+      densityGPerL?: number;
+      defectsPrimary?: number;
+      defectsSecondary?: number;
+      screenDistribution?: {
+        [k: string]: number | undefined;
+      };
+      defectCounts?: {
+        [k: string]: number | undefined;
+      };
+      notes?: string;
+    };
+    output: RecordedGrading;
+  };
+  'quality.grading.releaseQuarantine': {
+    input: {
+      greenLotId: string;
+      reason: string;
+    };
+    output: GreenLot;
+  };
+  'quality.grading.listGradings': {
+    input: {
+      filter?: {
+        greenLotId?: string;
+        sampleId?: string;
+        standard?: 'sca' | 'coe' | 'brazil_ny' | 'indonesian' | 'vietnamese' | 'custom';
+        result?: 'pass' | 'fail' | 'not_judged';
+        gradedFrom?: string;
+        gradedTo?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: Grading[];
+      nextCursor: string | null;
+    };
+  };
 }
 export interface Location {
   id: string;
@@ -2941,6 +3105,7 @@ export interface GreenLotWithBalances {
   notes: string | null;
   quarantined: boolean;
   quarantineReason: string | null;
+  quarantine: GreenLotQuarantine | null;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -2961,6 +3126,14 @@ export interface GreenLotWithBalances {
   createdAt: string;
   updatedAt: string;
   balances: GreenLotBalance[];
+}
+export interface GreenLotQuarantine {
+  reason: string;
+  quarantinedAt: string;
+  quarantinedBy: string;
+  releasedAt: string | null;
+  releasedBy: string | null;
+  releaseReason: string | null;
 }
 export interface GreenLotLandedCostRollup {
   version: number;
@@ -3063,6 +3236,7 @@ export interface GreenLotDetail {
   notes: string | null;
   quarantined: boolean;
   quarantineReason: string | null;
+  quarantine: GreenLotQuarantine | null;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -3117,6 +3291,7 @@ export interface GreenLot {
   notes: string | null;
   quarantined: boolean;
   quarantineReason: string | null;
+  quarantine: GreenLotQuarantine | null;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -4146,6 +4321,205 @@ export interface ScheduledBatch {
    * an exact decimal as a string
    */
   expectedLossPct: string;
+}
+export interface CreatedCuppingSession {
+  session: CuppingSession;
+  samples: {
+    sessionSampleId: string;
+    blindCode: string;
+    identity: CuppingCoffeeIdentity;
+  }[];
+}
+export interface CuppingSession {
+  id: string;
+  sessionNumber: string;
+  name: string;
+  mode: 'open' | 'blind' | 'double_blind';
+  scheduledAt: string | null;
+  status: 'open' | 'finalized';
+  sampleCount: number;
+  scoreCount: number;
+  finalizedAt: string | null;
+  finalizedBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface CuppingCoffeeIdentity {
+  position: number;
+  kind: 'green_lot' | 'sample' | 'roast_batch' | 'roasted_lot' | 'outside';
+  id: string | null;
+  code: string | null;
+  name: string | null;
+}
+export interface SubmittedCuppingScore {
+  id: string;
+  sessionId: string;
+  sessionSampleId: string;
+  blindCode: string;
+  cupperName: string | null;
+  scores: {
+    fragranceAroma: number;
+    flavor: number;
+    aftertaste: number;
+    acidity: number;
+    body: number;
+    balance: number;
+    uniformity: number;
+    cleanCup: number;
+    sweetness: number;
+    overall: number;
+  };
+  totalScore: number;
+  defectsPenalty: number;
+  finalScore: number;
+  descriptors: string[];
+  notes: string | null;
+  revision: number;
+  credentialId: string;
+  createdAt: string;
+  updatedAt: string;
+  replaced: boolean;
+}
+export interface CuppingTable {
+  session: CuppingSession;
+  identitiesHidden: boolean;
+  otherCuppersHidden: boolean;
+  coffees: CuppingTableCoffee[];
+}
+export interface CuppingTableCoffee {
+  sessionSampleId: string;
+  blindCode: string;
+  identity: CuppingCoffeeIdentity | null;
+  scoreCount: number;
+  scores: CuppingScore[];
+  result: CuppingResult | null;
+}
+export interface CuppingScore {
+  id: string;
+  sessionId: string;
+  sessionSampleId: string;
+  blindCode: string;
+  cupperName: string | null;
+  scores: {
+    fragranceAroma: number;
+    flavor: number;
+    aftertaste: number;
+    acidity: number;
+    body: number;
+    balance: number;
+    uniformity: number;
+    cleanCup: number;
+    sweetness: number;
+    overall: number;
+  };
+  totalScore: number;
+  defectsPenalty: number;
+  finalScore: number;
+  descriptors: string[];
+  notes: string | null;
+  revision: number;
+  credentialId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface CuppingResult {
+  meanScore: string | null;
+  stddevScore: string | null;
+  minScore: string | null;
+  maxScore: string | null;
+  cupperCount: number;
+  attributeMeans: {
+    /**
+     * an exact decimal as a string
+     */
+    fragranceAroma: string;
+    /**
+     * an exact decimal as a string
+     */
+    flavor: string;
+    /**
+     * an exact decimal as a string
+     */
+    aftertaste: string;
+    /**
+     * an exact decimal as a string
+     */
+    acidity: string;
+    /**
+     * an exact decimal as a string
+     */
+    body: string;
+    /**
+     * an exact decimal as a string
+     */
+    balance: string;
+    /**
+     * an exact decimal as a string
+     */
+    uniformity: string;
+    /**
+     * an exact decimal as a string
+     */
+    cleanCup: string;
+    /**
+     * an exact decimal as a string
+     */
+    sweetness: string;
+    /**
+     * an exact decimal as a string
+     */
+    overall: string;
+  } | null;
+  topDescriptors: {
+    descriptor: string;
+    count: number;
+  }[];
+}
+export interface FinalizedCuppingSession {
+  session: CuppingSession;
+  coffees: {
+    sessionSampleId: string;
+    blindCode: string;
+    identity: CuppingCoffeeIdentity;
+    result: CuppingResult;
+  }[];
+}
+export interface RecordedGrading {
+  grading: Grading;
+  lot: GreenLot | null;
+}
+export interface Grading {
+  id: string;
+  greenLotId: string | null;
+  sampleId: string | null;
+  standard: 'sca' | 'coe' | 'brazil_ny' | 'indonesian' | 'vietnamese' | 'custom';
+  moisturePct: string | null;
+  waterActivity: string | null;
+  screenSizeAvg: string | null;
+  densityGPerL: string | null;
+  defectsPrimary: number | null;
+  defectsSecondary: number | null;
+  screenDistribution: {
+    [k: string]: number | undefined;
+  } | null;
+  defectCounts: {
+    [k: string]: number | undefined;
+  } | null;
+  notes: string | null;
+  result: 'pass' | 'fail' | 'not_judged';
+  grade: string | null;
+  checks: GradingCheck[];
+  reasons: string[];
+  quarantinedLot: boolean;
+  credentialId: string;
+  createdAt: string;
+}
+export interface GradingCheck {
+  rule: string;
+  passed: boolean;
+  measured: string;
+  limit: string;
+  message: string;
 }
 
 export type OperationName = keyof Operations;
@@ -5828,6 +6202,176 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "schedule_already_released",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.createCuppingSession": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.submitCuppingScore": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "cupping_session_finalized",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.getCuppingTable": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.finalizeCuppingSession": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "cupping_session_finalized",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.listCuppingSessions": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.grading.recordGrading": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.grading.releaseQuarantine": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "lot_not_quarantined",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.grading.listGradings": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
