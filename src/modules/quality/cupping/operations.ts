@@ -183,8 +183,8 @@ export const cuppingOperations = [
     async handler(ctx, input) {
       const current = (await repo.findSession(ctx.tx, ctx.orgId, input.sessionId, { forUpdate: true })) ?? throwNotFound('cupping session', input.sessionId, 'sessionId');
       if (current.status === 'finalized') throw finalizedConflict(current, 'sessionId');
-      await repo.finalizeSession(ctx.tx, ctx.orgId, current.id, ctx.principal.credentialId);
-      const session = (await repo.findSession(ctx.tx, ctx.orgId, current.id))!;
+      // Under the session's lock no score can arrive, so the counts read with it still hold.
+      const session = await repo.finalizeSession(ctx.tx, ctx.orgId, current, ctx.principal.credentialId);
       const coffees = (await repo.listCoffees(ctx.tx, ctx.orgId, session.id, true)).map((c) => ({
         sessionSampleId: c.sessionSampleId,
         blindCode: c.blindCode,

@@ -101,8 +101,11 @@ export async function insertSession(q: Queryable, orgId: string, session: NewSes
 }
 
 export async function findSession(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CuppingSession | undefined> {
-  if (options.forUpdate) await q.query(`select 1 from cupping_sessions where org_id = $1 and id = $2 for update`, [orgId, id]);
-  const [row] = await q.query<SessionRow>(`select ${SESSION_COLUMNS} from cupping_sessions s where s.org_id = $1 and s.id = $2`, [orgId, id]);
+  // FOR UPDATE locks the session row only (the counts are subqueries), until commit.
+  const [row] = await q.query<SessionRow>(
+    `select ${SESSION_COLUMNS} from cupping_sessions s where s.org_id = $1 and s.id = $2${options.forUpdate ? ' for update' : ''}`,
+    [orgId, id],
+  );
   return row && toSession(row);
 }
 
@@ -321,12 +324,14 @@ const attributeMeansSql = `jsonb_build_object(${ATTRIBUTES.map(([attribute, colu
  * mean, sample standard deviation (null under two cuppers), min, max (2 decimals), cupper count, the mean
  * of each attribute, and the five descriptors named by the most cuppers (case-folded; ties alphabetical).
  */
-export async function finalizeSession(q: Queryable, orgId: string, sessionId: string, by: string): Promise<void> {
-  await q.query(FINALIZE_AGGREGATION, [orgId, sessionId]);
-  await q.query(
-    `update cupping_sessions set status = 'finalized', finalized_at = now(), finalized_by = $3, updated_at = now() where org_id = $1 and id = $2`,
-    [orgId, sessionId, by],
+export async function finalizeSession(q: Queryable, orgId: string, session: CuppingSession, by: string): Promise<CuppingSession> {
+  await q.query(FINALIZE_AGGREGATION, [orgId, session.id], { name: 'cupping.finalizeAggregation' });
+  const [row] = await q.query<SessionRow>(
+    `update cupping_sessions set status = 'finalized', finalized_at = now(), finalized_by = $3, updated_at = now()
+     where org_id = $1 and id = $2 returning *, $4::int as sample_count, $5::int as score_count`,
+    [orgId, session.id, by, session.sampleCount, session.scoreCount],
   );
+  return toSession(row);
 }
 
 /** The aggregation finalize runs ($1 org, $2 session); exported for the benchmark's bare baseline. */
