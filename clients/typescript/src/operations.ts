@@ -3258,6 +3258,7 @@ export interface GreenLotDetail {
   updatedAt: string;
   balances: GreenLotBalance[];
   costComponents: GreenLotCostComponent[];
+  cupping: PublishedCupping | null;
 }
 export interface GreenLotCostComponent {
   id: string;
@@ -3270,6 +3271,15 @@ export interface GreenLotCostComponent {
   basis: 'total' | 'per_kg';
   description: string | null;
   createdAt: string;
+}
+export interface PublishedCupping {
+  sessionId: string;
+  sessionNumber: string;
+  sessionSampleId: string;
+  finalizedAt: string;
+  meanScore: string | null;
+  stddevScore: string | null;
+  cupperCount: number;
 }
 export interface GreenLot {
   id: string;
@@ -3882,6 +3892,7 @@ export interface RoastedLotDetail {
   createdAt: string;
   updatedAt: string;
   transactions: RoastedLotTransaction[];
+  cupping: PublishedCupping | null;
 }
 export interface Customer {
   id: string;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { code, currency, id, kg, money, name, page, strict, text } from '../../../rpc/schemas.js';
 import { grams } from '../../../lib/grams.js';
 import { currencyOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
+import { PublishedCupping } from '../../quality/cupping/schemas.js';
 
 export const GREEN_STATES = ['green', 'parchment', 'dry_cherry', 'wet_parchment', 'raw_green', 'decaf_green'] as const;
 export type GreenState = (typeof GREEN_STATES)[number];
@@ -251,7 +252,11 @@ export const GreenLotBalance = out({
 export const GreenLotWithBalances = GreenLot.extend({ balances: z.array(GreenLotBalance) }).meta({ id: 'GreenLotWithBalances' });
 
 /** A lot with where it is held and the components of its current landed cost. */
-export const GreenLotDetail = GreenLotWithBalances.extend({ costComponents: z.array(GreenLotCostComponent) }).meta({ id: 'GreenLotDetail' });
+export const GreenLotDetail = GreenLotWithBalances.extend({
+  costComponents: z.array(GreenLotCostComponent),
+  /** The latest finalized cupping of the lot (its published mean and spread); null when never cupped in a finalized session. */
+  cupping: PublishedCupping.nullable(),
+}).meta({ id: 'GreenLotDetail' });
 
 /** One row of a lot's ledger: a stock change at a location, or (reserve, release) a reservation change. */
 export const GreenLotTransaction = out({

@@ -213,6 +213,24 @@ test('finalizeCuppingSession publishes mean, spread, count, attribute means and 
   const open = await createSession(org, { samples: [{ kind: 'green_lot', id: green.id }] });
   await score(org, { sessionSampleId: open.samples[0].sessionSampleId, cupperName: 'Ana', scores: form(6) });
   assert.equal((await publishedCupping(server.owner, org.id, [{ kind: 'green_lot', id: green.id }])).get(`green_lot:${green.id}`)?.length, 1, 'an open session publishes nothing');
+  const lotAnswer = await org.call('inventory.green.getGreenLot', { id: green.id });
+  assert.deepEqual([lotAnswer.body.cupping?.sessionId, lotAnswer.body.cupping?.meanScore], [created.session.id, '81.00'], 'getGreenLot shows the published mean');
+});
+
+test('the published mean shows on the roasted lot, cupped as the lot or as the batch that made it', async () => {
+  const roasted = await roastLot(org, { kg: '4' });
+  const before = await org.call('inventory.roast.getRoastedLot', { id: roasted.roastedLotId });
+  assert.equal(before.body.cupping, null);
+  const batchSession = await createSession(org, { samples: [{ kind: 'roast_batch', id: roasted.batchId }] });
+  await score(org, { sessionSampleId: batchSession.samples[0].sessionSampleId, cupperName: 'Ana', scores: form(8.5) });
+  await finalize(batchSession.session.id);
+  const byBatch = await org.call('inventory.roast.getRoastedLot', { id: roasted.roastedLotId });
+  assert.deepEqual([byBatch.body.cupping?.sessionId, byBatch.body.cupping?.meanScore], [batchSession.session.id, '85.00']);
+  const lotSession = await createSession(org, { samples: [{ kind: 'roasted_lot', id: roasted.roastedLotId }] });
+  await score(org, { sessionSampleId: lotSession.samples[0].sessionSampleId, cupperName: 'Ana', scores: form(9) });
+  await finalize(lotSession.session.id);
+  const byLot = await org.call('inventory.roast.getRoastedLot', { id: roasted.roastedLotId });
+  assert.deepEqual([byLot.body.cupping?.sessionId, byLot.body.cupping?.meanScore], [lotSession.session.id, '90.00'], 'the latest cupping wins');
 });
 
 test('scores submitted while the session is finalized either count in the results or are refused, never lost', async () => {

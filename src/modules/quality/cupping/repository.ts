@@ -396,7 +396,7 @@ export async function publishedCuppings(q: Queryable, orgId: string, refs: { kin
      from cupping_session_samples ss join cupping_sessions s on s.org_id = ss.org_id and s.id = ss.session_id
      where ss.org_id = $1 and s.status = 'finalized'
        and (ss.ref_kind, ss.ref_id) in (select * from unnest($2::text[], $3::text[]))
-     order by s.finalized_at desc, ss.id`,
+     order by s.finalized_at desc, s.id desc, ss.id`,
     [orgId, refs.map((r) => r.kind), refs.map((r) => r.id)],
   );
   for (const r of rows) {
