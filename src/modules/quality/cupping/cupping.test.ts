@@ -123,7 +123,8 @@ test('blind and double_blind tables leave out every hidden coffee’s identity, 
   const green = await importLot(org, { name: 'Secret Geisha Lot', lotCode: uniqueNumber('SECRETGL') });
   const roasted = await roastLot(org, { kg: '3' });
   const outsideName = 'Rival Roasters Sidamo';
-  const hidden = [green.id, green.lotCode, green.name, roasted.roastedLotId, roasted.lotCode, roasted.batchId, outsideName];
+  const [{ batch_number: batchNumber }] = await server.owner.query<{ batch_number: string }>(`select batch_number from roast_batches where id = $1`, [roasted.batchId]);
+  const hidden = [green.id, green.lotCode, green.name, roasted.roastedLotId, roasted.lotCode, roasted.batchId, batchNumber, outsideName];
   for (const mode of ['blind', 'double_blind'] as const) {
     const created = await createSession(org, {
       mode,
