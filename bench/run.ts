@@ -5,9 +5,11 @@ import { benchRoastComplete } from './roast-complete.js';
 import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
 import { benchQuality } from './quality.js';
+import { benchSourcing } from './sourcing.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
 await benchTrace();
 await benchTelemetry();
 await benchQuality();
+await benchSourcing();

@@ -4,6 +4,7 @@ import { openDatabases, type Databases } from './db/open.js';
 import { StoredCredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, openRateLimiterFactory, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
+import { FAILED_AUTH_WINDOWS, failedAuthenticationBudget } from './http/failed-auth.js';
 import { createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
@@ -14,6 +15,8 @@ import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
   rateWindows?: RateWindow[];
+  /** Overrides the failed-authentication budget per client address (src/http/failed-auth.ts). */
+  failedAuthRateWindows?: RateWindow[];
   /** Overrides the telemetry ingest windows (its own budget, per bridge token). */
   ingestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' windows (per client address). */
@@ -50,6 +53,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
+  const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
   const resolvers = [new StoredCredentialResolver(databases.service)];
   const telemetry = telemetryRoutes({
     db: databases.service,
@@ -65,6 +69,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimiter,
     services,
     logLevel: config.logLevel,
+    failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
+    // A quarter of the connections (PGlite has one, and runs one transaction at a time anyway).
+    heavyLaneSize: databases.service.kind === 'postgres' ? Math.max(1, Math.floor(config.databasePoolSize / 4)) : 1,
     plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
   });
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);

@@ -61,6 +61,8 @@ export interface Operation<
   description: string;
   /** Registered beyond the specification's operations (documented as an extension). */
   extension?: boolean;
+  /** Rate-limit points a call costs when more than 1; such calls run in the heavy lane (src/rpc/cost.ts). */
+  cost?: number;
   input: Input;
   /** The answer's schema, as served (JSON): documented in OpenAPI, typed in the client, checked in tests. */
   output: Output;

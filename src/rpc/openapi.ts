@@ -122,6 +122,7 @@ export function buildOpenApi() {
       description: [
         op.description,
         op.extension ? 'An extension: registered beyond the specification’s operations.' : undefined,
+        op.cost ? `Costs ${op.cost} rate-limit points a call and runs in the heavy lane.` : undefined,
         `Permission \`${op.permission}\`, module \`${op.module}\`.${emits.length ? ` Emits ${emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
       ]
         .filter(Boolean)
@@ -129,6 +130,7 @@ export function buildOpenApi() {
       'x-permission': op.permission,
       'x-module': op.module,
       ...(op.extension ? { 'x-extension': true } : {}),
+      ...(op.cost ? { 'x-rate-limit-cost': op.cost } : {}),
       ...(emits.length ? { 'x-emits': emits } : {}),
       security: [{ apiKey: [] }],
     };

@@ -48,6 +48,11 @@ export const PROBLEM_CODES = {
   schedule_already_released: { status: 409, meaning: 'The schedule was released and can no longer change.' },
   not_allocated: { status: 409, meaning: 'The order line holds no allocation to act on.' },
   not_in_chain: { status: 409, meaning: 'The record is not part of the chain asked about.' },
+  exceeds_open_weight: { status: 409, meaning: 'The weight is more than the contract still has open (not yet booked on a shipment).' },
+  shipment_already_received: { status: 409, meaning: 'The shipment was already received; receiving it again would create its lots twice.' },
+  milestone_already_completed: { status: 409, meaning: 'The milestone was already completed; its completion time is stamped once.' },
+  sample_not_approved: { status: 409, meaning: 'No approved pre-shipment sample of the contract: a sample_approval milestone cannot be completed.' },
+  sample_already_transferred: { status: 409, meaning: 'The sample was already transferred to inventory as a green lot.' },
   unreadable_roast_log: { status: 400, meaning: 'The uploaded roast log could not be read in the format given.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

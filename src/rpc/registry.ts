@@ -15,6 +15,8 @@ import { orderOperations } from '../modules/orders/operations.js';
 import { cuppingOperations } from '../modules/quality/cupping/operations.js';
 import { gradingOperations } from '../modules/quality/grading/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
+import { contractOperations } from '../modules/sourcing/contract/operations.js';
+import { sampleOperations } from '../modules/sourcing/sample/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -33,6 +35,8 @@ export const operations: readonly Operation[] = [
   ...scheduleOperations,
   ...cuppingOperations,
   ...gradingOperations,
+  ...contractOperations,
+  ...sampleOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

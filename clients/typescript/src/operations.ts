@@ -3066,6 +3066,591 @@ export interface Operations {
       nextCursor: string | null;
     };
   };
+  'sourcing.contract.createContract': {
+    input: {
+      contractNumber: string;
+      partnerId: string;
+      currency?: string;
+      priceType?: 'fixed' | 'differential' | 'to_be_fixed' | 'formula';
+      incoterm?: 'EXW' | 'FCA' | 'FAS' | 'FOB' | 'CFR' | 'CIF' | 'CPT' | 'CIP' | 'DAP' | 'DPU' | 'DDP';
+      contractDate?: string;
+      paymentTermsDays?: number;
+      notes?: string;
+      /**
+       * @minItems 1
+       * @maxItems 500
+       */
+      lines: [
+        {
+          producerId?: string;
+          origin?: string;
+          quality?: string;
+          processMethod?: string;
+          harvestYear?: number;
+          weightKg: string | number;
+          pricePerKg?: string | number;
+          differentialPerKg?: string | number;
+          market?: string;
+          fixationStatus?: 'fixed' | 'unfixed';
+          currency?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+        },
+        ...{
+          producerId?: string;
+          origin?: string;
+          quality?: string;
+          processMethod?: string;
+          harvestYear?: number;
+          weightKg: string | number;
+          pricePerKg?: string | number;
+          differentialPerKg?: string | number;
+          market?: string;
+          fixationStatus?: 'fixed' | 'unfixed';
+          currency?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+        }[]
+      ];
+    };
+    output: Contract;
+  };
+  'sourcing.contract.getContract': {
+    input: {
+      id: string;
+    };
+    output: Contract;
+  };
+  'sourcing.contract.listContracts': {
+    input: {
+      filter?: {
+        status?:
+          | 'draft'
+          | 'pending'
+          | 'confirmed'
+          | 'partially_shipped'
+          | 'shipped'
+          | 'arrived'
+          | 'closed'
+          | 'canceled'
+          | 'defaulted';
+        partnerId?: string;
+        open?: boolean;
+        q?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: ContractSummary[];
+      nextCursor: string | null;
+    };
+  };
+  'sourcing.contract.updateContractStatus': {
+    input: {
+      id: string;
+      status:
+        | 'draft'
+        | 'pending'
+        | 'confirmed'
+        | 'partially_shipped'
+        | 'shipped'
+        | 'arrived'
+        | 'closed'
+        | 'canceled'
+        | 'defaulted';
+    };
+    output: ContractSummary;
+  };
+  'sourcing.contract.createContractMilestone': {
+    input: {
+      contractId: string;
+      kind:
+        | 'contract_signed'
+        | 'fixation'
+        | 'shipment'
+        | 'vessel_departure'
+        | 'vessel_arrival'
+        | 'customs_clearance'
+        | 'warehouse_receipt'
+        | 'sample_approval'
+        | 'payment';
+      dueAt: string;
+      notes?: string;
+    };
+    output: ContractMilestone;
+  };
+  'sourcing.contract.completeContractMilestone': {
+    input: {
+      id: string;
+    };
+    output: ContractMilestone;
+  };
+  'sourcing.contract.listContractMilestones': {
+    input: {
+      filter?: {
+        contractId?: string;
+        kind?:
+          | 'contract_signed'
+          | 'fixation'
+          | 'shipment'
+          | 'vessel_departure'
+          | 'vessel_arrival'
+          | 'customs_clearance'
+          | 'warehouse_receipt'
+          | 'sample_approval'
+          | 'payment';
+        dueFrom?: string;
+        dueTo?: string;
+        overdue?: boolean;
+        completed?: boolean;
+      };
+    };
+    output: {
+      items: ContractMilestone[];
+      nextCursor: null;
+      truncated: boolean;
+    };
+  };
+  'sourcing.contract.createContractShipment': {
+    input: {
+      contractId: string;
+      reference: string;
+      weightKg: string | number;
+      vessel?: string;
+      carrier?: string;
+      containerNumber?: string;
+      portOfLoading?: string;
+      portOfDischarge?: string;
+      etd?: string;
+      eta?: string;
+      destinationLocationId?: string;
+    };
+    output: ContractShipment;
+  };
+  'sourcing.contract.listContractShipments': {
+    input: {
+      filter?: {
+        contractId?: string;
+        status?: 'booked' | 'received';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: ContractShipment[];
+      nextCursor: string | null;
+    };
+  };
+  'sourcing.contract.receiveContractShipment': {
+    input: {
+      shipmentId: string;
+      locationId?: string;
+      /**
+       * @minItems 1
+       * @maxItems 500
+       */
+      lines: [
+        {
+          contractLineId: string;
+          lotCode: string;
+          weightKg: string | number;
+          name?: string;
+          locationId?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+          freight?: string | number;
+          duty?: string | number;
+          carry?: string | number;
+          notes?: string;
+        },
+        ...{
+          contractLineId: string;
+          lotCode: string;
+          weightKg: string | number;
+          name?: string;
+          locationId?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+          freight?: string | number;
+          duty?: string | number;
+          carry?: string | number;
+          notes?: string;
+        }[]
+      ];
+    };
+    output: ContractShipmentReceipt;
+  };
+  'sourcing.contract.listOpenPositions': {
+    input: {};
+    output: OpenPositions;
+  };
+  'sourcing.sample.createSample': {
+    input: {
+      sampleNumber: string;
+      name: string;
+      sampleType: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+      partnerId?: string;
+      producerId?: string;
+      contractId?: string;
+      contractLineId?: string;
+      poNumber?: string;
+      salesNumber?: string;
+      /**
+       * @maxItems 20
+       */
+      trackingNumbers?:
+        | []
+        | [string]
+        | [string, string]
+        | [string, string, string]
+        | [string, string, string, string]
+        | [string, string, string, string, string]
+        | [string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ];
+      weightKg?: string | number;
+      dueAt?: string;
+    };
+    output: Sample;
+  };
+  'sourcing.sample.getSample': {
+    input: {
+      id: string;
+    };
+    output: Sample;
+  };
+  'sourcing.sample.listSamples': {
+    input: {
+      filter?: {
+        sampleType?: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+        status?: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+        partnerId?: string;
+        producerId?: string;
+        contractId?: string;
+        transferred?: boolean;
+        q?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: Sample[];
+      nextCursor: string | null;
+    };
+  };
+  'sourcing.sample.updateSampleStatus': {
+    input: {
+      id: string;
+      status: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+      decisionNotes?: string;
+      /**
+       * @maxItems 20
+       */
+      trackingNumbers?:
+        | []
+        | [string]
+        | [string, string]
+        | [string, string, string]
+        | [string, string, string, string]
+        | [string, string, string, string, string]
+        | [string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ];
+    };
+    output: Sample;
+  };
+  'sourcing.sample.transferSampleToInventory': {
+    input: {
+      id: string;
+      lotCode: string;
+      weightKg: string | number;
+      locationId?: string;
+    };
+    output: SampleTransfer;
+  };
 }
 export interface Location {
   id: string;
@@ -4117,7 +4702,16 @@ export interface TraceGraph {
   depthLimitReached: boolean;
 }
 export interface TraceNode {
-  kind: 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
+  kind:
+    | 'producer'
+    | 'green_lot'
+    | 'roast_batch'
+    | 'roasted_lot'
+    | 'blend_lot'
+    | 'product_batch'
+    | 'order_line'
+    | 'contract'
+    | 'sample';
   id: string;
   depth: number;
   label: string | null;
@@ -4531,6 +5125,265 @@ export interface GradingCheck {
   measured: string;
   limit: string;
   message: string;
+}
+export interface Contract {
+  id: string;
+  contractNumber: string;
+  partnerId: string;
+  currency: string;
+  priceType: 'fixed' | 'differential' | 'to_be_fixed' | 'formula';
+  incoterm: ('EXW' | 'FCA' | 'FAS' | 'FOB' | 'CFR' | 'CIF' | 'CPT' | 'CIP' | 'DAP' | 'DPU' | 'DDP') | null;
+  contractDate: string | null;
+  paymentTermsDays: number | null;
+  notes: string | null;
+  status:
+    | 'draft'
+    | 'pending'
+    | 'confirmed'
+    | 'partially_shipped'
+    | 'shipped'
+    | 'arrived'
+    | 'closed'
+    | 'canceled'
+    | 'defaulted';
+  statusChangedAt: string;
+  position: ContractPosition;
+  createdAt: string;
+  updatedAt: string;
+  lines: ContractLine[];
+}
+export interface ContractPosition {
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  totalKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  shippedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  receivedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  unshippedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  fixedKg: string;
+  /**
+   * an exact decimal as a string
+   */
+  fixedValue: string;
+  /**
+   * an exact decimal as a string
+   */
+  openFixedValue: string;
+}
+export interface ContractLine {
+  id: string;
+  lineNumber: number;
+  producerId: string | null;
+  origin: string | null;
+  quality: string | null;
+  processMethod: string | null;
+  harvestYear: number | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightKg: string;
+  pricePerKg: string | null;
+  differentialPerKg: string | null;
+  market: string | null;
+  fixationStatus: 'fixed' | 'unfixed';
+  currency: string;
+  bagCount: number | null;
+  bagWeightKg: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  receivedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openKg: string;
+}
+export interface ContractSummary {
+  id: string;
+  contractNumber: string;
+  partnerId: string;
+  currency: string;
+  priceType: 'fixed' | 'differential' | 'to_be_fixed' | 'formula';
+  incoterm: ('EXW' | 'FCA' | 'FAS' | 'FOB' | 'CFR' | 'CIF' | 'CPT' | 'CIP' | 'DAP' | 'DPU' | 'DDP') | null;
+  contractDate: string | null;
+  paymentTermsDays: number | null;
+  notes: string | null;
+  status:
+    | 'draft'
+    | 'pending'
+    | 'confirmed'
+    | 'partially_shipped'
+    | 'shipped'
+    | 'arrived'
+    | 'closed'
+    | 'canceled'
+    | 'defaulted';
+  statusChangedAt: string;
+  position: ContractPosition;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface ContractMilestone {
+  id: string;
+  contractId: string;
+  contractNumber: string;
+  kind:
+    | 'contract_signed'
+    | 'fixation'
+    | 'shipment'
+    | 'vessel_departure'
+    | 'vessel_arrival'
+    | 'customs_clearance'
+    | 'warehouse_receipt'
+    | 'sample_approval'
+    | 'payment';
+  dueAt: string;
+  notes: string | null;
+  completedAt: string | null;
+  completedBy: string | null;
+  sampleId: string | null;
+  overdue: boolean;
+  createdAt: string;
+}
+export interface ContractShipment {
+  id: string;
+  contractId: string;
+  reference: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightKg: string;
+  vessel: string | null;
+  carrier: string | null;
+  containerNumber: string | null;
+  portOfLoading: string | null;
+  portOfDischarge: string | null;
+  etd: string | null;
+  eta: string | null;
+  destinationLocationId: string | null;
+  status: 'booked' | 'received';
+  receivedAt: string | null;
+  receivedKg: string | null;
+  lots: ContractShipmentLot[];
+  createdAt: string;
+}
+export interface ContractShipmentLot {
+  contractLineId: string;
+  greenLotId: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightKg: string;
+}
+export interface ContractShipmentReceipt {
+  shipment: ContractShipment;
+  contract: ContractSummary;
+  lots: GreenLotWithBalances[];
+}
+export interface OpenPositions {
+  contracts: {
+    contractId: string;
+    contractNumber: string;
+    partnerId: string;
+    status:
+      | 'draft'
+      | 'pending'
+      | 'confirmed'
+      | 'partially_shipped'
+      | 'shipped'
+      | 'arrived'
+      | 'closed'
+      | 'canceled'
+      | 'defaulted';
+    currency: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    totalKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    receivedKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openKg: string;
+    /**
+     * an exact decimal as a string
+     */
+    openFixedValue: string;
+  }[];
+  byOrigin: {
+    producerId: string | null;
+    origin: string | null;
+    currency: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openKg: string;
+    /**
+     * an exact decimal as a string
+     */
+    openFixedValue: string;
+  }[];
+  totals: {
+    contracts: number;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openKg: string;
+    byCurrency: {
+      currency: string;
+      /**
+       * an exact decimal as a string
+       */
+      openFixedValue: string;
+    }[];
+  };
+}
+export interface Sample {
+  id: string;
+  sampleNumber: string;
+  name: string;
+  sampleType: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+  partnerId: string | null;
+  producerId: string | null;
+  contractId: string | null;
+  contractLineId: string | null;
+  poNumber: string | null;
+  salesNumber: string | null;
+  trackingNumbers: string[];
+  weightKg: string | null;
+  dueAt: string | null;
+  status: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+  statusChangedAt: string;
+  decision: ('approved' | 'rejected') | null;
+  decisionAt: string | null;
+  decisionNotes: string | null;
+  greenLotId: string | null;
+  transferredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface SampleTransfer {
+  sample: Sample;
+  lot: GreenLotWithBalances;
 }
 
 export type OperationName = keyof Operations;
@@ -6383,6 +7236,352 @@ export const OPERATIONS = {
       "bridge_token_not_allowed",
       "unknown_operation",
       "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.createContract": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.getContract": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listContracts": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.updateContractStatus": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.createContractMilestone": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "state_mismatch",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.completeContractMilestone": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "milestone_already_completed",
+      "sample_not_approved",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listContractMilestones": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.createContractShipment": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "state_mismatch",
+      "exceeds_open_weight",
+      "duplicate",
+      "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listContractShipments": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.receiveContractShipment": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "shipment_already_received",
+      "state_mismatch",
+      "duplicate",
+      "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listOpenPositions": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.createSample": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.getSample": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.listSamples": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.updateSampleStatus": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.transferSampleToInventory": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "sample_already_transferred",
+      "state_mismatch",
+      "duplicate",
+      "location_archived",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

@@ -65,7 +65,7 @@ export async function insertMachine(q: Queryable, orgId: string, input: z.output
 
 export async function findMachine(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Machine | undefined> {
   const [row] = await q.query<MachineRow>(
-    `select * from machines where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from machines where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toMachine(row);

@@ -81,6 +81,7 @@ export async function recordCompletion(
           roastBatchId: completed.id,
           batchNumber: completed.batchNumber,
           greenLotId: completed.greenLotId,
+          greenLotCode: (await green.lotCodes(ctx.tx, ctx.orgId, [completed.greenLotId])).get(completed.greenLotId)!,
           profileId: completed.profileId,
           // Roasted where the batch was, else where its green came from.
           locationId: completed.locationId ?? greenTransactions[0].locationId,

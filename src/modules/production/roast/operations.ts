@@ -2,7 +2,8 @@ import type { Queryable } from '../../../db/client.js';
 import { defineOperation, type OperationContext } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
 import { downsampleTo1Hz } from '../../../telemetry/metrics.js';
-import { ImportError, importRoastLog } from '../../../telemetry/importers/index.js';
+import { ImportError } from '../../../telemetry/importers/index.js';
+import { importRoastLogOffThread } from '../../../telemetry/importers/off-thread.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { findMachine, type Machine } from '../../catalog/machine/service.js';
 import { grams, kgString } from '../../../lib/grams.js';
@@ -204,7 +205,7 @@ export const roastOperations = [
     async handler(ctx, input) {
       let imported;
       try {
-        imported = importRoastLog(input.content);
+        imported = await importRoastLogOffThread(input.content);
       } catch (error) {
         if (!(error instanceof ImportError)) throw error;
         throw new ProblemError(400, 'unreadable_roast_log', `The roast log cannot be imported: ${error.message}.`, {

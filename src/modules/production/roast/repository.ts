@@ -102,7 +102,7 @@ export async function insertBatch(q: Queryable, orgId: string, credentialId: str
 
 export async function findBatch(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<RoastBatch | undefined> {
   const [row] = await q.query<BatchRow>(
-    `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toBatch(row);
@@ -230,4 +230,16 @@ export interface BatchFacts {
   weightLossPct: string | null;
   startedAt: string;
   completedAt: string | null;
+}
+
+/** The mean weight loss of each profile's completed batches that state one, 2 decimals; profiles without any are left out. */
+export async function meanLossByProfile(q: Queryable, orgId: string, profileIds: string[]): Promise<Map<string, string>> {
+  if (profileIds.length === 0) return new Map();
+  const rows = await q.query<{ profile_id: string; mean_loss: string }>(
+    `select profile_id, round(avg(weight_loss_pct), 2)::text as mean_loss from roast_batches
+     where org_id = $1 and profile_id = any($2::text[]) and state = 'completed' and weight_loss_pct is not null
+     group by profile_id`,
+    [orgId, profileIds],
+  );
+  return new Map(rows.map((r) => [r.profile_id, r.mean_loss]));
 }

@@ -9,3 +9,8 @@ export { batchRange, type MachineSizes } from './batch-range.js';
 export function describeBatches(q: Queryable, orgId: string, ids: string[]): Promise<repo.BatchFacts[]> {
   return repo.describeBatches(q, orgId, ids);
 }
+
+/** The mean weight loss (%) of each profile's completed batches, 2 decimals: what planning expects a roast to lose. */
+export function meanLossByProfile(q: Queryable, orgId: string, profileIds: string[]): Promise<Map<string, string>> {
+  return repo.meanLossByProfile(q, orgId, profileIds);
+}

@@ -4,6 +4,7 @@ import { startTestServer, type TestOrg, type TestServer } from '../../../testing
 import { assertProblem } from '../../../testing/problems.js';
 import { importLot } from '../../inventory/green/testing.js';
 import { roastLot } from '../../orders/testing.js';
+import { makeSample } from '../../sourcing/sample/testing.js';
 import { BLIND_CODE_ALPHABET, blindCodes } from './blind-codes.js';
 import { publishedCupping } from './service.js';
 import { assertRefusedUnchanged, createSession, form, score, uniqueNumber } from './testing.js';
@@ -52,6 +53,7 @@ test('blind codes: a seeded shuffle, the same for the same session, short and un
 test('createCuppingSession: coffees by reference or name, codes seeded by the session id, identities as the records read', async () => {
   const green = await importLot(org, { name: 'Kochere Natural', lotCode: uniqueNumber('ETH') });
   const roasted = await roastLot(org, { kg: '4' });
+  const offer = await makeSample(org, { name: 'Pre-shipment Nariño', sampleType: 'pre_shipment' });
   const created = await createSession(org, {
     mode: 'blind',
     scheduledAt: '2026-11-26T09:00:00Z',
@@ -60,14 +62,15 @@ test('createCuppingSession: coffees by reference or name, codes seeded by the se
       { kind: 'roast_batch', id: roasted.batchId },
       { kind: 'roasted_lot', id: roasted.roastedLotId },
       { kind: 'outside', name: 'Competitor Kenya AA' },
+      { kind: 'sample', id: offer.id },
     ],
   });
   assert.match(created.session.id, /^cs_/);
   assert.deepEqual(
     { mode: created.session.mode, status: created.session.status, sampleCount: created.session.sampleCount, scheduledAt: created.session.scheduledAt },
-    { mode: 'blind', status: 'open', sampleCount: 4, scheduledAt: '2026-11-26T09:00:00.000Z' },
+    { mode: 'blind', status: 'open', sampleCount: 5, scheduledAt: '2026-11-26T09:00:00.000Z' },
   );
-  assert.deepEqual(created.samples.map((s: any) => s.blindCode), blindCodes(created.session.id, 4), 'codes are those seeded by the session id');
+  assert.deepEqual(created.samples.map((s: any) => s.blindCode), blindCodes(created.session.id, 5), 'codes are those seeded by the session id');
   assert.deepEqual(
     created.samples.map((s: any) => [s.identity.position, s.identity.kind, s.identity.id, s.identity.code, s.identity.name]),
     [
@@ -75,6 +78,7 @@ test('createCuppingSession: coffees by reference or name, codes seeded by the se
       [2, 'roast_batch', roasted.batchId, (await server.owner.query<{ batch_number: string }>(`select batch_number from roast_batches where id = $1`, [roasted.batchId]))[0].batch_number, null],
       [3, 'roasted_lot', roasted.roastedLotId, roasted.lotCode, null],
       [4, 'outside', null, null, 'Competitor Kenya AA'],
+      [5, 'sample', offer.id, offer.sampleNumber, 'Pre-shipment Nariño'],
     ],
   );
   const [event] = (await events('quality.cupping.session_created')).filter((e) => e.session.id === created.session.id);
@@ -89,7 +93,8 @@ test('createCuppingSession refuses unknown or foreign records, repeats, taken nu
   await refused('createCuppingSession', { sessionNumber: 'X1', name: 'x', samples: [{ kind: 'green_lot', id: own.id }, { kind: 'green_lot', id: own.id }] }, 400, 'invalid_input', 'samples[1]');
   await refused('createCuppingSession', { sessionNumber: 'X1', name: 'x', samples: [] }, 400, 'invalid_input', 'samples');
   await refused('createCuppingSession', { sessionNumber: 'X1', name: 'x', mode: 'triple_blind', samples: [{ kind: 'outside', name: 'A' }] }, 400, 'invalid_input', 'mode');
-  await refused('createCuppingSession', { sessionNumber: 'X1', name: 'x', samples: [{ kind: 'sample', id: 'smp_0000000000nothing' }] }, 400, 'invalid_input', 'samples[0].kind');
+  const foreignSample = await makeSample(other);
+  await refused('createCuppingSession', { sessionNumber: 'X1', name: 'x', samples: [{ kind: 'sample', id: foreignSample.id }] }, 404, 'not_found', 'samples[0].id');
   await createSession(org, { sessionNumber: 'TAKEN-1', samples: [{ kind: 'outside', name: 'A' }] });
   await refused('createCuppingSession', { sessionNumber: 'TAKEN-1', name: 'x', samples: [{ kind: 'outside', name: 'A' }] }, 409, 'duplicate', 'sessionNumber');
 });
@@ -124,11 +129,18 @@ test('blind and double_blind tables leave out every hidden coffee’s identity, 
   const roasted = await roastLot(org, { kg: '3' });
   const outsideName = 'Rival Roasters Sidamo';
   const [{ batch_number: batchNumber }] = await server.owner.query<{ batch_number: string }>(`select batch_number from roast_batches where id = $1`, [roasted.batchId]);
-  const hidden = [green.id, green.lotCode, green.name, roasted.roastedLotId, roasted.lotCode, roasted.batchId, batchNumber, outsideName];
+  const offer = await makeSample(org, { name: 'Hidden Offer Sample' });
+  const hidden = [green.id, green.lotCode, green.name, roasted.roastedLotId, roasted.lotCode, roasted.batchId, batchNumber, outsideName, offer.id, offer.sampleNumber, offer.name];
   for (const mode of ['blind', 'double_blind'] as const) {
     const created = await createSession(org, {
       mode,
-      samples: [{ kind: 'green_lot', id: green.id }, { kind: 'roasted_lot', id: roasted.roastedLotId }, { kind: 'roast_batch', id: roasted.batchId }, { kind: 'outside', name: outsideName }],
+      samples: [
+        { kind: 'green_lot', id: green.id },
+        { kind: 'roasted_lot', id: roasted.roastedLotId },
+        { kind: 'roast_batch', id: roasted.batchId },
+        { kind: 'outside', name: outsideName },
+        { kind: 'sample', id: offer.id },
+      ],
     });
     const [a, b] = created.samples;
     await score(org, { sessionSampleId: a.sessionSampleId, cupperName: 'Ana', scores: form(8), notes: 'ana-note' });
@@ -137,13 +149,13 @@ test('blind and double_blind tables leave out every hidden coffee’s identity, 
     const view = await table(created.session.id, 'Ana');
     const text = JSON.stringify(view);
     for (const secret of hidden) assert.ok(!text.includes(secret), `${mode}: the table names ${secret}`);
-    assert.deepEqual(view.coffees.map((c: any) => c.identity), [null, null, null, null]);
+    assert.deepEqual(view.coffees.map((c: any) => c.identity), [null, null, null, null, null]);
     assert.deepEqual(view.coffees.map((c: any) => c.blindCode), [...created.samples.map((s: any) => s.blindCode)].sort(), 'coffees in blind-code order');
     assert.equal(view.identitiesHidden, true);
     if (mode === 'double_blind') {
       assert.ok(text.includes('ana-note') && !text.includes('ben-note'), 'a cupper sees their own scores, not the others’');
       assert.equal(view.otherCuppersHidden, true);
-      assert.deepEqual(view.coffees.map((c: any) => c.scoreCount).sort(), [0, 0, 1, 1], 'how many scored is still shown');
+      assert.deepEqual(view.coffees.map((c: any) => c.scoreCount).sort(), [0, 0, 0, 1, 1], 'how many scored is still shown');
       const anonymous = JSON.stringify(await table(created.session.id));
       assert.ok(!anonymous.includes('ana-note') && !anonymous.includes('ben-note'), 'no cupper named: no one else’s scores');
     } else {

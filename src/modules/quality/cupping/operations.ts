@@ -40,10 +40,9 @@ export const cuppingOperations = [
     name: 'quality.cupping.createCuppingSession',
     summary: 'Set up a cupping session: its coffees, each with a blind code from a shuffle seeded by the session id.',
     description:
-      'Each of `samples` (1–200) is `{ kind, id }` naming a `green_lot`, `roast_batch` or `roasted_lot` of this organization, or ' +
-      '`{ kind: "outside", name }` for a coffee that is not one of its records; a record of another organization (or none) is 404 ' +
-      'naming `samples[i].id`, the same coffee twice is 400. Kind `sample` (sourcing samples) is refused with 400 naming ' +
-      '`samples[i].kind` until the sourcing module is installed. Every coffee gets a distinct three-symbol blind code from an ' +
+      'Each of `samples` (1–200) is `{ kind, id }` naming a `green_lot`, `sample` (sourcing), `roast_batch` or `roasted_lot` of ' +
+      'this organization, or `{ kind: "outside", name }` for a coffee that is not one of its records; a record of another ' +
+      'organization (or none) is 404 naming `samples[i].id`, the same coffee twice is 400. Every coffee gets a distinct three-symbol blind code from an ' +
       'alphabet without 0/O and 1/I/L, drawn and dealt by a shuffle seeded by the session id: the same session always yields the same ' +
       'codes, another session another order. `mode` defaults to `open`. `sessionNumber` is unique per organization (409 ' +
       '`duplicate`). The answer is the organizer’s key: every coffee with its identity and code, in the order given; the ' +

@@ -5,6 +5,7 @@ import { assertProblem } from '../../../testing/problems.js';
 import { importLot } from '../../inventory/green/testing.js';
 import { makeRoaster } from '../../production/roast/testing.js';
 import { confirmedOrder, roastLot } from '../../orders/testing.js';
+import { makeSample } from '../../sourcing/sample/testing.js';
 import { assertRefusedUnchanged } from '../cupping/testing.js';
 
 const server: TestServer = await startTestServer();
@@ -131,7 +132,20 @@ test('recordGrading validates: a lot or sample, the measures the standard needs,
   await refused('recordGrading', { greenLotId: lot.id, ...specialty, screenDistribution: { '18': 60, '17': 50 } }, 400, 'invalid_input', 'screenDistribution');
   await refused('recordGrading', { greenLotId: lot.id, ...specialty, grader: 'me' }, 400, 'invalid_input', 'grader');
   await refused('recordGrading', { greenLotId: 'gl_0000000000nothing', ...specialty, defectsPrimary: 9 }, 404, 'not_found', 'greenLotId');
-  await refused('recordGrading', { sampleId: 'smp_0000000000nothing', ...specialty }, 400, 'invalid_input', 'sampleId');
+  await refused('recordGrading', { sampleId: 'smp_0000000000nothing', ...specialty }, 404, 'not_found', 'sampleId');
+  const foreign = await makeSample(await server.createOrg());
+  await refused('recordGrading', { sampleId: foreign.id, ...specialty, defectsPrimary: 3 }, 404, 'not_found', 'sampleId');
+});
+
+test('a sample is graded (and filtered by) without any quarantine; a sample and its lot graded together quarantine the lot', async () => {
+  const sample = await makeSample(org, { sampleType: 'arrival' });
+  const failed = await grade({ sampleId: sample.id, ...specialty, defectsPrimary: 2 });
+  assert.deepEqual([failed.grading.result, failed.grading.sampleId, failed.grading.quarantinedLot, failed.lot], ['fail', sample.id, false, null]);
+  const lot = await importLot(org);
+  const both = await grade({ sampleId: sample.id, greenLotId: lot.id, ...specialty, moisturePct: 14 });
+  assert.deepEqual([both.grading.sampleId, both.grading.greenLotId, both.grading.quarantinedLot, both.lot.quarantined], [sample.id, lot.id, true, true]);
+  const listed = await call('listGradings', { filter: { sampleId: sample.id } });
+  assert.deepEqual(listed.body.items.map((g: any) => g.id), [both.grading.id, failed.grading.id]);
 });
 
 test('other standards: NY/COB types and SNI grades with the ICO export minimums; custom is recorded, not judged', async () => {

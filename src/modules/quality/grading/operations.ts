@@ -28,8 +28,8 @@ export const gradingOperations = [
       'indonesian with its SNI 01-2907-2008 grade; custom is recorded with result `not_judged`. `checks` lists every rule applied, ' +
       '`reasons` the failed ones. A failing grading of a green lot quarantines it through the green module, with the reasons as ' +
       'the quarantine reason (a lot already in quarantine keeps its first reason); the lot then cannot be reserved, split, merged ' +
-      'or roasted (409 lot_quarantined) until releaseQuarantine. A passing grading never releases a quarantine. Grading a ' +
-      '`sampleId` is refused with 400 naming sampleId until the sourcing module is installed.',
+      'or roasted (409 lot_quarantined) until releaseQuarantine. A passing grading never releases a quarantine. A `sampleId` ' +
+      'of another organization (or none) is 404 naming sampleId; a sample is graded, never quarantined (it is not stock).',
     permission: 'quality.grading.write',
     module,
     get: false,

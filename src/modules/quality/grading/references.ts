@@ -1,10 +1,8 @@
 import type { Queryable } from '../../../db/client.js';
-import { invalidInput } from '../../../rpc/errors.js';
+import { notFound } from '../../../rpc/errors.js';
+import { findSample } from '../../sourcing/sample/service.js';
 
-/**
- * Checks that the sample exists in this organization, asking the sourcing module. The sourcing module
- * (samples) is not part of this build yet, so a grading of a sample is refused with 400 naming sampleId.
- */
-export async function checkSample(_q: Queryable, _orgId: string, _sampleId: string): Promise<void> {
-  throw invalidInput([{ path: 'sampleId', message: 'samples cannot be graded yet: the sourcing module is not installed' }]);
+/** Checks, asking the sourcing module, that the sample exists in this organization: 404 naming sampleId otherwise. */
+export async function checkSample(q: Queryable, orgId: string, sampleId: string): Promise<void> {
+  if (!(await findSample(q, orgId, sampleId))) throw notFound('sample', sampleId, 'sampleId');
 }
