@@ -183,8 +183,8 @@ export const cuppingOperations = [
       const current = (await repo.findSession(ctx.tx, ctx.orgId, input.sessionId, { forUpdate: true })) ?? throwNotFound('cupping session', input.sessionId, 'sessionId');
       if (current.status === 'finalized') throw finalizedConflict(current, 'sessionId');
       // Under the session's lock no score can arrive, so the counts read with it still hold.
-      const session = await repo.finalizeSession(ctx.tx, ctx.orgId, current, ctx.principal.credentialId);
-      const coffees = (await repo.listCoffees(ctx.tx, ctx.orgId, session.id, true)).map((c) => ({
+      const { session, coffees: results } = await repo.finalizeSession(ctx.tx, ctx.orgId, current, ctx.principal.credentialId);
+      const coffees = results.map((c) => ({
         sessionSampleId: c.sessionSampleId,
         blindCode: c.blindCode,
         identity: c.identity,

@@ -324,14 +324,17 @@ const attributeMeansSql = `jsonb_build_object(${ATTRIBUTES.map(([attribute, colu
  * mean, sample standard deviation (null under two cuppers), min, max (2 decimals), cupper count, the mean
  * of each attribute, and the five descriptors named by the most cuppers (case-folded; ties alphabetical).
  */
-export async function finalizeSession(q: Queryable, orgId: string, session: CuppingSession, by: string): Promise<CuppingSession> {
-  await q.query(FINALIZE_AGGREGATION, [orgId, session.id], { name: 'cupping.finalizeAggregation' });
+export async function finalizeSession(q: Queryable, orgId: string, session: CuppingSession, by: string): Promise<{ session: CuppingSession; coffees: SessionCoffee[] }> {
+  const rows = await q.query<Omit<SampleRow, 'score_count'>>(FINALIZE_AGGREGATION, [orgId, session.id], { name: 'cupping.finalizeAggregation' });
   const [row] = await q.query<SessionRow>(
     `update cupping_sessions set status = 'finalized', finalized_at = now(), finalized_by = $3, updated_at = now()
      where org_id = $1 and id = $2 returning *, $4::int as sample_count, $5::int as score_count`,
     [orgId, session.id, by, session.sampleCount, session.scoreCount],
   );
-  return toSession(row);
+  const coffees = rows
+    .sort((a, b) => (a.blind_code < b.blind_code ? -1 : 1))
+    .map((r) => ({ sessionSampleId: r.id, blindCode: r.blind_code, identity: toIdentity({ ...r, score_count: 0 }), scoreCount: r.cupper_count ?? 0, result: toResult({ ...r, score_count: 0 }) }));
+  return { session: toSession(row), coffees };
 }
 
 /** The aggregation finalize runs ($1 org, $2 session); exported for the benchmark's bare baseline. */
@@ -362,7 +365,8 @@ export const FINALIZE_AGGREGATION = `
   set mean_score = agg.mean_score, stddev_score = agg.stddev_score, min_score = agg.min_score, max_score = agg.max_score,
       cupper_count = agg.cupper_count, attribute_means = agg.attribute_means, top_descriptors = coalesce(top.top_descriptors, '[]'::jsonb)
   from agg left join top on top.session_sample_id = agg.id
-  where ss.org_id = $1 and ss.id = agg.id`;
+  where ss.org_id = $1 and ss.id = agg.id
+  returning ss.*`;
 
 // ---------------------------------------------------------------------------------------------------
 // Published results, for other modules
