@@ -40,6 +40,7 @@ const EXTENSIONS: Record<string, string[]> = {
   'cafe.createSite': ['shotTarget'],
   // The feed's resume position (the specification names no paging for it).
   'webhooks.listEvents': ['cursor'],
+  'quality.cupping.getCuppingTable': ['cupperName'],
 };
 
 /**

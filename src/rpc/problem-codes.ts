@@ -37,6 +37,8 @@ export const PROBLEM_CODES = {
   insufficient_reservation: { status: 409, meaning: 'Less is reserved than the change releases or consumes.' },
   negative_balance: { status: 409, meaning: 'The change would take a balance below zero.' },
   lot_quarantined: { status: 409, meaning: 'The lot is quarantined: it cannot be reserved, split, merged or roasted.' },
+  lot_not_quarantined: { status: 409, meaning: 'The lot is not in quarantine, so there is nothing to release.' },
+  cupping_session_finalized: { status: 409, meaning: 'The cupping session is finalized: its scores and results are closed.' },
   lot_reserved: { status: 409, meaning: 'The lot holds reserved coffee the change would touch.' },
   lot_empty: { status: 409, meaning: 'The lot holds nothing to act on.' },
   stock_spread_across_locations: { status: 409, meaning: 'No single location holds the weight; transfer the coffee to one location first.' },

@@ -13,6 +13,8 @@ import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
 import { cafeOperations } from '../modules/cafe/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
+import { cuppingOperations } from '../modules/quality/cupping/operations.js';
+import { gradingOperations } from '../modules/quality/grading/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
 import { contractOperations } from '../modules/sourcing/contract/operations.js';
 import { sampleOperations } from '../modules/sourcing/sample/operations.js';
@@ -34,6 +36,8 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...traceabilityOperations,
   ...scheduleOperations,
+  ...cuppingOperations,
+  ...gradingOperations,
   ...contractOperations,
   ...sampleOperations,
   ...cafeOperations,
