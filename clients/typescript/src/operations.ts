@@ -5275,6 +5275,7 @@ export interface RoastedLotTraceability {
   roastBatches: ChainRoastBatch[];
   greenLots: ChainGreenLot[];
   producers: ChainProducer[];
+  cupScores?: ChainCupScore[];
   chain: {
     nodes: TraceNode[];
     edges: TraceEdge[];
@@ -5321,6 +5322,14 @@ export interface ChainProducer {
   processMethods: string[];
   farmSizeHa: number | null;
 }
+export interface ChainCupScore {
+  kind: 'green_lot' | 'roast_batch' | 'roasted_lot';
+  id: string;
+  sessionNumber: string;
+  meanScore: string | null;
+  cupperCount: number;
+  finalizedAt: string;
+}
 export interface Certificate {
   id: string;
   roastedLotId: string;
@@ -5338,6 +5347,7 @@ export interface CertificateSnapshot {
   roastBatches: ChainRoastBatch[];
   greenLots: ChainGreenLot[];
   producers: ChainProducer[];
+  cupScores?: ChainCupScore[];
   chain: {
     nodes: TraceNode[];
     edges: TraceEdge[];

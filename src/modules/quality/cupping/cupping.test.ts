@@ -288,3 +288,28 @@ test('listCuppingSessions filters by status, mode, schedule and text, newest fir
   assert.equal(second.body.nextCursor, null);
   assertProblem(await call('listCuppingSessions', { filter: { lot: 'x' } }), 400, 'invalid_input', 'filter.lot');
 });
+
+test('a published cup score travels with the chain: the roasted lot’s traceability, the frozen certificate and its public page', async () => {
+  const green = await importLot(org, { weightKg: '60' });
+  const roasted = await roastLot(org, { kg: '10', greenLotId: green.id });
+  const created = await createSession(org, { mode: 'open', samples: [{ kind: 'green_lot', id: green.id }] });
+  const sessionSampleId = created.samples[0].sessionSampleId;
+  await score(org, { sessionSampleId, cupperName: 'Ana', scores: form(8.5) });
+  await score(org, { sessionSampleId, cupperName: 'Ben', scores: form(8) });
+  const before = await org.call('inventory.roast.getRoastedLotTraceability', { id: roasted.roastedLotId });
+  assert.deepEqual(before.body.cupScores, [], 'nothing is published before the session is finalized');
+  await finalize(created.session.id);
+
+  const chain = await org.call('inventory.roast.getRoastedLotTraceability', { id: roasted.roastedLotId });
+  assert.equal(chain.status, 200, JSON.stringify(chain.body));
+  assert.deepEqual(
+    chain.body.cupScores.map((c: any) => [c.kind, c.id, c.sessionNumber, c.meanScore, c.cupperCount]),
+    [['green_lot', green.id, created.session.sessionNumber, '82.50', 2]],
+    'the green lot’s published mean (sum of ten attributes, 85 and 80)',
+  );
+  const certificate = await org.call('traceability.issueCertificate', { roastedLotId: roasted.roastedLotId });
+  assert.equal(certificate.status, 200, JSON.stringify(certificate.body));
+  assert.deepEqual(certificate.body.snapshot.cupScores, chain.body.cupScores, 'the certificate freezes the score');
+  const page = await (await server.request(certificate.body.publicPath)).text();
+  assert.match(page, /Cup score.*82\.50 \(2 cuppers\)/s, 'the public page shows it');
+});
