@@ -15,7 +15,6 @@ export const PROBLEM_CODES = {
   module_not_enabled: { status: 403, meaning: "The operation's module is not on the organization's plan." },
   organization_mismatch: { status: 403, meaning: 'X-Service-Org names another organization than the credential is bound to.' },
   bridge_token_not_allowed: { status: 403, meaning: 'A machine bridge token may only post telemetry.' },
-  api_key_required: { status: 403, meaning: 'Only an API key can do this (stream tickets); OAuth access tokens and user sessions cannot.' },
   organization_required: { status: 400, meaning: 'A user credential was sent without X-Service-Org naming the organization to act in.' },
   organization_not_found: { status: 404, meaning: 'X-Service-Org names an organization the user is not a member of (or none that exists: the two answer alike).' },
   unknown_operation: { status: 404, meaning: 'There is no operation of that name.' },

@@ -70,14 +70,6 @@ const MACHINE_BRIDGES: BearerPolicy = {
   refusal: () => new ProblemError(403, 'bridge_token_required', 'Telemetry is posted with the machine’s bridge token (fcb_…), not an API key.'),
 };
 
-/** Stream tickets are issued to API keys only (see admitTicketRequest). */
-const TICKET_ISSUERS: BearerPolicy = {
-  accepts: (kind) => kind === 'api_key',
-  refusal: (kind) =>
-    kind === 'machine_bridge'
-      ? API_CALLERS.refusal(kind)
-      : new ProblemError(403, 'api_key_required', 'Stream tickets are issued to API keys; with an access token or user session, open the stream with Authorization: Bearer.'),
-};
 
 /** Watching a batch, live or through a ticket, is reading the roast. */
 const READ_ROASTS: Requirement = { module: 'roasting', permission: 'production.roast.read' };
@@ -157,10 +149,10 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
   // The guard chain (src/http/guards.ts) as each route composes it.
   const apiCaller = bearerCredential(deps.resolvers, API_CALLERS);
   const admitBridge = guardChain({ authenticate: bearerCredential(deps.resolvers, MACHINE_BRIDGES), limiter: deps.ingestRateLimiter, grant: noGrant });
-  // A ticket remembers the API key that asked for it (and is redeemed only while that key lives), so only API
-  // keys are issued tickets; OAuth access tokens and user sessions open the stream with Authorization directly.
-  const admitTicketRequest = guardChain({ authenticate: bearerCredential(deps.resolvers, TICKET_ISSUERS), limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
-  // An API key in Authorization (counted against the API budget), or a stream ticket for a browser's
+  // Any API credential (an API key, an OAuth token, a console user's session) may ask for a ticket: it keeps
+  // the credential's permissions as they were at issue (an API key's is refused once the key is revoked).
+  const admitTicketRequest = guardChain({ authenticate: apiCaller, limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
+  // An API credential in Authorization (counted against the API budget), or a stream ticket for a browser's
   // EventSource: the ticket's issue was counted, so redeeming it is not counted again.
   const ticketCaller = streamTicket(deps.db);
   const watcherCaller: Authenticate = (request) => {

@@ -128,7 +128,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
             { ticket: 'fcs_1EIp2sG4hnH33LnWQMv6d_IDkduMJD_IUXLObxGeyC8', expiresAt: '2026-03-14T09:26:53.000Z' },
           ),
           '401': problem('No credential, or an invalid one.'),
-          '403': problem('Permission or module missing, a bridge token, or a credential other than an API key (`api_key_required`).'),
+          '403': problem('Permission or module missing, or a bridge token.'),
           '404': problem('No such batch in this organization.'),
           '409': problem('The batch exists but is not live (`batch_not_live`).'),
           '429': problem('Rate limited; see Retry-After.'),

@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
 import { unauthorized, type Authenticate } from '../http/guards.js';
-import { hashSecret, toPrincipal, type CredentialRow, type Principal } from '../auth/credentials.js';
+import { hashSecret, type Principal } from '../auth/credentials.js';
+import type { Permission, Role } from '../auth/permissions.js';
+import type { Plan } from '../auth/plans.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { iso } from '../db/sql.js';
 
@@ -24,10 +26,10 @@ export async function issueStreamTicket(
       // Swept here rather than by a job: the table only ever holds about a minute of an organization's tickets.
       await tx.query(`delete from stream_tickets where org_id = $1 and expires_at < now()`, [principal.orgId]);
       const [row] = await tx.query<{ expires_at: Date }>(
-        `insert into stream_tickets (org_id, id, batch_id, credential_id, secret_hash, expires_at)
-         values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
+        `insert into stream_tickets (org_id, id, batch_id, credential_id, kind, role, permissions, secret_hash, expires_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
          returning expires_at`,
-        [principal.orgId, newId('stk'), batchId, principal.credentialId, hashSecret(ticket), ttlSeconds],
+        [principal.orgId, newId('stk'), batchId, principal.credentialId, principal.kind, principal.role, [...principal.permissions], hashSecret(ticket), ttlSeconds],
       );
       return { ticket, expiresAt: iso(row.expires_at)! };
     },
@@ -36,13 +38,16 @@ export async function issueStreamTicket(
 }
 
 /**
- * Spends the ticket and answers the principal of the API key that asked for it, or null when the ticket is
- * unknown, for another batch, expired, already spent, or its key has been revoked since.
+ * Spends the ticket and answers the principal that asked for it, as it stood then, or null when the ticket
+ * is unknown, for another batch, expired, already spent, or asked for by an API key revoked since.
  */
 export async function redeemStreamTicket(db: Database, ticket: string, batchId: string): Promise<Principal | null> {
   if (!ticket.startsWith(STREAM_TICKET_PREFIX)) return null;
-  const [row] = await db.query<CredentialRow>(`select * from firstcrack_redeem_stream_ticket($1, $2)`, [hashSecret(ticket), batchId]);
-  return row ? toPrincipal(row) : null;
+  const [row] = await db.query<{ id: string; org_id: string; kind: Principal['kind']; role: Role | null; permissions: Permission[]; plan: Plan }>(
+    `select * from firstcrack_redeem_stream_ticket_principal($1, $2)`,
+    [hashSecret(ticket), batchId],
+  );
+  return row ? { credentialId: row.id, kind: row.kind, orgId: row.org_id, plan: row.plan, role: row.role, permissions: new Set(row.permissions), machineId: null } : null;
 }
 
 /**

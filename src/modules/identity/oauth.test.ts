@@ -8,6 +8,8 @@ import { SignJWT, importPKCS8 } from 'jose';
 import { startTestServer, type TestOrg, type TestServer } from '../../testing/harness.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 import { configuredKeyEncryption } from '../../auth/key-encryption.js';
+import { newId } from '../../lib/ids.js';
+import { machineWithToken, watchStream } from '../../telemetry/testing.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { makeOAuthClient } from './tenancy.cases.js';
 
@@ -321,11 +323,21 @@ test('rate limits count per credential: every token of a client shares its budge
   assert.equal((await limited.call(fresh, 'catalog.location.listLocations', {})).status, 200, 'another client has its own budget');
 });
 
-test('stream tickets are issued to API keys only; access tokens are refused clearly, not with a server error', async () => {
+test('access tokens get stream tickets too: a browser opens the stream with one, acting with the client’s permissions', async () => {
   const client = await makeOAuthClient(org, 'viewer');
-  for (const token of [await jwtFor(client), await accessToken(client)]) {
-    const res = await server.request('/stream/v1/roast/rb_0000000000nothing000000000/tickets', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-    assert.equal(res.status, 403);
-    assert.equal((await res.json()).code, 'api_key_required');
+  const { machineId } = await machineWithToken(org, `OA-${Date.now().toString(36)}`);
+  const batchId = newId('rb');
+  await server.app.services.liveSessions.open({ orgId: org.id, batchId, machineId });
+  try {
+    for (const token of [await jwtFor(client), await accessToken(client)]) {
+      const res = await server.request(`/stream/v1/roast/${batchId}/tickets`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 201, await res.clone().text());
+      const { ticket } = await res.json();
+      const stream = await watchStream(`${server.url}/stream/v1/roast/${batchId}?ticket=${ticket}`);
+      assert.equal(stream.status, 200, JSON.stringify(stream.problem));
+      stream.close();
+    }
+  } finally {
+    await server.app.services.liveSessions.discard(org.id, batchId);
   }
 });
