@@ -4,10 +4,11 @@ import { openDatabases, type Databases } from './db/open.js';
 import { StoredCredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, openRateLimiterFactory, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
-import { createServices } from './services.js';
+import { createBlobStore, createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
+import { DOWNLOAD_WINDOWS, reportDownloads } from './modules/reporting/downloads.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 
@@ -16,7 +17,7 @@ export interface AppOptions {
   rateWindows?: RateWindow[];
   /** Overrides the telemetry ingest windows (its own budget, per bridge token). */
   ingestRateWindows?: RateWindow[];
-  /** Overrides the public certificate pages' windows (per client address). */
+  /** Overrides the public certificate pages' and report downloads' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
   /** Overrides the stream heartbeat interval (tests). */
   streamHeartbeatMs?: number;
@@ -50,6 +51,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
+  const downloadLimiter = limiters.limiter('downloads', options.publicPageRateWindows ?? DOWNLOAD_WINDOWS);
   const resolvers = [new StoredCredentialResolver(databases.service)];
   const telemetry = telemetryRoutes({
     db: databases.service,
@@ -65,9 +67,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimiter,
     services,
     logLevel: config.logLevel,
-    plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
+    plugins: [
+      telemetry,
+      certificatePages(databases.service, { limiter: publicPageLimiter }),
+      reportDownloads(databases.service, services.blobs, { limiter: downloadLimiter }),
+      ...(options.plugins ?? []),
+    ],
   });
-  if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
+  if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, { blobs: services.blobs });
   return {
     server,
     databases,
@@ -97,10 +104,12 @@ export async function runWorkers(
 ): Promise<RunningWorkers> {
   const databases = options.databases ?? (await openDatabases(config));
   const jobs = new JobQueue(databases);
+  const blobs = createBlobStore(config);
   try {
     await jobs.prepare();
-    await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers);
+    await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers, { blobs });
   } catch (error) {
+    await blobs.close();
     if (!options.databases) await databases.close();
     throw error;
   }
@@ -109,6 +118,7 @@ export async function runWorkers(
     jobs,
     async close() {
       await jobs.stop({ timeoutMs: options.shutdownTimeoutMs });
+      await blobs.close();
       if (!options.databases) await databases.close();
     },
   };

@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import type { Databases } from '../db/open.js';
+import type { BlobStore } from '../blobs/store.js';
 import { runHousekeeping } from './maintenance.js';
+import { renderReportJob } from '../modules/reporting/render.js';
 
 /** What a job's handler may use. Jobs span organizations, so they get both connections, not a request's transaction. */
 export interface JobContext {
   databases: Databases;
+  /** The process's object storage (rendered reports, full curves). */
+  blobs: BlobStore;
   log: JobLog;
   jobId: string;
   /** 0 on the first run, 1 on the first retry, … */
@@ -60,6 +64,7 @@ export const JOBS = {
       for (const task of await runHousekeeping(ctx.databases.owner)) ctx.log.info(task, 'housekeeping task done');
     },
   }),
+  'render-report': renderReportJob,
 } satisfies Record<string, JobDefinition<any>>;
 
 export type JobCatalog = Record<string, JobDefinition<any>>;

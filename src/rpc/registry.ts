@@ -13,6 +13,7 @@ import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
+import { reportingOperations } from '../modules/reporting/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -29,6 +30,7 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...traceabilityOperations,
   ...scheduleOperations,
+  ...reportingOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

@@ -109,3 +109,16 @@ export function findLotFigures(q: Queryable, orgId: string, ids: string[]): Prom
 export function roastableKg(q: Queryable, orgId: string, lotIds: string[], locationId: string | null): Promise<Map<string, string>> {
   return repo.roastableKg(q, orgId, lotIds, locationId);
 }
+
+/**
+ * Reports: every non-zero holding (lot and location) as the ledger stood just before `before` (the sum
+ * of the rows recorded earlier, not today's balances), optionally only at some locations.
+ */
+export function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<repo.GreenHoldingAt[]> {
+  return repo.holdingsAt(q, orgId, before, locationIds);
+}
+
+/** Reports: the lots' current landed cost per kilogram and its currency (lots without components are absent). */
+export function landedCostsPerKg(q: Queryable, orgId: string, lotIds: string[]): Promise<Map<string, { perKg: string; currency: string }>> {
+  return repo.landedCostsPerKg(q, orgId, lotIds);
+}

@@ -9,3 +9,10 @@ export { batchRange, type MachineSizes } from './batch-range.js';
 export function describeBatches(q: Queryable, orgId: string, ids: string[]): Promise<repo.BatchFacts[]> {
   return repo.describeBatches(q, orgId, ids);
 }
+
+export type { CompletedBatch } from './repository.js';
+
+/** Reports: the batches completed in [from, to) (optionally at one location), with weights and DTR, by completion. */
+export function completedBatchesBetween(q: Queryable, orgId: string, from: string, to: string, locationId?: string): Promise<repo.CompletedBatch[]> {
+  return repo.completedBatchesBetween(q, orgId, from, to, locationId);
+}
