@@ -4,8 +4,10 @@ import { benchCatalogRead } from './catalog-read.js';
 import { benchRoastComplete } from './roast-complete.js';
 import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
+import { benchReporting } from './reporting.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
 await benchTrace();
 await benchTelemetry();
+await benchReporting();

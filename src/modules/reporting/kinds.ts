@@ -322,7 +322,7 @@ const productionSummary: KindDefinition<'production_summary'> = {
           },
     ];
     return {
-      subtitle: `Roasting from ${rangeText(p as { from: string; to: string })} (UTC), completed batches`,
+      subtitle: `Roast batches completed ${p.from === p.to ? 'on' : 'from'} ${rangeText(p as { from: string; to: string })} (UTC)`,
       parameters: [
         ['Range', `${rangeText(p as { from: string; to: string })} (UTC, inclusive)`],
         ['Location', p.locationId ? (await locationNames(q, orgId, [p.locationId])).get(p.locationId)!.name : 'All locations'],
