@@ -40,6 +40,9 @@ interface KindDefinition<K extends ReportKind> {
 export const PDF_DETAIL_ROWS = 400;
 
 const kg = (value: string) => grouped(value);
+
+/** Every few thousand rows, lets the event loop serve requests: a large report must not stall the API it runs beside. */
+const breathe = (i: number) => (i % 2000 === 1999 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined);
 const money = (cents: bigint) => grouped(decimalString(cents, 2));
 const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString();
 const rangeText = (p: { from: string; to: string }) => (p.from === p.to ? day(p.from) : `${day(p.from)} to ${day(p.to)}`);
@@ -94,14 +97,16 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
 
     interface Line { stock: 'green' | 'roasted'; locationId: string | null; lotId: string; lotCode: string; description: string; grams: bigint; currency: string | null; perKg: string | null; lossPct: string | null; cents: bigint | null }
     const lines: Line[] = [];
-    for (const h of greenHoldings) {
+    for (const [i, h] of greenHoldings.entries()) {
+      await breathe(i);
       const cost = costs.get(h.lotId);
       const g = grams(h.onHandKg);
       // value = kg × perKg = (g / 1000) × (units / 10^4), in cents × 100.
       const cents = cost ? divRound(g * scaled(cost.perKg, 4), 100_000n) : null;
       lines.push({ stock: 'green', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.name, grams: g, currency: cost?.currency ?? null, perKg: cost?.perKg ?? null, lossPct: null, cents });
     }
-    for (const h of roastedHoldings) {
+    for (const [i, h] of roastedHoldings.entries()) {
+      await breathe(i);
       const cost = h.greenLotId ? costs.get(h.greenLotId) : undefined;
       const g = grams(h.onHandKg);
       const lossBp = h.weightLossPct === null ? 0n : scaled(h.weightLossPct, 2);
@@ -121,7 +126,8 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
     };
     const byLocation = new Map<string | null, Sum>();
     const total = emptySum();
-    for (const l of lines) {
+    for (const [i, l] of lines.entries()) {
+      await breathe(i);
       if (!byLocation.has(l.locationId)) byLocation.set(l.locationId, emptySum());
       add(byLocation.get(l.locationId)!, l);
       add(total, l);

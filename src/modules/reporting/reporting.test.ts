@@ -298,3 +298,21 @@ test('a report whose job dies for good is failed with a reason a person can act 
   assert.equal(report.status, 'failed');
   assert.match(report.failureReason, /Generate the report again/);
 });
+
+test('a report reads one snapshot: repeatable read, read only; a write committed meanwhile is not seen', async () => {
+  const { service, owner } = server.app.databases;
+  await service.transaction(
+    async (tx) => {
+      const [setting] = await tx.query<{ isolation: string; readOnly: string }>(`select current_setting('transaction_isolation') as isolation, current_setting('transaction_read_only') as "readOnly"`);
+      assert.deepEqual(setting, { isolation: 'repeatable read', readOnly: 'on' });
+      const count = async () => (await tx.query<{ n: number }>(`select count(*)::int as n from reports where org_id = $1`, [org.id]))[0].n;
+      const first = await count();
+      // Another connection commits a report while the snapshot is open (PGlite has one connection: nothing can).
+      if (server.kind === 'postgres') {
+        await owner.query(`insert into reports (org_id, id, kind, title, parameters, credential_id) values ($1, 'rpt_meanwhile01', 'quality_summary', 'Meanwhile', '{}', 'key_test')`, [org.id]);
+      }
+      assert.equal(await count(), first, 'the snapshot does not move');
+    },
+    { orgId: org.id, snapshot: true },
+  );
+});
