@@ -37,10 +37,14 @@ export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId
   try {
     const kind = KINDS[report.kind];
     const { gathered, organizationName } = await db.transaction(
-      async (tx) => ({
-        organizationName: await findOrganizationName(tx, orgId),
-        gathered: await kind.gather(tx, orgId, report.parameters, { reportId, title: report.title, organizationName: '', generatedAt: report.createdAt }),
-      }),
+      async (tx) => {
+        // One core for the report's scans: parallel workers would take the cores the API's requests need.
+        await tx.query(`set local max_parallel_workers_per_gather = 0`);
+        return {
+          organizationName: await findOrganizationName(tx, orgId),
+          gathered: await kind.gather(tx, orgId, report.parameters, { reportId, title: report.title, organizationName: '', generatedAt: report.createdAt }),
+        };
+      },
       { orgId, snapshot: true },
     );
     const document = { ...gathered, reportId, title: report.title, organizationName, generatedAt: new Date().toISOString() };
