@@ -4,10 +4,16 @@ import { benchCatalogRead } from './catalog-read.js';
 import { benchRoastComplete } from './roast-complete.js';
 import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
+import { benchSourcing } from './sourcing.js';
+import { benchCafe } from './cafe.js';
+import { benchIdentity } from './identity.js';
 import { benchReporting } from './reporting.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
 await benchTrace();
 await benchTelemetry();
+await benchSourcing();
+await benchCafe();
+await benchIdentity();
 await benchReporting();

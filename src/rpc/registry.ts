@@ -11,9 +11,13 @@ import { profileOperations } from '../modules/production/profile/operations.js';
 import { roastOperations } from '../modules/production/roast/operations.js';
 import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
+import { cafeOperations } from '../modules/cafe/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
 import { reportingOperations } from '../modules/reporting/operations.js';
+import { contractOperations } from '../modules/sourcing/contract/operations.js';
+import { sampleOperations } from '../modules/sourcing/sample/operations.js';
+import { identityOperations } from '../modules/identity/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -31,6 +35,10 @@ export const operations: readonly Operation[] = [
   ...traceabilityOperations,
   ...scheduleOperations,
   ...reportingOperations,
+  ...contractOperations,
+  ...sampleOperations,
+  ...cafeOperations,
+  ...identityOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

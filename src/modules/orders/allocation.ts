@@ -1,6 +1,18 @@
 import { kgString } from '../../lib/grams.js';
-import type { ClaimableLot, NewClaim, OpenLine } from './repository.js';
+import type { NewClaim, OpenLine } from './repository.js';
 import type { AllocationStrategy } from './schemas.js';
+
+/** A roasted lot that can fill some of the order's lines, locked by the roasted-stock module for this allocation. */
+export interface ClaimableLot {
+  id: string;
+  lotCode: string;
+  greenLotId: string | null;
+  profileId: string | null;
+  roastedAt: string;
+  bestBefore: string;
+  /** On hand less every active claim, never below zero. */
+  available: bigint;
+}
 
 export interface Shortfall {
   orderLineId: string;
@@ -12,7 +24,7 @@ export interface Shortfall {
 }
 
 export interface ClaimPlan {
-  claims: (NewClaim & { lotCode: string; bestBefore: string })[];
+  claims: NewClaim[];
   shortfalls: Shortfall[];
 }
 

@@ -4,8 +4,8 @@ import { ProblemError, conflict, invalidInput, notFound, type FieldError } from 
 import { grams, kgString } from '../../lib/grams.js';
 import * as lineageService from '../lineage/service.js';
 import * as roastedStock from '../inventory/roast/service.js';
-import { planClaims } from './allocation.js';
-import { missingLineReferences } from './references.js';
+import { planClaims, type ClaimableLot } from './allocation.js';
+import { lineReferences } from './references.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../rpc/outputs.js';
 import {
@@ -100,7 +100,7 @@ export const orderOperations = [
 
       const customer = (await repo.findCustomer(ctx.tx, ctx.orgId, input.customerId)) ?? throwNotFound('customer', input.customerId, 'customerId');
       const currency = orderCurrency(input, customer.currency);
-      await requireLineReferences(ctx.tx, ctx.orgId, input);
+      const codes = await requireLineReferences(ctx.tx, ctx.orgId, input);
       const id = await repo.insertOrderUnlessTaken(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
         orderNumber: input.orderNumber,
         customerId: customer.id,
@@ -117,7 +117,7 @@ export const orderOperations = [
           errors: [{ path: 'orderNumber', message: 'already used in this organization' }],
         });
       }
-      await repo.insertOrderLines(ctx.tx, ctx.orgId, id, input.lines);
+      await repo.insertOrderLines(ctx.tx, ctx.orgId, id, input.lines, codes);
       const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
       await ctx.emit('orders.order.created', { order });
       return order;
@@ -201,7 +201,7 @@ export const orderOperations = [
     async handler(ctx, { id, strategy }) {
       await lockOrderIn(ctx.tx, ctx.orgId, id, ['confirmed', 'partially_allocated', 'allocated'], 'allocated');
       const lines = (await repo.openLines(ctx.tx, ctx.orgId, id)).filter((line) => line.remaining > 0n);
-      const lots = lines.length > 0 ? await repo.lockClaimableLots(ctx.tx, ctx.orgId, id) : [];
+      const lots = lines.length > 0 ? await lockClaimableLots(ctx.tx, ctx.orgId, lines) : [];
       const plan = planClaims(lines, lots, strategy);
       const ids = await repo.insertClaims(ctx.tx, ctx.orgId, id, strategy, plan.claims);
       if (ids.length > 0) await repo.refreshAllocationState(ctx.tx, ctx.orgId, id);
@@ -288,8 +288,8 @@ export const orderOperations = [
     emits: [orderFulfilled],
     async handler(ctx, { id }) {
       const locked = await lockOrderIn(ctx.tx, ctx.orgId, id, ['allocated'], 'fulfilled');
-      const parts = await repo.lockShipment(ctx.tx, ctx.orgId, id);
-      requireStockForShipment(parts);
+      const parts = await repo.claimedParts(ctx.tx, ctx.orgId, id);
+      await requireStockForShipment(ctx.tx, ctx.orgId, parts);
       const fulfillment = await repo.insertFulfillment(ctx.tx, ctx.orgId, id, ctx.principal.credentialId);
       const transactions = [];
       for (const part of parts) {
@@ -352,35 +352,55 @@ function orderCurrency(input: CreateOrderInput, customerCurrency: string | null)
   return currency;
 }
 
-/** 404 naming every line field whose id does not exist in this organization. */
-async function requireLineReferences(q: Queryable, orgId: string, input: CreateOrderInput): Promise<void> {
+/** 404 naming every line field whose id does not exist in this organization; else the codes of the lots named. */
+async function requireLineReferences(q: Queryable, orgId: string, input: CreateOrderInput): Promise<repo.LineLotCodes> {
   const fields = ['productId', 'roastedLotId', 'greenLotId', 'profileId'] as const;
   const named = (field: (typeof fields)[number]) => input.lines.flatMap((line) => (line[field] ? [line[field]] : []));
-  const missing = await missingLineReferences(q, orgId, {
+  const { missing, codes } = await lineReferences(q, orgId, {
     products: named('productId'),
     roastedLots: named('roastedLotId'),
     greenLots: named('greenLotId'),
     profiles: named('profileId'),
   });
-  if (missing.size === 0) return;
+  if (missing.size === 0) return codes;
   const errors = input.lines.flatMap((line, i) =>
     fields.filter((field) => line[field] && missing.has(line[field])).map((field) => ({ path: `lines[${i}].${field}`, message: 'not found' })),
   );
   throw new ProblemError(404, 'not_found', 'A line names a record that does not exist in this organization.', { errors });
 }
 
-/** A lot written down since it was claimed cannot ship what was promised from it. */
-function requireStockForShipment(parts: repo.ShipmentPart[]): void {
+/**
+ * The roasted lots that can fill the open lines, locked in lot-id order by the roasted-stock module, with
+ * what each still has to promise. Claims are summed only after the locks are held, so the figure includes
+ * every claim committed before.
+ */
+async function lockClaimableLots(q: Queryable, orgId: string, lines: repo.OpenLine[]): Promise<ClaimableLot[]> {
+  const lotIds = lines.flatMap((line) => (line.roastedLotId ? [line.roastedLotId] : []));
+  const greenLots = lines.flatMap((line) => (!line.roastedLotId && line.greenLotId ? [{ greenLotId: line.greenLotId, profileId: line.profileId }] : []));
+  const locked = await roastedStock.lockStockFor(q, orgId, lotIds, greenLots);
+  if (locked.length === 0) return [];
+  const claimed = await repo.activeClaimsByLot(q, orgId, locked.map((lot) => lot.id));
+  return locked.map(({ onHand, ...lot }) => {
+    const available = onHand - (claimed.get(lot.id) ?? 0n);
+    return { ...lot, available: available > 0n ? available : 0n };
+  });
+}
+
+/**
+ * Locks the claimed lots (in lot-id order, as allocation does) and refuses the shipment when one was
+ * written down since it was claimed: it cannot ship what was promised from it.
+ */
+async function requireStockForShipment(q: Queryable, orgId: string, parts: repo.ClaimedPart[]): Promise<void> {
   const claimedPerLot = new Map<string, bigint>();
   for (const part of parts) claimedPerLot.set(part.roastedLotId, (claimedPerLot.get(part.roastedLotId) ?? 0n) + part.quantity);
-  for (const part of parts) {
-    const claimed = claimedPerLot.get(part.roastedLotId)!;
-    if (claimed > part.lotOnHand) {
+  for (const lot of await roastedStock.lockRoastedLots(q, orgId, [...claimedPerLot.keys()])) {
+    const claimed = claimedPerLot.get(lot.id)!;
+    if (claimed > lot.onHand) {
       throw conflict(
         'insufficient_stock',
-        `Roasted lot ${part.lotCode} holds ${kgString(part.lotOnHand)} kg but ${kgString(claimed)} kg are claimed for this order; ` +
+        `Roasted lot ${lot.lotCode} holds ${kgString(lot.onHand)} kg but ${kgString(claimed)} kg are claimed for this order; ` +
           'release and allocate the affected lines again.',
-        { roastedLotId: part.roastedLotId, onHandKg: kgString(part.lotOnHand), claimedKg: kgString(claimed) },
+        { roastedLotId: lot.id, onHandKg: kgString(lot.onHand), claimedKg: kgString(claimed) },
       );
     }
   }

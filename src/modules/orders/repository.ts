@@ -3,7 +3,6 @@ import { SqlParams, iso, likePattern } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
 import { grams } from '../../lib/grams.js';
-import { bestBeforeSql } from '../inventory/roast/service.js';
 import type {
   AllocationStrategy,
   Channel,
@@ -228,25 +227,22 @@ const orderSelect = (extra = '') => `
 const LINES_JSON = `
   (select coalesce(jsonb_agg(jsonb_build_object(
             'id', l.id, 'line_number', l.line_number, 'product_id', l.product_id,
-            'roasted_lot_id', l.roasted_lot_id, 'roasted_lot_code', r.lot_code,
-            'green_lot_id', l.green_lot_id, 'green_lot_code', g.lot_code, 'profile_id', l.profile_id,
+            'roasted_lot_id', l.roasted_lot_id, 'roasted_lot_code', l.roasted_lot_code,
+            'green_lot_id', l.green_lot_id, 'green_lot_code', l.green_lot_code, 'profile_id', l.profile_id,
             'quantity_kg', l.quantity_kg::text, 'unit_price', l.unit_price::text, 'line_total', l.line_total::text,
             'allocated_kg', k.allocated_kg::text, 'fulfilled_kg', k.fulfilled_kg::text,
             'unallocated_kg', (l.quantity_kg - k.allocated_kg - k.fulfilled_kg)::numeric(14, 3)::text,
             'allocations', k.claims) order by l.line_number), '[]'::jsonb)
    from order_lines l
-   left join roasted_lots r on r.org_id = l.org_id and r.id = l.roasted_lot_id
-   left join green_lots g on g.org_id = l.org_id and g.id = l.green_lot_id
    cross join lateral (
      select coalesce(sum(a.quantity_kg) filter (where ${ACTIVE}), 0)::numeric(14, 3) as allocated_kg,
             coalesce(sum(a.quantity_kg) filter (where a.fulfilled_at is not null), 0)::numeric(14, 3) as fulfilled_kg,
             coalesce(jsonb_agg(jsonb_build_object(
-              'id', a.id, 'roasted_lot_id', a.roasted_lot_id, 'lot_code', ar.lot_code, 'quantity_kg', a.quantity_kg::text,
-              'strategy', a.strategy, 'best_before', ${bestBeforeSql('ar')}::text,
+              'id', a.id, 'roasted_lot_id', a.roasted_lot_id, 'lot_code', a.lot_code, 'quantity_kg', a.quantity_kg::text,
+              'strategy', a.strategy, 'best_before', a.best_before::text,
               'fulfillment_id', a.fulfillment_id, 'created_at', a.created_at) order by a.seq)
               filter (where a.released_at is null), '[]'::jsonb) as claims
      from order_allocations a
-     join roasted_lots ar on ar.org_id = a.org_id and ar.id = a.roasted_lot_id
      where a.org_id = l.org_id and a.order_line_id = l.id
    ) k
    where l.org_id = o.org_id and l.order_id = o.id) as lines`;
@@ -317,14 +313,21 @@ export async function findOrderIdByExternalId(q: Queryable, orgId: string, chann
   return row?.id;
 }
 
+/** The codes of the lots lines name, as their modules answered them (lot codes never change). */
+export interface LineLotCodes {
+  roastedLots: Map<string, string>;
+  greenLots: Map<string, string>;
+}
+
 /** Lines are numbered 1..n in the order given; line totals are computed exactly in SQL numeric. */
-export async function insertOrderLines(q: Queryable, orgId: string, orderId: string, lines: OrderLineInput[]): Promise<void> {
+export async function insertOrderLines(q: Queryable, orgId: string, orderId: string, lines: OrderLineInput[], codes: LineLotCodes): Promise<void> {
   await q.query(
-    `insert into order_lines (org_id, id, order_id, line_number, product_id, roasted_lot_id, green_lot_id, profile_id,
-                              quantity_kg, unit_price, line_total)
-     select $1, x.id, $2, x.n, x.product_id, x.roasted_lot_id, x.green_lot_id, x.profile_id, x.qty, x.price, round(x.qty * x.price, 4)
-     from unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::numeric[], $10::numeric[])
-       as x(id, n, product_id, roasted_lot_id, green_lot_id, profile_id, qty, price)`,
+    `insert into order_lines (org_id, id, order_id, line_number, product_id, roasted_lot_id, roasted_lot_code, green_lot_id, green_lot_code,
+                              profile_id, quantity_kg, unit_price, line_total)
+     select $1, x.id, $2, x.n, x.product_id, x.roasted_lot_id, x.roasted_lot_code, x.green_lot_id, x.green_lot_code, x.profile_id, x.qty, x.price,
+            round(x.qty * x.price, 4)
+     from unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::numeric[], $10::numeric[], $11::text[], $12::text[])
+       as x(id, n, product_id, roasted_lot_id, green_lot_id, profile_id, qty, price, roasted_lot_code, green_lot_code)`,
     [
       orgId,
       orderId,
@@ -336,6 +339,8 @@ export async function insertOrderLines(q: Queryable, orgId: string, orderId: str
       lines.map((l) => l.profileId ?? null),
       lines.map((l) => l.quantityKg),
       lines.map((l) => l.unitPrice),
+      lines.map((l) => (l.roastedLotId ? codes.roastedLots.get(l.roastedLotId)! : null)),
+      lines.map((l) => (l.greenLotId ? codes.greenLots.get(l.greenLotId)! : null)),
     ],
   );
 }
@@ -349,7 +354,7 @@ export interface LockedOrder {
 /** Every change to an order's state or claims happens under this row lock. */
 export async function lockOrder(q: Queryable, orgId: string, id: string): Promise<LockedOrder | undefined> {
   const [row] = await q.query<{ id: string; order_number: string; state: OrderState }>(
-    `select id, order_number, state from orders where org_id = $1 and id = $2 for update`,
+    `select id, order_number, state from orders where org_id = $1 and id = $2 for no key update`,
     [orgId, id],
   );
   return row && { id: row.id, orderNumber: row.order_number, state: row.state };
@@ -435,54 +440,8 @@ export async function openLines(q: Queryable, orgId: string, orderId: string): P
   }));
 }
 
-export interface ClaimableLot {
-  id: string;
-  lotCode: string;
-  greenLotId: string | null;
-  profileId: string | null;
-  roastedAt: string;
-  bestBefore: string;
-  /** On hand less every active claim, never below zero. */
-  available: bigint;
-}
-
-/**
- * Locks, in lot-id order, every roasted lot with stock that could fill one of the order's lines, and
- * answers what each still has to promise. Taking the locks in one stable order means two allocations
- * that want the same lots queue instead of deadlocking; claims are summed only after the locks are held,
- * so the figure includes every claim committed before.
- */
-export async function lockClaimableLots(q: Queryable, orgId: string, orderId: string): Promise<ClaimableLot[]> {
-  const locked = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; on_hand_kg: string }>(
-    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, r.on_hand_kg
-     from roasted_lots r
-     where r.org_id = $1 and r.on_hand_kg > 0
-       and exists (
-         select 1 from order_lines l
-         where l.org_id = $1 and l.order_id = $2
-           and (l.roasted_lot_id = r.id
-                or (l.green_lot_id = r.green_lot_id and (l.profile_id is null or l.profile_id = r.profile_id))))
-     order by r.id
-     for update of r`,
-    [orgId, orderId],
-  );
-  if (locked.length === 0) return [];
-  const claimed = await activeClaimsByLot(q, orgId, locked.map((r) => r.id));
-  return locked.map((r) => {
-    const available = grams(r.on_hand_kg) - (claimed.get(r.id) ?? 0n);
-    return {
-      id: r.id,
-      lotCode: r.lot_code,
-      greenLotId: r.green_lot_id,
-      profileId: r.profile_id,
-      roastedAt: iso(r.roasted_at)!,
-      bestBefore: r.best_before,
-      available: available > 0n ? available : 0n,
-    };
-  });
-}
-
-async function activeClaimsByLot(q: Queryable, orgId: string, lotIds: string[]): Promise<Map<string, bigint>> {
+/** What the active claims hold on each of the lots, in grams (lots without one are left out). */
+export async function activeClaimsByLot(q: Queryable, orgId: string, lotIds: string[]): Promise<Map<string, bigint>> {
   const rows = await q.query<{ roasted_lot_id: string; kg: string }>(
     `select a.roasted_lot_id, sum(a.quantity_kg)::numeric(14, 3) as kg from order_allocations a
      where a.org_id = $1 and a.roasted_lot_id = any($2::text[]) and ${ACTIVE}
@@ -496,17 +455,24 @@ export interface NewClaim {
   orderLineId: string;
   roastedLotId: string;
   quantityKg: string;
+  /** The lot's code and best-before day, kept with the claim (neither ever changes). */
+  lotCode: string;
+  bestBefore: string;
 }
 
 export async function insertClaims(q: Queryable, orgId: string, orderId: string, strategy: AllocationStrategy, claims: NewClaim[]): Promise<string[]> {
   if (claims.length === 0) return [];
   const ids = claims.map(() => newId('alc'));
   await q.query(
-    `insert into order_allocations (org_id, id, order_id, order_line_id, roasted_lot_id, quantity_kg, strategy)
-     select $1, x.id, $2, x.line, x.lot, x.qty, $3
-     from unnest($4::text[], $5::text[], $6::text[], $7::numeric[]) with ordinality as x(id, line, lot, qty, n)
+    `insert into order_allocations (org_id, id, order_id, order_line_id, roasted_lot_id, quantity_kg, strategy, lot_code, best_before)
+     select $1, x.id, $2, x.line, x.lot, x.qty, $3, x.code, x.best_before
+     from unnest($4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::date[]) with ordinality as x(id, line, lot, qty, code, best_before, n)
      order by x.n`,
-    [orgId, orderId, strategy, ids, claims.map((c) => c.orderLineId), claims.map((c) => c.roastedLotId), claims.map((c) => c.quantityKg)],
+    [
+      orgId, orderId, strategy, ids,
+      claims.map((c) => c.orderLineId), claims.map((c) => c.roastedLotId), claims.map((c) => c.quantityKg),
+      claims.map((c) => c.lotCode), claims.map((c) => c.bestBefore),
+    ],
   );
   return ids;
 }
@@ -548,30 +514,16 @@ export async function releaseClaims(q: Queryable, orgId: string, scope: { orderI
 // ---------------------------------------------------------------------------------------------------
 // Fulfilment
 
-export interface ShipmentPart {
+/** What the order's active claims hold, per line and lot, in grams. */
+export interface ClaimedPart {
   orderLineId: string;
   lineNumber: number;
   roastedLotId: string;
-  lotCode: string;
-  /** What the order's active claims hold on this lot for this line, in grams. */
   quantity: bigint;
-  /** The lot's on-hand weight, read under its row lock. */
-  lotOnHand: bigint;
 }
 
-/**
- * The order's active claims grouped per line and lot, with the lots locked in id order (the same order
- * allocation locks them in) so the on-hand figures hold until commit.
- */
-export async function lockShipment(q: Queryable, orgId: string, orderId: string): Promise<ShipmentPart[]> {
-  const lots = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
-    `select r.id, r.lot_code, r.on_hand_kg from roasted_lots r
-     where r.org_id = $1 and r.id in (select a.roasted_lot_id from order_allocations a where a.org_id = $1 and a.order_id = $2 and ${ACTIVE})
-     order by r.id
-     for update of r`,
-    [orgId, orderId],
-  );
-  const byId = new Map(lots.map((l) => [l.id, l]));
+/** The order's active claims grouped per line and lot. Run it under the order's lock: claims only change under it. */
+export async function claimedParts(q: Queryable, orgId: string, orderId: string): Promise<ClaimedPart[]> {
   const parts = await q.query<{ order_line_id: string; line_number: number; roasted_lot_id: string; kg: string }>(
     `select a.order_line_id, l.line_number, a.roasted_lot_id, sum(a.quantity_kg)::numeric(14, 3) as kg
      from order_allocations a join order_lines l on l.org_id = a.org_id and l.id = a.order_line_id
@@ -580,14 +532,7 @@ export async function lockShipment(q: Queryable, orgId: string, orderId: string)
      order by l.line_number, a.roasted_lot_id`,
     [orgId, orderId],
   );
-  return parts.map((p) => ({
-    orderLineId: p.order_line_id,
-    lineNumber: p.line_number,
-    roastedLotId: p.roasted_lot_id,
-    lotCode: byId.get(p.roasted_lot_id)!.lot_code,
-    quantity: grams(p.kg),
-    lotOnHand: grams(byId.get(p.roasted_lot_id)!.on_hand_kg),
-  }));
+  return parts.map((p) => ({ orderLineId: p.order_line_id, lineNumber: p.line_number, roastedLotId: p.roasted_lot_id, quantity: grams(p.kg) }));
 }
 
 export async function insertFulfillment(q: Queryable, orgId: string, orderId: string, credentialId: string): Promise<{ id: string; createdAt: string }> {
@@ -667,4 +612,61 @@ export async function findFulfillmentOfLot(q: Queryable, orgId: string, id: stri
     [orgId, id, roastedLotId],
   );
   return row && { id: row.id, orderId: row.order_id, shippedAt: iso(row.created_at)!, orderLineIds: row.line_ids };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Roast demand
+
+/** Open demand merged by what is roasted together (see the orders service's roastDemand). */
+export interface MergedDemand {
+  profileId: string | null;
+  greenLotId: string | null;
+  roastLevel: string | null;
+  isDecaf: boolean;
+  orderedKg: string;
+  allocatedKg: string;
+  openKg: string;
+  lineCount: number;
+  earliestDueDate: string | null;
+  /** The highest loss the lines themselves state (their roasted lot's, or their green lot's history); null when none does. */
+  expectedLossPct: string | null;
+}
+
+export async function roastDemand(q: Queryable, orgId: string, dueBefore: string | null): Promise<MergedDemand[]> {
+  const rows = await q.query<{
+    profile_id: string | null;
+    green_lot_id: string | null;
+    roast_level: string | null;
+    is_decaf: boolean;
+    ordered_kg: string;
+    allocated_kg: string;
+    open_kg: string;
+    line_count: number;
+    earliest_due_date: string | null;
+    expected_loss_pct: string | null;
+  }>(
+    `with lines as (
+       select profile_id, green_lot_id, roast_level, coalesce(is_decaf, false) as is_decaf, due_date, ordered_kg,
+              least(coalesce(allocated_kg, 0), ordered_kg) as allocated_kg, expected_loss_pct
+       from roast_demand where org_id = $1 and ($2::date is null or due_date <= $2::date)
+     )
+     select profile_id, green_lot_id, roast_level, is_decaf, sum(ordered_kg)::numeric(14, 3)::text as ordered_kg,
+            sum(allocated_kg)::numeric(14, 3)::text as allocated_kg, sum(ordered_kg - allocated_kg)::numeric(14, 3)::text as open_kg,
+            count(*)::int as line_count, min(due_date)::text as earliest_due_date, max(expected_loss_pct)::numeric(5, 2)::text as expected_loss_pct
+     from lines group by profile_id, green_lot_id, roast_level, is_decaf
+     having sum(ordered_kg - allocated_kg) > 0`,
+    [orgId, dueBefore],
+  );
+  return rows.map((r) => ({
+    profileId: r.profile_id,
+    greenLotId: r.green_lot_id,
+    roastLevel: r.roast_level,
+    isDecaf: r.is_decaf,
+    orderedKg: r.ordered_kg,
+    allocatedKg: r.allocated_kg,
+    openKg: r.open_kg,
+    lineCount: r.line_count,
+    earliestDueDate: r.earliest_due_date,
+    expectedLossPct: r.expected_loss_pct,
+  }));
 }

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/client.js';
 import * as repo from './repository.js';
 
 /** What other modules may ask of orders: what traceability needs to know of order lines, customers and shipments. */
-export type { FulfillmentSummary, OrderLineSummary } from './repository.js';
+export type { FulfillmentSummary, MergedDemand, OrderLineSummary } from './repository.js';
 
 /** An order line with its order's number and its customer. */
 export function findOrderLine(q: Queryable, orgId: string, id: string): Promise<repo.OrderLineSummary | undefined> {
@@ -17,4 +17,13 @@ export function orderLineClaimsLot(q: Queryable, orgId: string, orderLineId: str
 /** The fulfilment, with the order lines it shipped from the roasted lot (none: it shipped none of that lot). */
 export function findFulfillmentOfLot(q: Queryable, orgId: string, id: string, roastedLotId: string): Promise<repo.FulfillmentSummary | undefined> {
   return repo.findFulfillmentOfLot(q, orgId, id, roastedLotId);
+}
+
+/**
+ * What production must roast: the lines of confirmed, unshipped orders due on or before `dueBefore` (all
+ * without it), less what is allocated to each line, merged by profile, green lot, roast level and decaf.
+ * Items with nothing left to roast are left out. Read from the roast_demand view.
+ */
+export function roastDemand(q: Queryable, orgId: string, dueBefore: string | null): Promise<repo.MergedDemand[]> {
+  return repo.roastDemand(q, orgId, dueBefore);
 }

@@ -49,10 +49,27 @@ export async function insertLocation(
 
 export async function findLocation(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Location | undefined> {
   const [row] = await q.query<LocationRow>(
-    `select * from locations where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from locations where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toLocation(row);
+}
+
+/** Code, name and whether archived, of each location that exists in the organization, by id. */
+export async function locationLabels(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, LocationLabel>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; code: string; name: string; archived: boolean }>(
+    `select id, code, name, archived_at is not null as archived from locations where org_id = $1 and id = any($2::text[])`,
+    [orgId, ids],
+    { name: 'location.labels' },
+  );
+  return new Map(rows.map((r) => [r.id, { code: r.code, name: r.name, archived: r.archived }]));
+}
+
+export interface LocationLabel {
+  code: string;
+  name: string;
+  archived: boolean;
 }
 
 export async function updateLocation(

@@ -58,18 +58,16 @@ export function bestBeforeSql(lot: string): string {
   return `((${lot}.roasted_at at time zone 'UTC')::date + ${lot}.shelf_life_days)`;
 }
 
-/** One definition of a lot as answered: the batch number and green lot code travel with their ids. */
-const LOT_SELECT = `
-  select r.*, ${bestBeforeSql('r')}::text as best_before, b.batch_number, g.lot_code as green_lot_code
-  from roasted_lots r
-  left join roast_batches b on b.org_id = r.org_id and b.id = r.roast_batch_id
-  left join green_lots g on g.org_id = r.org_id and g.id = r.green_lot_id`;
+/** One definition of a lot as answered: the batch number and green lot code were copied in when it was opened. */
+const LOT_SELECT = `select r.*, ${bestBeforeSql('r')}::text as best_before from roasted_lots r`;
 
 export interface NewRoastedLot {
   lotCode: string;
   form: RoastedForm;
   roastBatchId: string | null;
+  batchNumber: string | null;
   greenLotId: string | null;
+  greenLotCode: string | null;
   profileId: string | null;
   locationId: string | null;
   /** Kept to the millisecond, the precision of the list cursor. */
@@ -86,10 +84,14 @@ const DEFAULT_SHELF_LIFE_DAYS = 90;
 export async function insertRoastedLot(q: Queryable, orgId: string, lot: NewRoastedLot): Promise<string> {
   const id = newId('rl');
   await q.query(
-    `insert into roasted_lots (org_id, id, lot_code, form, roast_batch_id, green_lot_id, profile_id, location_id, roasted_at, weight_loss_pct, shelf_life_days)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('milliseconds', $9::timestamptz), $10,
-             coalesce($11::int, ${DEFAULT_SHELF_LIFE_DAYS}))`,
-    [orgId, id, lot.lotCode, lot.form, lot.roastBatchId, lot.greenLotId, lot.profileId, lot.locationId, lot.roastedAt, lot.weightLossPct, lot.shelfLifeDays],
+    `insert into roasted_lots (org_id, id, lot_code, form, roast_batch_id, batch_number, green_lot_id, green_lot_code, profile_id, location_id,
+                               roasted_at, weight_loss_pct, shelf_life_days)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, date_trunc('milliseconds', $11::timestamptz), $12,
+             coalesce($13::int, ${DEFAULT_SHELF_LIFE_DAYS}))`,
+    [
+      orgId, id, lot.lotCode, lot.form, lot.roastBatchId, lot.batchNumber, lot.greenLotId, lot.greenLotCode, lot.profileId, lot.locationId,
+      lot.roastedAt, lot.weightLossPct, lot.shelfLifeDays,
+    ],
   );
   return id;
 }
@@ -111,10 +113,64 @@ export async function findBatchOutput(q: Queryable, orgId: string, roastBatchId:
 /** Locks the lot row: every change to its weight happens under this lock, so the figure read is current until commit. */
 export async function lockRoastedLot(q: Queryable, orgId: string, id: string): Promise<{ id: string; lotCode: string; onHand: bigint } | undefined> {
   const [row] = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
-    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = $2 for update`,
+    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = $2 for no key update`,
     [orgId, id],
   );
   return row && { id: row.id, lotCode: row.lot_code, onHand: grams(row.on_hand_kg) };
+}
+
+/** A locked lot with what allocation decides on. */
+export interface LockedStock {
+  id: string;
+  lotCode: string;
+  greenLotId: string | null;
+  profileId: string | null;
+  roastedAt: string;
+  bestBefore: string;
+  onHand: bigint;
+}
+
+/**
+ * Locks, in id order, the lots with stock that are named in `lotIds` or roasted from one of `greenLots`
+ * (with its profile, when one is named).
+ */
+export async function lockStockFor(
+  q: Queryable,
+  orgId: string,
+  lotIds: string[],
+  greenLots: { greenLotId: string; profileId: string | null }[],
+): Promise<LockedStock[]> {
+  const rows = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, r.on_hand_kg
+     from roasted_lots r
+     where r.org_id = $1 and r.on_hand_kg > 0
+       and (r.id = any($2::text[])
+            or (r.green_lot_id = any($3::text[])
+                and exists (select 1 from unnest($3::text[], $4::text[]) w(green_lot_id, profile_id)
+                            where w.green_lot_id = r.green_lot_id and (w.profile_id is null or w.profile_id = r.profile_id))))
+     order by r.id
+     for no key update of r`,
+    [orgId, lotIds, greenLots.map((g) => g.greenLotId), greenLots.map((g) => g.profileId)],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    lotCode: r.lot_code,
+    greenLotId: r.green_lot_id,
+    profileId: r.profile_id,
+    roastedAt: iso(r.roasted_at)!,
+    bestBefore: r.best_before,
+    onHand: grams(r.on_hand_kg),
+  }));
+}
+
+/** Locks the lots in id order (the order every writer takes them in) and answers their on-hand weight. */
+export async function lockRoastedLots(q: Queryable, orgId: string, ids: string[]): Promise<{ id: string; lotCode: string; onHand: bigint }[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
+    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = any($2::text[]) order by id for no key update`,
+    [orgId, ids],
+  );
+  return rows.map((r) => ({ id: r.id, lotCode: r.lot_code, onHand: grams(r.on_hand_kg) }));
 }
 
 export async function listRoastedLots(q: Queryable, orgId: string, filter: RoastedLotFilterInput, page: Page) {
@@ -202,6 +258,16 @@ export async function listRoastedLedger(q: Queryable, orgId: string, lotId: stri
 }
 
 /** Which of the ids name no roasted lot of this organization. */
+/** The code and best-before day of each lot that exists in the organization, by id (neither ever changes). */
+export async function roastedLotLabels(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, { lotCode: string; bestBefore: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; lot_code: string; best_before: string }>(
+    `select r.id, r.lot_code, ${bestBeforeSql('r')}::text as best_before from roasted_lots r where r.org_id = $1 and r.id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return new Map(rows.map((r) => [r.id, { lotCode: r.lot_code, bestBefore: r.best_before }]));
+}
+
 export async function missingRoastedLotIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await q.query<{ id: string }>(

@@ -7,20 +7,26 @@ import * as repo from './repository.js';
  * What other modules may ask of roasted stock, inside the caller's transaction: open the lot a roast
  * produced, ship from a lot, and read lots. A roasted lot's weight changes only through its ledger.
  */
-export type { RoastedLedgerEntry, RoastedLot } from './repository.js';
-export { findBatchOutput, findRoastedLot, missingRoastedLotIds } from './repository.js';
+export type { LockedStock, RoastedLedgerEntry, RoastedLot } from './repository.js';
+export { findBatchOutput, findRoastedLot, missingRoastedLotIds, roastedLotLabels } from './repository.js';
 
 /**
- * The day a roasted lot is best before, as SQL over the table alias `lot` (roasted_at in UTC plus its shelf
- * life): the one definition of freshness, for queries that order or answer lots by it.
+ * Locks for an allocation, in lot-id order, every lot with stock that is named in `lotIds` or was roasted
+ * from one of `greenLots` (with that profile when one is named). Taking the locks in one stable order
+ * means two allocations that want the same lots queue instead of deadlocking; until commit no other
+ * writer changes these lots' weight, so a figure decided on stays true.
  */
-export { bestBeforeSql } from './repository.js';
+export { lockStockFor } from './repository.js';
+
+/** Locks the lots in id order, as lockStockFor does, and answers their on-hand weight (a shipment's check). */
+export { lockRoastedLots } from './repository.js';
 
 export interface RoastOutput {
   lotCode: string;
   roastBatchId: string;
   batchNumber: string;
   greenLotId: string;
+  greenLotCode: string;
   profileId: string | null;
   locationId: string | null;
   roastedAt: string;
@@ -45,7 +51,9 @@ export async function openRoastOutput(
     lotCode: output.lotCode,
     form: 'loose',
     roastBatchId: output.roastBatchId,
+    batchNumber: output.batchNumber,
     greenLotId: output.greenLotId,
+    greenLotCode: output.greenLotCode,
     profileId: output.profileId,
     locationId: output.locationId,
     roastedAt: output.roastedAt,

@@ -75,6 +75,13 @@ export async function listProfiles(q: Queryable, orgId: string, filter: ProfileF
 }
 
 /** Which of the ids name no roast profile of this organization. */
+/** The profiles that exist in the organization, by id. */
+export async function findProfiles(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, Profile>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<ProfileRow>(`select * from roast_profiles where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
+  return new Map(rows.map((r) => [r.id, toProfile(r)]));
+}
+
 export async function missingProfileIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await q.query<{ id: string }>(

@@ -16,3 +16,8 @@ export type { CompletedBatch } from './repository.js';
 export function completedBatchesBetween(q: Queryable, orgId: string, from: string, to: string, locationId?: string): Promise<repo.CompletedBatch[]> {
   return repo.completedBatchesBetween(q, orgId, from, to, locationId);
 }
+
+/** The mean weight loss (%) of each profile's completed batches, 2 decimals: what planning expects a roast to lose. */
+export function meanLossByProfile(q: Queryable, orgId: string, profileIds: string[]): Promise<Map<string, string>> {
+  return repo.meanLossByProfile(q, orgId, profileIds);
+}

@@ -7,6 +7,7 @@ import { roastableKg } from '../../inventory/green/service.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { grossUpGrams, planProduction } from './planner.js';
 import * as repo from './repository.js';
+import { listDemand, toPlannerDemand } from './demand.js';
 import { ById, DemandAggregateItem, GenerateProductionSchedule, ListDemandAggregate, ProductionSchedule } from './schemas.js';
 import { scheduleGenerated, scheduleReleased } from './events.js';
 import { pageOut } from '../../../rpc/outputs.js';
@@ -29,7 +30,7 @@ export const scheduleOperations = [
     output: pageOut(DemandAggregateItem),
     errors: [],
     async handler(ctx, { dueBefore }) {
-      const demand = await repo.listDemand(ctx.tx, ctx.orgId, dueBefore ?? null);
+      const demand = await listDemand(ctx.tx, ctx.orgId, dueBefore ?? null);
       const items = demand.map((d) => ({ ...d, greenNeededKg: kgString(grossUpGrams(grams(d.openKg), d.expectedLossPct)) }));
       return { items, nextCursor: null };
     },
@@ -55,10 +56,10 @@ export const scheduleOperations = [
     async handler(ctx, input) {
       const locationId = input.locationId ?? null;
       if (locationId !== null && !(await findLocation(ctx.tx, ctx.orgId, locationId))) throw notFound('location', locationId, 'locationId');
-      const demand = await repo.listDemand(ctx.tx, ctx.orgId, input.dueBefore ?? null);
+      const demand = await listDemand(ctx.tx, ctx.orgId, input.dueBefore ?? null);
       const lotIds = [...new Set(demand.flatMap((d) => (d.greenLotId === null ? [] : [d.greenLotId])))];
       const plan = planProduction({
-        demand: demand.map(repo.toPlannerDemand),
+        demand: demand.map(toPlannerDemand),
         machines: await listActiveMachineSizes(ctx.tx, ctx.orgId, locationId),
         greenAvailableKg: await roastableKg(ctx.tx, ctx.orgId, lotIds, locationId),
         maxBatchesPerMachine: input.maxBatchesPerMachine ?? null,
