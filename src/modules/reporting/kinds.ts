@@ -4,6 +4,7 @@ import { notFound, invalidInput } from '../../rpc/errors.js';
 import { grams, kgString, scaled } from '../../lib/grams.js';
 import * as locations from '../catalog/location/service.js';
 import * as machines from '../catalog/machine/service.js';
+import * as cafe from '../cafe/service.js';
 import * as green from '../inventory/green/service.js';
 import * as roasted from '../inventory/roast/service.js';
 import * as profiles from '../production/profile/service.js';
@@ -464,6 +465,76 @@ const traceabilityCertificate: KindDefinition<'traceability_certificate'> = {
 };
 
 // ---------------------------------------------------------------------------------------------------
+// cafe_performance
+
+const cafePerformance: KindDefinition<'cafe_performance'> = {
+  defaultTitle: (p) => `Cafe performance ${p.from} to ${p.to}`,
+  async prepare(q, orgId, p) {
+    const siteIds = p.siteIds ? [...new Set(p.siteIds)] : undefined;
+    for (const [i, id] of (siteIds ?? []).entries()) {
+      if (!(await cafe.findSite(q, orgId, id))) throw notFound('cafe site', id, `parameters.siteIds[${i}]`);
+    }
+    return { from: p.from, to: p.to, ...(siteIds ? { siteIds } : {}) };
+  },
+  async gather(q, orgId, p) {
+    const sites = p.siteIds ? (await Promise.all((p.siteIds as string[]).map((id) => cafe.findSite(q, orgId, id)))).filter((s) => s !== undefined) : await cafe.allSites(q, orgId);
+    const performances: { site: cafe.Site; perf: cafe.SitePerformance }[] = [];
+    for (const site of sites) performances.push({ site, perf: await cafe.sitePerformance(q, orgId, site, p.from, p.to) });
+    const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+    const totals = performances.reduce(
+      (t, { perf }) => ({ shots: t.shots + perf.totals.shots, outside: t.outside + perf.totals.outsideTargetShots, channeling: t.channeling + perf.totals.channelingShots, sold: t.sold + perf.totals.saleShotEquivalents }),
+      { shots: 0, outside: 0, channeling: 0, sold: 0 },
+    );
+    const share = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
+    const columns = [
+      { label: 'Shots', width: 1, align: 'right' as const },
+      { label: 'Outside target', width: 1.2, align: 'right' as const },
+      { label: 'Failing', width: 0.9, align: 'right' as const },
+      { label: 'Channeling', width: 1.1, align: 'right' as const },
+      { label: 'Sold (shot eq.)', width: 1.3, align: 'right' as const },
+      { label: 'Variance', width: 1, align: 'right' as const },
+    ];
+    const row = (name: string, f: { shots: number; outsideTargetShots: number; failingShare: number; channelingShots: number; saleShotEquivalents: number; variance: number }) => [
+      name, String(f.shots), String(f.outsideTargetShots), pct(f.failingShare), String(f.channelingShots), String(f.saleShotEquivalents), String(f.variance),
+    ];
+    const totalFigures = { shots: totals.shots, outsideTargetShots: totals.outside, failingShare: share(totals.outside, totals.shots), channelingShots: totals.channeling, saleShotEquivalents: totals.sold, variance: totals.shots - totals.sold };
+    const blocks: Block[] = [
+      {
+        type: 'table',
+        heading: 'By site',
+        note: 'Variance = shots pulled - sale shot-equivalents: positive, pulled but not sold; negative, sold but not reported by the machines. Days are each site\'s local days.',
+        columns: [{ label: 'Site', width: 2.6 }, ...columns],
+        rows: performances.map(({ site, perf }) => row(`${site.name} (${site.code})`, perf.totals)),
+        totals: [row('Total', totalFigures)],
+        emptyText: 'This organization has no cafe site.',
+      },
+    ];
+    const days = performances.flatMap(({ site, perf }) => perf.days.map((d) => ({ site, d })));
+    if (days.length <= PDF_DETAIL_ROWS) {
+      for (const { site, perf } of performances) {
+        blocks.push({ type: 'table', heading: `${site.name} (${site.code}) by day`, columns: [{ label: 'Day', width: 2.6 }, ...columns], rows: perf.days.map((d) => row(d.date, d)), totals: [row('Total', perf.totals)] });
+      }
+    } else {
+      blocks.push({ type: 'paragraphs', heading: 'By day', paragraphs: [`${days.length} site-days; the day-by-day figures are in this report's CSV file.`] });
+    }
+    return {
+      subtitle: `Bar performance ${p.from === p.to ? 'on' : 'from'} ${rangeText(p as { from: string; to: string })} (each site's local days), from the hourly rollups`,
+      parameters: [
+        ['Range', `${rangeText(p as { from: string; to: string })} (inclusive, local days)`],
+        ['Sites', p.siteIds ? performances.map(({ site }) => `${site.name} (${site.code})`).join(', ') : 'All sites'],
+      ],
+      notices: [],
+      blocks,
+      csv: {
+        columns: ['site_id', 'site_code', 'site_name', 'date', 'shots', 'outside_target_shots', 'failing_share', 'channeling_shots', 'sale_shot_equivalents', 'variance'],
+        rows: days.map(({ site, d }) => [site.id, site.code, site.name, d.date, d.shots, d.outsideTargetShots, d.failingShare, d.channelingShots, d.saleShotEquivalents, d.variance]),
+      },
+      summary: { sites: performances.length, shots: totals.shots, outsideTargetShots: totals.outside, saleShotEquivalents: totals.sold, variance: totals.shots - totals.sold },
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
 // Kinds whose module is not part of this service yet
 
 function notAvailable(kind: 'quality_summary' | 'cafe_performance', moduleName: string, what: string): KindDefinition<typeof kind> {
@@ -488,5 +559,5 @@ export const KINDS: { [K in ReportKind]: KindDefinition<K> } = {
   inventory_valuation: inventoryValuation,
   production_summary: productionSummary,
   quality_summary: notAvailable('quality_summary', 'quality', 'cupping means and spreads, gradings passed and failed, and quarantines over the range'),
-  cafe_performance: notAvailable('cafe_performance', 'cafe', 'per site, from the hourly rollups: shots pulled, sale shot-equivalents and their variance'),
+  cafe_performance: cafePerformance,
 };

@@ -7,6 +7,7 @@ import { importLot } from '../inventory/green/testing.js';
 import { roastLot } from '../orders/testing.js';
 import { bridgeToken, makeProfile, makeRoaster, postCurve, startBatch, syntheticRoast } from '../production/roast/testing.js';
 import { buildChain } from '../traceability/testing.js';
+import { issueToken, makeMachine, makeSite, postShots, shot } from '../cafe/testing.js';
 import { csvRows, download, finished, generated, pdfText } from './testing.js';
 
 const server: TestServer = await startTestServer();
@@ -115,7 +116,11 @@ describe('production_summary', () => {
       const done = await other.call('production.roast.completeRoastBatch', { id: batch.id, dropWeightKg: drop });
       assert.equal(done.status, 200, JSON.stringify(done.body));
     }
-    await roastLot(other, { kg: '4', profileId: house.id });
+    const imported = await roastLot(other, { kg: '4', profileId: house.id });
+    // The DTRs the batches were given at completion (the imported log's own, if it has one).
+    const importedDtr = (await other.call('production.roast.getRoastBatch', { id: imported.batchId })).body.metrics?.developmentTimeRatioPct ?? null;
+    const dtrs = [20, 20, ...(importedDtr === null ? [] : [importedDtr])];
+    const dtrMean = (dtrs.reduce((a, b) => a + b, 0) / dtrs.length).toFixed(1);
     const today = new Date().toISOString().slice(0, 10);
     const report = await generated(other, { kind: 'production_summary', parameters: { from: today, to: today } });
     assert.equal(report.status, 'ready', JSON.stringify(report));
@@ -124,15 +129,15 @@ describe('production_summary', () => {
     assert.equal(report.summary.greenConsumedKg, '25.000');
     assert.equal(report.summary.roastedProducedKg, '20.500');
     assert.equal(report.summary.weightLossPct, '18.00');
-    assert.equal(report.summary.dtr.n, 2);
-    assert.equal(report.summary.dtr.mean, '20.0');
+    assert.equal(report.summary.dtr.n, dtrs.length);
+    assert.equal(report.summary.dtr.mean, dtrMean);
 
     const { pdf, csv } = await download(server, other, report.id);
     const text = pdfText(pdf);
     for (const expected of ['Summit Roasters', 'Production summary', 'By profile', 'By machine', 'House espresso (HOUSE)', 'Probat P12 (P12)', 'Page 1 of']) {
       assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
     }
-    assert.match(text, /Total\s+3\s+25\.000\s+20\.500\s+18\.00\s+20\.0/, `the totals row:\n${text}`);
+    assert.match(text, new RegExp(`Total\\s+3\\s+25\\.000\\s+20\\.500\\s+18\\.00\\s+${dtrMean.replace('.', '\\.')}`), `the totals row:\n${text}`);
     assert.match(text, /Probat P12 \(P12\)\s+2\s+20\.000\s+16\.500\s+17\.50\s+20\.0/, 'the machine row');
     const rows = csvRows(csv);
     assert.equal(rows.length, 4, 'a header and one row per batch');
@@ -173,15 +178,50 @@ describe('traceability_certificate', () => {
 });
 
 describe('kinds whose module is not here yet', () => {
-  for (const [kind, module] of [['quality_summary', 'quality'], ['cafe_performance', 'cafe']] as const) {
-    test(`${kind} renders and says the ${module} module is not available yet`, async () => {
-      const report = await generated(org, { kind, parameters: { from: '2026-11-01', to: '2026-11-24' } });
-      assert.equal(report.status, 'ready');
-      assert.deepEqual(report.summary, { available: false });
-      const text = pdfText((await download(server, org, report.id)).pdf).replace(/\s+/g, ' ');
-      assert.ok(text.includes(`The ${module} module is not available in this service yet`), text);
+  test('quality_summary renders and says the quality module is not available yet', async () => {
+    const report = await generated(org, { kind: 'quality_summary', parameters: { from: '2026-11-01', to: '2026-11-24' } });
+    assert.equal(report.status, 'ready');
+    assert.deepEqual(report.summary, { available: false });
+    const text = pdfText((await download(server, org, report.id)).pdf).replace(/\s+/g, ' ');
+    assert.ok(text.includes('The quality module is not available in this service yet'), text);
+  });
+});
+
+describe('cafe_performance', () => {
+  test('per site from the hourly rollups: shots, sale shot-equivalents and variance, with totals', async () => {
+    const cafeOrg = await server.createOrg('enterprise', 'Bar Nord');
+    const siteId = await makeSite(cafeOrg, { name: 'Hafenbar', code: 'HAFEN', timezone: 'America/New_York' });
+    const quiet = await makeSite(cafeOrg, { name: 'Quiet corner', code: 'QUIET' });
+    const machineId = await makeMachine(cafeOrg, siteId, { groupCount: 2 });
+    const token = await issueToken(cafeOrg, machineId);
+    const posted = await postShots(server.url, token, machineId, {
+      shots: [
+        shot({ group: 1, startedAt: '2026-11-20T13:10:00Z' }),
+        shot({ group: 1, startedAt: '2026-11-20T13:20:00Z', durationS: 45 }),
+        shot({ group: 2, startedAt: '2026-11-21T03:30:00Z' }),
+        shot({ group: 2, startedAt: '2026-11-21T14:00:00Z' }),
+      ],
     });
-  }
+    assert.ok(posted.status < 300, JSON.stringify(posted.body));
+    const sale = (posLineId: string, soldAt: string, shotEquivalents: number) => ({ posLineId, soldAt, item: 'Double espresso', quantity: 1, shotEquivalents });
+    assert.equal((await cafeOrg.call('cafe.importPosSales', { siteId, lines: [sale('P1', '2026-11-20T13:15:00Z', 2), sale('P2', '2026-11-21T14:05:00Z', 1)] })).status, 200);
+
+    const report = await generated(cafeOrg, { kind: 'cafe_performance', parameters: { from: '2026-11-20', to: '2026-11-22' } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    assert.deepEqual(report.summary, { sites: 2, shots: 4, outsideTargetShots: 1, saleShotEquivalents: 3, variance: 1 });
+    const { pdf, csv } = await download(server, cafeOrg, report.id);
+    const text = pdfText(pdf);
+    for (const expected of ['Bar Nord', 'Cafe performance', 'By site', 'Hafenbar (HAFEN) by day', 'Page 1 of']) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
+    }
+    assert.match(text, /Hafenbar \(HAFEN\)\s+4\s+1\s+25\.0 %\s+0\s+3\s+1/, `the site row:\n${text}`);
+    const rows = csvRows(csv);
+    assert.deepEqual(rows.filter((r) => r[0] === siteId).map((r) => [r[3], r[4], r[8], r[9]]), [['2026-11-20', '3', '2', '1'], ['2026-11-21', '1', '1', '0'], ['2026-11-22', '0', '0', '0']]);
+
+    const one = await generated(cafeOrg, { kind: 'cafe_performance', parameters: { from: '2026-11-20', to: '2026-11-22', siteIds: [quiet] } });
+    assert.deepEqual(one.summary, { sites: 1, shots: 0, outsideTargetShots: 0, saleShotEquivalents: 0, variance: 0 });
+    assertProblem(await cafeOrg.call('reporting.generateReport', { kind: 'cafe_performance', parameters: { from: '2026-11-20', to: '2026-11-22', siteIds: ['cs_nothere'] } }), 404, 'not_found', 'parameters.siteIds[0]');
+  });
 });
 
 describe('parameters', () => {
