@@ -26,7 +26,7 @@ export const reportingOperations = [
       'repeatable-read transaction) and its status goes queued → rendering → ready, or failed with a reason a person can act on. ' +
       'Poll getReport, then ask getDownloadUrl. `title` defaults to the kind’s name (and range). ' +
       PARAMETERS_DOC +
-      ' quality_summary and cafe_performance render a report saying their module is not available yet until those modules exist.',
+      ' quality_summary renders a report saying the quality module is not available yet, until that module exists.',
     permission: 'reporting.read',
     module,
     get: false,
