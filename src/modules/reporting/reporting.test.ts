@@ -1,6 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg, type TestServer } from '../../testing/harness.js';
+import { loadConfig } from '../../config.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { importLot } from '../inventory/green/testing.js';
@@ -331,7 +332,7 @@ test('a report whose job dies for good is failed with a reason a person can act 
   );
   const log = { info() {}, warn() {}, error() {} };
   await renderReport(
-    { databases: server.app.databases, blobs: server.app.services.blobs, log, jobId: 'test', retryCount: 2, signal: new AbortController().signal },
+    { databases: server.app.databases, blobs: server.app.services.blobs, log, jobId: 'test', retryCount: 2, signal: new AbortController().signal, config: loadConfig(), jobs: server.app.services.jobs },
     { orgId: org.id, reportId: 'rpt_broken01' },
   );
   const report = await finished(org, 'rpt_broken01');
