@@ -5,6 +5,8 @@ import { grams, kgString, scaled } from '../../lib/grams.js';
 import * as locations from '../catalog/location/service.js';
 import * as machines from '../catalog/machine/service.js';
 import * as cafe from '../cafe/service.js';
+import * as cupping from '../quality/cupping/service.js';
+import * as grading from '../quality/grading/service.js';
 import * as green from '../inventory/green/service.js';
 import * as roasted from '../inventory/roast/service.js';
 import * as profiles from '../production/profile/service.js';
@@ -535,29 +537,91 @@ const cafePerformance: KindDefinition<'cafe_performance'> = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Kinds whose module is not part of this service yet
+// quality_summary
 
-function notAvailable(kind: 'quality_summary' | 'cafe_performance', moduleName: string, what: string): KindDefinition<typeof kind> {
-  return {
-    defaultTitle: (p) => `${kind === 'quality_summary' ? 'Quality summary' : 'Cafe performance'} ${p.from} to ${p.to}`,
-    prepare: async (_q, _orgId, p) => ({ ...p }),
-    async gather(_q, _orgId, p) {
-      return {
-        subtitle: `${rangeText(p as { from: string; to: string })} (UTC)`,
-        parameters: [['Range', `${rangeText(p as { from: string; to: string })} (UTC, inclusive)`]],
-        notices: [`The ${moduleName} module is not available in this service yet, so there is nothing to report. Once it is, this report will show ${what}.`],
-        blocks: [],
-        csv: { columns: ['note'], rows: [[`The ${moduleName} module is not available yet.`]] },
-        summary: { available: false },
-      };
-    },
-  };
-}
+const qualitySummary: KindDefinition<'quality_summary'> = {
+  defaultTitle: (p) => `Quality summary ${p.from} to ${p.to}`,
+  prepare: async (_q, _orgId, p) => ({ ...p }),
+  async gather(q, orgId, p) {
+    const from = `${p.from}T00:00:00Z`;
+    const to = dayAfter(p.to);
+    const cups = await cupping.finalizedResultsBetween(q, orgId, from, to);
+    const grades = await grading.gradingsBetween(q, orgId, from, to);
+    const quarantines = await green.quarantinesBetween(q, orgId, from, to);
+    const lotCodes = new Map((await green.describeLots(q, orgId, [...new Set(grades.flatMap((g) => (g.greenLotId ? [g.greenLotId] : [])))])).map((l) => [l.id, l.lotCode]));
+
+    // Mean of the coffees' means, in hundredths, exact.
+    const scored = cups.filter((c) => c.meanScore !== null);
+    const meanOfMeans = scored.length ? decimalString(divRound(scored.reduce((a, c) => a + scaled(c.meanScore!, 2), 0n), BigInt(scored.length)), 2) : null;
+    const spread = (c: (typeof cups)[number]) => (c.minScore && c.maxScore ? `${c.minScore}-${c.maxScore}` : '-');
+    const byStandard = new Map<string, { pass: number; fail: number; notJudged: number }>();
+    for (const g of grades) {
+      const s = byStandard.get(g.standard) ?? { pass: 0, fail: 0, notJudged: 0 };
+      if (g.result === 'pass') s.pass += 1;
+      else if (g.result === 'fail') s.fail += 1;
+      else s.notJudged += 1;
+      byStandard.set(g.standard, s);
+    }
+    const gradeTotals = [...byStandard.values()].reduce((t, s) => ({ pass: t.pass + s.pass, fail: t.fail + s.fail, notJudged: t.notJudged + s.notJudged }), { pass: 0, fail: 0, notJudged: 0 });
+    const started = quarantines.filter((l) => l.quarantinedAt && l.quarantinedAt >= from && l.quarantinedAt < to).length;
+    const released = quarantines.filter((l) => l.releasedAt && l.releasedAt >= from && l.releasedAt < to).length;
+    const open = quarantines.filter((l) => l.quarantined).length;
+
+    const blocks: Block[] = [
+      {
+        type: 'table',
+        heading: 'Cupping results',
+        note: 'Each coffee of the sessions finalized in the range: the mean of the cuppers\' final scores, their standard deviation and range.',
+        columns: [{ label: 'Session', width: 1.6 }, { label: 'Finalized', width: 1.7 }, { label: 'Coffee', width: 2.6 }, { label: 'Cuppers', width: 0.9, align: 'right' }, { label: 'Mean', width: 0.9, align: 'right' }, { label: 'SD', width: 0.7, align: 'right' }, { label: 'Min-max', width: 1.2, align: 'right' }],
+        rows: cups.slice(0, PDF_DETAIL_ROWS).map((c) => [c.sessionNumber, dayTime(c.finalizedAt), [c.refCode, c.refName].filter(Boolean).join(' ') || words(c.refKind), String(c.cupperCount ?? '-'), c.meanScore ?? '-', c.stddevScore ?? '-', spread(c)]),
+        totals: [['Mean of means', '', `${scored.length} coffees`, '', meanOfMeans ?? '-', '', '']],
+        emptyText: 'No cupping session was finalized in this range.',
+      },
+      {
+        type: 'table',
+        heading: 'Physical gradings',
+        columns: [{ label: 'Standard', width: 2.4 }, { label: 'Graded', width: 1, align: 'right' }, { label: 'Passed', width: 1, align: 'right' }, { label: 'Failed', width: 1, align: 'right' }, { label: 'Not judged', width: 1.1, align: 'right' }],
+        rows: [...byStandard.entries()].sort().map(([standard, s]) => [standard.toUpperCase().replace('_', ' '), String(s.pass + s.fail + s.notJudged), String(s.pass), String(s.fail), String(s.notJudged)]),
+        totals: [['Total', String(grades.length), String(gradeTotals.pass), String(gradeTotals.fail), String(gradeTotals.notJudged)]],
+        emptyText: 'No grading was recorded in this range.',
+      },
+      {
+        type: 'table',
+        heading: 'Quarantines',
+        note: 'Green lots put in or released from quarantine in the range, and every lot in quarantine now (its latest quarantine).',
+        columns: [{ label: 'Lot', width: 1.6 }, { label: 'Name', width: 2 }, { label: 'Reason', width: 2.4 }, { label: 'Since', width: 1.6 }, { label: 'Released', width: 1.6 }],
+        rows: quarantines.map((l) => [l.lotCode, l.name, l.reason ?? '-', l.quarantinedAt ? dayTime(l.quarantinedAt) : '-', l.releasedAt ? `${dayTime(l.releasedAt)}${l.releaseReason ? `: ${l.releaseReason}` : ''}` : l.quarantined ? 'in quarantine' : '-']),
+        totals: [[`${started} quarantined, ${released} released in the range; ${open} in quarantine now`, '', '', '', '']],
+        emptyText: 'No lot was quarantined in this range, and none is in quarantine.',
+      },
+    ];
+    if (cups.length > PDF_DETAIL_ROWS) blocks.splice(1, 0, { type: 'paragraphs', heading: 'More cupping results', paragraphs: [`${cups.length - PDF_DETAIL_ROWS} more coffees are in this report's CSV file.`] });
+    return {
+      subtitle: `Cupping, grading and quarantines ${p.from === p.to ? 'on' : 'from'} ${rangeText(p as { from: string; to: string })} (UTC)`,
+      parameters: [['Range', `${rangeText(p as { from: string; to: string })} (UTC, inclusive)`]],
+      notices: [],
+      blocks,
+      csv: {
+        columns: ['record', 'id', 'code', 'name', 'at', 'result', 'cuppers', 'mean_score', 'stddev_score', 'min_score', 'max_score'],
+        rows: [
+          ...cups.map((c) => ['cupping', c.sessionId, c.sessionNumber, [c.refCode, c.refName].filter(Boolean).join(' ') || c.refKind, c.finalizedAt, null, c.cupperCount, c.meanScore, c.stddevScore, c.minScore, c.maxScore]),
+          ...grades.map((g) => ['grading', g.id, g.greenLotId ? (lotCodes.get(g.greenLotId) ?? g.greenLotId) : g.sampleId, g.standard, g.createdAt, g.result, null, null, null, null, null]),
+          ...quarantines.map((l) => ['quarantine', l.lotId, l.lotCode, l.name, l.quarantinedAt, l.quarantined ? 'in_quarantine' : 'released', null, null, null, null, null]),
+        ],
+      },
+      summary: {
+        cupping: { coffees: cups.length, meanOfMeans },
+        gradings: { total: grades.length, passed: gradeTotals.pass, failed: gradeTotals.fail, notJudged: gradeTotals.notJudged },
+        quarantines: { started, released, inQuarantineNow: open },
+      },
+    };
+  },
+};
 
 export const KINDS: { [K in ReportKind]: KindDefinition<K> } = {
   traceability_certificate: traceabilityCertificate,
   inventory_valuation: inventoryValuation,
   production_summary: productionSummary,
-  quality_summary: notAvailable('quality_summary', 'quality', 'cupping means and spreads, gradings passed and failed, and quarantines over the range'),
+  quality_summary: qualitySummary,
   cafe_performance: cafePerformance,
 };

@@ -26,7 +26,7 @@ export const reportingOperations = [
       'repeatable-read transaction) and its status goes queued → rendering → ready, or failed with a reason a person can act on. ' +
       'Poll getReport, then ask getDownloadUrl. `title` defaults to the kind’s name (and range). ' +
       PARAMETERS_DOC +
-      ' quality_summary renders a report saying the quality module is not available yet, until that module exists.',
+      ' quality_summary reads finalized cupping results, gradings and quarantines through the quality and green modules; cafe_performance reads the cafe module’s hourly rollups.',
     permission: 'reporting.read',
     module,
     get: false,

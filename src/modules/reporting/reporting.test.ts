@@ -178,13 +178,20 @@ describe('traceability_certificate', () => {
   });
 });
 
-describe('kinds whose module is not here yet', () => {
-  test('quality_summary renders and says the quality module is not available yet', async () => {
-    const report = await generated(org, { kind: 'quality_summary', parameters: { from: '2026-11-01', to: '2026-11-24' } });
-    assert.equal(report.status, 'ready');
-    assert.deepEqual(report.summary, { available: false });
-    const text = pdfText((await download(server, org, report.id)).pdf).replace(/\s+/g, ' ');
-    assert.ok(text.includes('The quality module is not available in this service yet'), text);
+describe('quality_summary', () => {
+  test('a range without cuppings, gradings or quarantines renders its three sections, saying so', async () => {
+    const quiet = await server.createOrg('enterprise', 'Quiet roastery');
+    const report = await generated(quiet, { kind: 'quality_summary', parameters: { from: '2026-11-01', to: '2026-11-24' } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    assert.deepEqual(report.summary, {
+      cupping: { coffees: 0, meanOfMeans: null },
+      gradings: { total: 0, passed: 0, failed: 0, notJudged: 0 },
+      quarantines: { started: 0, released: 0, inQuarantineNow: 0 },
+    });
+    const text = pdfText((await download(server, quiet, report.id)).pdf).replace(/\s+/g, ' ');
+    for (const expected of ['Quality summary', 'Cupping results', 'Physical gradings', 'Quarantines', 'No cupping session was finalized in this range.', 'Page 1 of']) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}: ${text}`);
+    }
   });
 });
 

@@ -809,3 +809,29 @@ export async function clearQuarantine(q: Queryable, orgId: string, lotId: string
     [orgId, lotId, reason, by],
   );
 }
+
+export interface QuarantineRow {
+  lotId: string;
+  lotCode: string;
+  name: string;
+  reason: string | null;
+  quarantinedAt: string | null;
+  releasedAt: string | null;
+  releaseReason: string | null;
+  quarantined: boolean;
+}
+
+/** Lots whose latest quarantine began or was released in [from, to), or that are in quarantine now. */
+export async function quarantinesBetween(q: Queryable, orgId: string, from: string, to: string): Promise<QuarantineRow[]> {
+  const rows = await q.query<{ id: string; lot_code: string; name: string; quarantine_reason: string | null; quarantined_at: Date | null; quarantine_released_at: Date | null; quarantine_release_reason: string | null; quarantined: boolean }>(
+    `select id, lot_code, name, quarantine_reason, quarantined_at, quarantine_released_at, quarantine_release_reason, quarantined from green_lots
+     where org_id = $1 and (quarantined or (quarantined_at >= $2::timestamptz and quarantined_at < $3::timestamptz)
+                            or (quarantine_released_at >= $2::timestamptz and quarantine_released_at < $3::timestamptz))
+     order by quarantined_at nulls last, lot_code`,
+    [orgId, from, to],
+  );
+  return rows.map((r) => ({
+    lotId: r.id, lotCode: r.lot_code, name: r.name, reason: r.quarantine_reason, quarantinedAt: iso(r.quarantined_at), releasedAt: iso(r.quarantine_released_at),
+    releaseReason: r.quarantine_release_reason, quarantined: r.quarantined,
+  }));
+}

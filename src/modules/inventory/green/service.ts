@@ -239,3 +239,8 @@ function throwNotFoundAt(what: string, id: string, path: string): never {
   throw notFound(what, id, path);
 }
 export type { CostComponent, GreenLotWithBalances } from './repository.js';
+
+/** Reports: lots whose latest quarantine began or ended in [from, to), or that are in quarantine now. */
+export function quarantinesBetween(q: Queryable, orgId: string, from: string, to: string): Promise<repo.QuarantineRow[]> {
+  return repo.quarantinesBetween(q, orgId, from, to);
+}
