@@ -591,7 +591,7 @@ const qualitySummary: KindDefinition<'quality_summary'> = {
         note: 'Green lots put in or released from quarantine in the range, and every lot in quarantine now (its latest quarantine).',
         columns: [{ label: 'Lot', width: 1.6 }, { label: 'Name', width: 2 }, { label: 'Reason', width: 2.4 }, { label: 'Since', width: 1.6 }, { label: 'Released', width: 1.6 }],
         rows: quarantines.map((l) => [l.lotCode, l.name, l.reason ?? '-', l.quarantinedAt ? dayTime(l.quarantinedAt) : '-', l.releasedAt ? `${dayTime(l.releasedAt)}${l.releaseReason ? `: ${l.releaseReason}` : ''}` : l.quarantined ? 'in quarantine' : '-']),
-        totals: [[`${started} quarantined, ${released} released in the range; ${open} in quarantine now`, '', '', '', '']],
+        totals: [['Total', '', `${started} quarantined and ${released} released in the range; ${open} in quarantine now`, '', '']],
         emptyText: 'No lot was quarantined in this range, and none is in quarantine.',
       },
     ];
