@@ -9,6 +9,7 @@ import { benchSourcing } from './sourcing.js';
 import { benchCafe } from './cafe.js';
 import { benchIdentity } from './identity.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchReporting } from './reporting.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
@@ -19,3 +20,4 @@ await benchSourcing();
 await benchCafe();
 await benchIdentity();
 await benchWebhooks();
+await benchReporting();

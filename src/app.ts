@@ -5,10 +5,11 @@ import { StoredCredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, openRateLimiterFactory, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
 import { FAILED_AUTH_WINDOWS, failedAuthenticationBudget } from './http/failed-auth.js';
-import { createServices } from './services.js';
+import { createBlobStore, createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
+import { DOWNLOAD_WINDOWS, reportDownloads } from './modules/reporting/downloads.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
@@ -26,7 +27,7 @@ export interface AppOptions {
   ingestRateWindows?: RateWindow[];
   /** Overrides the cafe shot channel's windows (its own budget, per bar machine token). */
   cafeIngestRateWindows?: RateWindow[];
-  /** Overrides the public certificate pages' windows (per client address). */
+  /** Overrides the public certificate pages' and report downloads' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
   /** Overrides the stream heartbeat interval (tests). */
   streamHeartbeatMs?: number;
@@ -67,6 +68,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
   const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
+  const downloadLimiter = limiters.limiter('downloads', options.publicPageRateWindows ?? DOWNLOAD_WINDOWS);
   const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
   let server: RunningApp['server'] | undefined;
   const identity = new Identity({
@@ -105,13 +107,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
       certificatePages(databases.service, { limiter: publicPageLimiter }),
       identityHttp,
+      reportDownloads(databases.service, services.blobs, { limiter: downloadLimiter }),
       ...(options.plugins ?? []),
     ],
   });
   if (config.databaseUrl && !config.secretKey) {
     server.log.warn('FIRSTCRACK_SECRET_KEY is not set: webhook endpoints cannot be created or delivered to until it is (the same key in every process).');
   }
-  if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
+  if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, { blobs: services.blobs });
   return {
     server,
     databases,
@@ -152,10 +155,12 @@ export async function runWorkers(
 ): Promise<RunningWorkers> {
   const databases = options.databases ?? (await openDatabases(config));
   const jobs = new JobQueue(databases, JOBS, config);
+  const blobs = createBlobStore(config);
   try {
     await jobs.prepare();
-    await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers);
+    await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers, { blobs });
   } catch (error) {
+    await blobs.close();
     if (!options.databases) await databases.close();
     throw error;
   }
@@ -164,6 +169,7 @@ export async function runWorkers(
     jobs,
     async close() {
       await jobs.stop({ timeoutMs: options.shutdownTimeoutMs });
+      await blobs.close();
       if (!options.databases) await databases.close();
     },
   };

@@ -5,6 +5,7 @@ import type { Services } from './rpc/define.js';
 import type { JobSender } from './jobs/queue.js';
 import { FsBlobStore, blobDir } from './blobs/fs.js';
 import { S3BlobStore } from './blobs/s3.js';
+import type { BlobStore } from './blobs/store.js';
 import { DiskLiveSessionStore } from './telemetry/live-disk.js';
 import { RedisLiveSessionStore } from './telemetry/live-redis.js';
 import { MemoryLiveBarStore, RedisLiveBarStore } from './modules/cafe/live.js';
@@ -21,6 +22,11 @@ export function createServices(config: Config, jobs: JobSender): Services {
     liveBar: config.redisUrl
       ? new RedisLiveBarStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
       : new MemoryLiveBarStore(),
-    blobs: config.s3 ? S3BlobStore.fromConfig(config.s3) : new FsBlobStore(blobDir(config.dataDir)),
+    blobs: createBlobStore(config),
   };
+}
+
+/** S3-compatible storage when S3_BUCKET is set, the data directory's blob folder otherwise. */
+export function createBlobStore(config: Config): BlobStore {
+  return config.s3 ? S3BlobStore.fromConfig(config.s3) : new FsBlobStore(blobDir(config.dataDir));
 }

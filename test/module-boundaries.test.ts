@@ -32,7 +32,7 @@ const modulesRoot = join(root, 'src', 'modules');
 /** Who owns each table: the one place ownership is declared. */
 const TABLE_OWNERS: Record<string, string[]> = {
   // pgboss: the job queue's schema (src/jobs), created by its migration.
-  platform: ['organizations', 'credentials', 'events', 'idempotency_records', 'stream_tickets', 'pgboss'],
+  platform: ['organizations', 'credentials', 'events', 'idempotency_records', 'stream_tickets', 'pgboss', 'link_signing_keys'],
   'catalog/location': ['locations'],
   'catalog/machine': ['machines'],
   'catalog/party': ['partners', 'producers'],
@@ -48,6 +48,7 @@ const TABLE_OWNERS: Record<string, string[]> = {
   orders: ['customers', 'orders', 'order_lines', 'fulfillments', 'order_allocations', 'roast_demand'],
   lineage: ['lineage_edges'],
   traceability: ['certificates'],
+  reporting: ['reports'],
   'quality/cupping': ['cupping_sessions', 'cupping_session_samples', 'cupping_scores'],
   'quality/grading': ['gradings'],
   'sourcing/contract': ['green_contracts', 'green_contract_lines', 'green_contract_shipments', 'green_contract_receipt_lines', 'green_contract_milestones'],

@@ -124,3 +124,9 @@ export async function listApiKeys(db: Database, organizationId: string): Promise
 export async function lockOrganization(q: Queryable, orgId: string): Promise<void> {
   await q.query(`select id from organizations where id = $1 for no key update`, [orgId]);
 }
+
+/** The organization's name (what its documents print), read inside its own scope. */
+export async function findOrganizationName(q: Queryable, orgId: string): Promise<string> {
+  const [row] = await q.query<{ name: string }>(`select name from organizations where id = $1`, [orgId]);
+  return row?.name ?? orgId;
+}

@@ -1,4 +1,5 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.js';
 import type { BlobStore } from './store.js';
 
@@ -50,6 +51,16 @@ export class S3BlobStore implements BlobStore {
       if (isMissingKey(error)) return null;
       throw storageError(`Could not read ${this.location(key)}`, error);
     }
+  }
+
+  async presignedGetUrl(key: string, options: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: this.prefix + key,
+      ResponseContentType: options.contentType,
+      ResponseContentDisposition: `attachment; filename="${options.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,12 @@ export interface BlobStore {
   put(key: string, body: Buffer | string, contentType: string): Promise<void>;
   /** The object, or null when there is none. */
   get(key: string): Promise<Buffer | null>;
+  /**
+   * A link the storage service itself serves the object at, without any other credential, until
+   * `expiresInSeconds` have passed (S3: a SigV4 presigned GET, at most 7 days). Absent for stores that
+   * cannot sign (the filesystem): the service then serves the object through its own signed link.
+   */
+  presignedGetUrl?(key: string, options: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string>;
   /** Releases connections; called once when the service stops. */
   close(): Promise<void>;
 }

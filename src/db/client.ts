@@ -22,7 +22,15 @@ export interface TransactionOptions {
   /** Organization the transaction acts for; sets `app.org_id`, which row-level security reads. */
   orgId?: string;
   readOnly?: boolean;
+  /**
+   * Reads that must add up across many statements (a report): one REPEATABLE READ, READ ONLY transaction,
+   * so every statement sees the same committed state however long the work takes. Overrides readOnly's
+   * autocommit reads.
+   */
+  snapshot?: boolean;
 }
+
+const SNAPSHOT = 'isolation level repeatable read, read only';
 
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
@@ -61,6 +69,8 @@ export class PgliteDatabase implements Database {
         query: async <R>(sql: string, params: unknown[] = []) => (await tx.query<R>(sql, params)).rows,
         exec: async (sql: string) => void (await tx.exec(sql)),
       };
+      // Must be the transaction's first statement.
+      if (options.snapshot) await q.exec(`set transaction ${SNAPSHOT}`);
       if (options.orgId) await q.query(setOrgSql, [options.orgId]);
       return work(q);
     });
@@ -116,6 +126,7 @@ export class PostgresDatabase implements Database {
       exec: async (sql: string) => void (await client.query(sql)),
     };
     let broken = false;
+    const autocommit = options.readOnly && !options.snapshot;
     try {
       if (options.orgId && client.firstcrackOrgId !== options.orgId) {
         // Session-level (not transaction-local), outside any transaction, so a rollback cannot undo it
@@ -125,13 +136,13 @@ export class PostgresDatabase implements Database {
       }
       // A read runs as autocommit statements: no BEGIN/COMMIT round trips. Reads that must agree across
       // tables read them in one statement.
-      if (options.readOnly) return await work(q);
-      await client.query('begin');
+      if (autocommit) return await work(q);
+      await client.query(options.snapshot ? `begin ${SNAPSHOT}` : 'begin');
       const result = await work(q);
       await client.query('commit');
       return result;
     } catch (error) {
-      if (!options.readOnly) {
+      if (!autocommit) {
         try {
           await client.query('rollback');
         } catch {

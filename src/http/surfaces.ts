@@ -1,6 +1,7 @@
 import { healthOpenApiPaths } from './health.js';
 import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
 import { certificatePagesOpenApiPaths } from '../modules/traceability/public-page.js';
+import { reportDownloadsOpenApiPaths } from '../modules/reporting/downloads.js';
 import { shotIngestOpenApiPaths } from '../modules/cafe/ingest.js';
 import { identityOpenApiPaths } from '../modules/identity/openapi.js';
 
@@ -15,5 +16,6 @@ export function surfaceOpenApiPaths(): Record<string, unknown> {
     ...certificatePagesOpenApiPaths(),
     ...shotIngestOpenApiPaths(),
     ...identityOpenApiPaths(),
+    ...reportDownloadsOpenApiPaths(),
   };
 }

@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import type { Databases } from '../db/open.js';
+import type { BlobStore } from '../blobs/store.js';
 import type { Config } from '../config.js';
 import type { JobSender } from './queue.js';
 import { runHousekeeping } from './maintenance.js';
 import { webhookDeliveryJob } from '../modules/webhooks/delivery.js';
+import { renderReportJob } from '../modules/reporting/render.js';
 
 /** What a job's handler may use. Jobs span organizations, so they get both connections, not a request's transaction. */
 export interface JobContext {
   databases: Databases;
+  /** The process's object storage (rendered reports, full curves). */
+  blobs: BlobStore;
   log: JobLog;
   jobId: string;
   /** 0 on the first run, 1 on the first retry, … */
@@ -70,6 +74,7 @@ export const JOBS = {
     },
   }),
   webhookDelivery: webhookDeliveryJob,
+  'render-report': renderReportJob,
 } satisfies Record<string, JobDefinition<any>>;
 
 export type JobCatalog = Record<string, JobDefinition<any>>;

@@ -2,6 +2,7 @@ import PgBoss from 'pg-boss';
 import type { z } from 'zod';
 import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from '../db/client.js';
 import type { Databases } from '../db/open.js';
+import type { BlobStore } from '../blobs/store.js';
 import { loadConfig, type Config } from '../config.js';
 import { JOBS, type JobCatalog, type JobDefinition, type JobLog } from './catalog.js';
 
@@ -42,6 +43,7 @@ type Payload<C extends JobCatalog, Name extends keyof C> = z.input<C[Name]['payl
 export class JobQueue<C extends JobCatalog = typeof JOBS> {
   private readonly boss: PgBoss;
   private log: JobLog | undefined;
+  private blobs: BlobStore = NO_BLOB_STORE;
   private running = 0;
   private stopped = false;
 
@@ -102,8 +104,9 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
   }
 
   /** Starts fetching and running jobs of every kind in the catalog, plus pg-boss's maintenance and cron. */
-  async startWorkers(log: JobLog, options: WorkerOptions = {}): Promise<void> {
+  async startWorkers(log: JobLog, options: WorkerOptions = {}, resources: { blobs?: BlobStore } = {}): Promise<void> {
     this.log = log;
+    if (resources.blobs) this.blobs = resources.blobs;
     await this.boss.start();
     for (const [name, definition] of Object.entries(this.catalog)) {
       for (let slot = 0; slot < (definition.concurrency ?? 1); slot++) {
@@ -163,6 +166,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
       await definition.handler(
         {
           databases: this.databases,
+          blobs: this.blobs,
           log,
           jobId: job.id,
           retryCount: job.retryCount,
@@ -182,6 +186,17 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     }
   }
 }
+
+/** A worker started without object storage: a job that needs it fails, saying so. */
+const NO_BLOB_STORE: BlobStore = {
+  put: async () => {
+    throw new Error('This worker was started without a blob store.');
+  },
+  get: async () => {
+    throw new Error('This worker was started without a blob store.');
+  },
+  close: async () => {},
+};
 
 /** The part of a queue an operation uses: sending production jobs inside its transaction. */
 export type JobSender = Pick<JobQueue<typeof JOBS>, 'send'> & Partial<Pick<JobQueue<typeof JOBS>, 'wake'>>;

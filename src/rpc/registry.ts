@@ -16,6 +16,7 @@ import { orderOperations } from '../modules/orders/operations.js';
 import { cuppingOperations } from '../modules/quality/cupping/operations.js';
 import { gradingOperations } from '../modules/quality/grading/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
+import { reportingOperations } from '../modules/reporting/operations.js';
 import { contractOperations } from '../modules/sourcing/contract/operations.js';
 import { sampleOperations } from '../modules/sourcing/sample/operations.js';
 import { identityOperations } from '../modules/identity/operations.js';
@@ -36,6 +37,7 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...traceabilityOperations,
   ...scheduleOperations,
+  ...reportingOperations,
   ...cuppingOperations,
   ...gradingOperations,
   ...contractOperations,

@@ -2912,6 +2912,57 @@ export interface Operations {
     };
     output: ProductionSchedule;
   };
+  'reporting.generateReport': {
+    input: {
+      kind:
+        | 'traceability_certificate'
+        | 'inventory_valuation'
+        | 'production_summary'
+        | 'quality_summary'
+        | 'cafe_performance';
+      title?: string;
+      parameters?: {
+        [k: string]: unknown | undefined;
+      };
+    };
+    output: Report;
+  };
+  'reporting.getReport': {
+    input: {
+      id: string;
+    };
+    output: Report;
+  };
+  'reporting.listReports': {
+    input: {
+      filter?: {
+        kind?:
+          | 'traceability_certificate'
+          | 'inventory_valuation'
+          | 'production_summary'
+          | 'quality_summary'
+          | 'cafe_performance';
+        status?: 'queued' | 'rendering' | 'ready' | 'failed';
+        createdFrom?: string;
+        createdTo?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: Report[];
+      nextCursor: string | null;
+    };
+  };
+  'reporting.getDownloadUrl': {
+    input: {
+      id: string;
+      expiresInSeconds?: number;
+    };
+    output: ReportDownloadLinks;
+  };
   'quality.cupping.createCuppingSession': {
     input: {
       sessionNumber: string;
@@ -5476,6 +5527,35 @@ export interface ScheduledBatch {
    */
   expectedLossPct: string;
 }
+export interface Report {
+  id: string;
+  kind:
+    'traceability_certificate' | 'inventory_valuation' | 'production_summary' | 'quality_summary' | 'cafe_performance';
+  title: string;
+  parameters: {
+    [k: string]: unknown | undefined;
+  };
+  status: 'queued' | 'rendering' | 'ready' | 'failed';
+  failureReason: string | null;
+  summary: {
+    [k: string]: unknown | undefined;
+  } | null;
+  files: {
+    pdfBytes: number;
+    csvBytes: number;
+  } | null;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  updatedAt: string;
+}
+export interface ReportDownloadLinks {
+  reportId: string;
+  expiresAt: string;
+  signedBy: 'service' | 's3';
+  pdfUrl: string;
+  csvUrl: string;
+}
 export interface CreatedCuppingSession {
   session: CuppingSession;
   samples: {
@@ -8019,6 +8099,98 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "schedule_already_released",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "reporting.generateReport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "reporting.getReport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "reporting.listReports": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "reporting.getDownloadUrl": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "report_not_ready",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

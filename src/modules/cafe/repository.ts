@@ -491,3 +491,12 @@ export async function listReconciliations(
   );
   return pageOf(rows.map(toReconciliation), page.limit, 'cafe_reconciliations', (r) => [r.id]);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// For reports
+
+/** Every site of the organization, by code. */
+export async function allSites(q: Queryable, orgId: string): Promise<Site[]> {
+  const rows = await q.query<SiteRow>(`select * from cafe_sites where org_id = $1 order by code`, [orgId]);
+  return rows.map(toSite);
+}

@@ -95,3 +95,18 @@ export async function findCertificateByToken(q: Queryable, token: string): Promi
   );
   return row && { id: row.id, organizationName: row.organization_name, snapshot: row.snapshot, issuedAt: iso(row.issued_at)! };
 }
+
+/** The newest certificate matching every id given (by id, roasted lot, order line); undefined when none does. */
+export async function findNewestCertificate(
+  q: Queryable,
+  orgId: string,
+  match: { certificateId?: string; roastedLotId?: string; orderLineId?: string },
+): Promise<Certificate | undefined> {
+  const [row] = await q.query<CertificateRow>(
+    `select * from certificates
+     where org_id = $1 and ($2::text is null or id = $2) and ($3::text is null or roasted_lot_id = $3) and ($4::text is null or order_line_id = $4)
+     order by issued_at desc, id desc limit 1`,
+    [orgId, match.certificateId ?? null, match.roastedLotId ?? null, match.orderLineId ?? null],
+  );
+  return row && toCertificate(row);
+}

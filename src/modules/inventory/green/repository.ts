@@ -745,6 +745,49 @@ export async function roastableKg(q: Queryable, orgId: string, lotIds: string[],
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Point in time (reports)
+
+export interface GreenHoldingAt {
+  lotId: string;
+  lotCode: string;
+  name: string;
+  locationId: string | null;
+  /** The sum of the lot's ledger rows at this location recorded before the instant. */
+  onHandKg: string;
+}
+
+/**
+ * Every non-zero holding (lot and location, the unassigned one included) as the ledger stood just before
+ * `before`: the sum of the rows recorded earlier, never today's materialised balances. Optionally only at
+ * the given locations. By location, then lot code.
+ */
+export async function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<GreenHoldingAt[]> {
+  const rows = await q.query<{ lot_id: string; lot_code: string; name: string; location_id: string | null; on_hand_kg: string }>(
+    `select h.lot_id, g.lot_code, g.name, h.location_id, h.on_hand_kg::text as on_hand_kg
+     from (select lot_id, location_id, sum(delta_kg) as on_hand_kg
+           from green_lot_ledger
+           where org_id = $1 and created_at < $2::timestamptz and delta_kg <> 0
+             and ($3::text[] is null or location_id = any($3::text[]))
+           group by lot_id, location_id) h
+     join green_lots g on g.org_id = $1 and g.id = h.lot_id
+     where h.on_hand_kg <> 0
+     order by h.location_id nulls first, g.lot_code`,
+    [orgId, before, locationIds ?? null],
+  );
+  return rows.map((r) => ({ lotId: r.lot_id, lotCode: r.lot_code, name: r.name, locationId: r.location_id, onHandKg: r.on_hand_kg }));
+}
+
+/** The current landed cost per kilogram (4 decimals) and its currency, of the lots that have one. */
+export async function landedCostsPerKg(q: Queryable, orgId: string, lotIds: string[]): Promise<Map<string, { perKg: string; currency: string }>> {
+  if (lotIds.length === 0) return new Map();
+  const rows = await q.query<{ lot_id: string; per_kg: string; currency: string }>(
+    `select lot_id, per_kg::text as per_kg, currency from green_lot_landed_costs
+     where org_id = $1 and lot_id = any($2::text[]) and per_kg is not null and currency is not null`,
+    [orgId, lotIds],
+  );
+  return new Map(rows.map((r) => [r.lot_id, { perKg: r.per_kg, currency: r.currency }]));
+}
+
 // Quarantine
 
 /** Puts the lot in quarantine with its reason, who and when (clearing the previous release). Caller holds the lot lock. */
@@ -765,4 +808,30 @@ export async function clearQuarantine(q: Queryable, orgId: string, lotId: string
      where org_id = $1 and id = $2`,
     [orgId, lotId, reason, by],
   );
+}
+
+export interface QuarantineRow {
+  lotId: string;
+  lotCode: string;
+  name: string;
+  reason: string | null;
+  quarantinedAt: string | null;
+  releasedAt: string | null;
+  releaseReason: string | null;
+  quarantined: boolean;
+}
+
+/** Lots whose latest quarantine began or was released in [from, to), or that are in quarantine now. */
+export async function quarantinesBetween(q: Queryable, orgId: string, from: string, to: string): Promise<QuarantineRow[]> {
+  const rows = await q.query<{ id: string; lot_code: string; name: string; quarantine_reason: string | null; quarantined_at: Date | null; quarantine_released_at: Date | null; quarantine_release_reason: string | null; quarantined: boolean }>(
+    `select id, lot_code, name, quarantine_reason, quarantined_at, quarantine_released_at, quarantine_release_reason, quarantined from green_lots
+     where org_id = $1 and (quarantined or (quarantined_at >= $2::timestamptz and quarantined_at < $3::timestamptz)
+                            or (quarantine_released_at >= $2::timestamptz and quarantine_released_at < $3::timestamptz))
+     order by quarantined_at nulls last, lot_code`,
+    [orgId, from, to],
+  );
+  return rows.map((r) => ({
+    lotId: r.id, lotCode: r.lot_code, name: r.name, reason: r.quarantine_reason, quarantinedAt: iso(r.quarantined_at), releasedAt: iso(r.quarantine_released_at),
+    releaseReason: r.quarantine_release_reason, quarantined: r.quarantined,
+  }));
 }

@@ -110,6 +110,19 @@ export function roastableKg(q: Queryable, orgId: string, lotIds: string[], locat
   return repo.roastableKg(q, orgId, lotIds, locationId);
 }
 
+/**
+ * Reports: every non-zero holding (lot and location) as the ledger stood just before `before` (the sum
+ * of the rows recorded earlier, not today's balances), optionally only at some locations.
+ */
+export function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<repo.GreenHoldingAt[]> {
+  return repo.holdingsAt(q, orgId, before, locationIds);
+}
+
+/** Reports: the lots' current landed cost per kilogram and its currency (lots without components are absent). */
+export function landedCostsPerKg(q: Queryable, orgId: string, lotIds: string[]): Promise<Map<string, { perKg: string; currency: string }>> {
+  return repo.landedCostsPerKg(q, orgId, lotIds);
+}
+
 export type { GreenLot } from './repository.js';
 
 /**
@@ -226,3 +239,8 @@ function throwNotFoundAt(what: string, id: string, path: string): never {
   throw notFound(what, id, path);
 }
 export type { CostComponent, GreenLotWithBalances } from './repository.js';
+
+/** Reports: lots whose latest quarantine began or ended in [from, to), or that are in quarantine now. */
+export function quarantinesBetween(q: Queryable, orgId: string, from: string, to: string): Promise<repo.QuarantineRow[]> {
+  return repo.quarantinesBetween(q, orgId, from, to);
+}

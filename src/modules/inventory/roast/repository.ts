@@ -276,3 +276,42 @@ export async function missingRoastedLotIds(q: Queryable, orgId: string, ids: str
   );
   return rows.map((r) => r.id);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Point in time (reports)
+
+export interface RoastedHoldingAt {
+  lotId: string;
+  lotCode: string;
+  form: string;
+  locationId: string | null;
+  greenLotId: string | null;
+  weightLossPct: string | null;
+  /** The sum of the lot's ledger rows recorded before the instant. */
+  onHandKg: string;
+}
+
+/**
+ * Every roasted lot holding stock just before `before`, from the sum of its ledger rows recorded earlier
+ * (a roasted lot is held at its one location). Optionally only at the given locations. By location, lot code.
+ */
+export async function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<RoastedHoldingAt[]> {
+  const rows = await q.query<{ id: string; lot_code: string; form: string; location_id: string | null; green_lot_id: string | null; weight_loss_pct: string | null; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.form, r.location_id, r.green_lot_id, r.weight_loss_pct::text as weight_loss_pct, h.on_hand_kg::text as on_hand_kg
+     from (select lot_id, sum(delta_kg) as on_hand_kg from roasted_lot_ledger
+           where org_id = $1 and created_at < $2::timestamptz group by lot_id) h
+     join roasted_lots r on r.org_id = $1 and r.id = h.lot_id
+     where h.on_hand_kg <> 0 and ($3::text[] is null or r.location_id = any($3::text[]))
+     order by r.location_id nulls first, r.lot_code`,
+    [orgId, before, locationIds ?? null],
+  );
+  return rows.map((r) => ({
+    lotId: r.id,
+    lotCode: r.lot_code,
+    form: r.form,
+    locationId: r.location_id,
+    greenLotId: r.green_lot_id,
+    weightLossPct: r.weight_loss_pct,
+    onHandKg: r.on_hand_kg,
+  }));
+}

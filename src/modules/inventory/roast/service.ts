@@ -95,3 +95,8 @@ export async function shipRoasted(
   }
   return repo.appendRoastedLedger(q, orgId, credentialId, { lotId: shipment.lotId, kind: FULFILMENT, deltaKg: `-${shipment.weightKg}`, comment: shipment.comment });
 }
+
+/** Reports: every roasted lot holding stock just before `before`, from its ledger rows recorded earlier. */
+export function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<repo.RoastedHoldingAt[]> {
+  return repo.holdingsAt(q, orgId, before, locationIds);
+}

@@ -235,6 +235,49 @@ export interface BatchFacts {
   completedAt: string | null;
 }
 
+// ---------------------------------------------------------------------------------------------------
+// For production reports
+
+export interface CompletedBatch {
+  id: string;
+  batchNumber: string;
+  machineId: string | null;
+  profileId: string | null;
+  locationId: string | null;
+  chargeWeightKg: string | null;
+  dropWeightKg: string | null;
+  /** The development time ratio derived at completion; null without telemetry. */
+  dtrPct: number | null;
+  completedAt: string;
+}
+
+/** Batches completed in [from, to), optionally at one location, by completion and id. */
+export async function completedBatchesBetween(q: Queryable, orgId: string, from: string, to: string, locationId?: string): Promise<CompletedBatch[]> {
+  const rows = await q.query<{
+    id: string; batch_number: string; machine_id: string | null; profile_id: string | null; location_id: string | null;
+    charge_weight_kg: string | null; drop_weight_kg: string | null; dtr: number | string | null; completed_at: Date;
+  }>(
+    `select id, batch_number, machine_id, profile_id, location_id, charge_weight_kg::text as charge_weight_kg, drop_weight_kg::text as drop_weight_kg,
+            (metrics->>'developmentTimeRatioPct')::float8 as dtr, completed_at
+     from roast_batches
+     where org_id = $1 and state = 'completed' and completed_at >= $2::timestamptz and completed_at < $3::timestamptz
+       and ($4::text is null or location_id = $4)
+     order by completed_at, id`,
+    [orgId, from, to, locationId ?? null],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    batchNumber: r.batch_number,
+    machineId: r.machine_id,
+    profileId: r.profile_id,
+    locationId: r.location_id,
+    chargeWeightKg: r.charge_weight_kg,
+    dropWeightKg: r.drop_weight_kg,
+    dtrPct: r.dtr === null ? null : Number(r.dtr),
+    completedAt: iso(r.completed_at)!,
+  }));
+}
+
 /** The mean weight loss of each profile's completed batches that state one, 2 decimals; profiles without any are left out. */
 export async function meanLossByProfile(q: Queryable, orgId: string, profileIds: string[]): Promise<Map<string, string>> {
   if (profileIds.length === 0) return new Map();

@@ -10,6 +10,13 @@ export function describeBatches(q: Queryable, orgId: string, ids: string[]): Pro
   return repo.describeBatches(q, orgId, ids);
 }
 
+export type { CompletedBatch } from './repository.js';
+
+/** Reports: the batches completed in [from, to) (optionally at one location), with weights and DTR, by completion. */
+export function completedBatchesBetween(q: Queryable, orgId: string, from: string, to: string, locationId?: string): Promise<repo.CompletedBatch[]> {
+  return repo.completedBatchesBetween(q, orgId, from, to, locationId);
+}
+
 /** The mean weight loss (%) of each profile's completed batches, 2 decimals: what planning expects a roast to lose. */
 export function meanLossByProfile(q: Queryable, orgId: string, profileIds: string[]): Promise<Map<string, string>> {
   return repo.meanLossByProfile(q, orgId, profileIds);

@@ -419,3 +419,40 @@ export async function publishedCuppings(q: Queryable, orgId: string, refs: { kin
   }
   return result;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// For reports
+
+export interface CuppingResultRow {
+  sessionId: string;
+  sessionNumber: string;
+  sessionName: string;
+  finalizedAt: string;
+  refKind: string;
+  refCode: string | null;
+  refName: string | null;
+  cupperCount: number | null;
+  meanScore: string | null;
+  stddevScore: string | null;
+  minScore: string | null;
+  maxScore: string | null;
+}
+
+/** Each coffee's published result of the sessions finalized in [from, to), by finalization and position. */
+export async function finalizedResultsBetween(q: Queryable, orgId: string, from: string, to: string): Promise<CuppingResultRow[]> {
+  const rows = await q.query<{
+    session_id: string; session_number: string; name: string; finalized_at: Date; ref_kind: string; ref_code: string | null; ref_name: string | null;
+    cupper_count: number | null; mean_score: string | null; stddev_score: string | null; min_score: string | null; max_score: string | null;
+  }>(
+    `select s.id as session_id, s.session_number, s.name, s.finalized_at, x.ref_kind, x.ref_code, x.ref_name, x.cupper_count,
+            x.mean_score::text as mean_score, x.stddev_score::text as stddev_score, x.min_score::text as min_score, x.max_score::text as max_score
+     from cupping_sessions s join cupping_session_samples x on x.org_id = s.org_id and x.session_id = s.id
+     where s.org_id = $1 and s.status = 'finalized' and s.finalized_at >= $2::timestamptz and s.finalized_at < $3::timestamptz
+     order by s.finalized_at, s.id, x.position`,
+    [orgId, from, to],
+  );
+  return rows.map((r) => ({
+    sessionId: r.session_id, sessionNumber: r.session_number, sessionName: r.name, finalizedAt: iso(r.finalized_at)!, refKind: r.ref_kind, refCode: r.ref_code,
+    refName: r.ref_name, cupperCount: r.cupper_count, meanScore: r.mean_score, stddevScore: r.stddev_score, minScore: r.min_score, maxScore: r.max_score,
+  }));
+}

@@ -15,3 +15,10 @@ export type { PublishedCupping } from './repository.js';
 export function publishedCupping(q: Queryable, orgId: string, refs: { kind: Exclude<SampleKind, 'outside'>; id: string }[]): Promise<Map<string, repo.PublishedCupping[]>> {
   return repo.publishedCuppings(q, orgId, refs);
 }
+
+export type { CuppingResultRow } from './repository.js';
+
+/** Reports: each coffee's published result of the sessions finalized in [from, to). */
+export function finalizedResultsBetween(q: Queryable, orgId: string, from: string, to: string): Promise<repo.CuppingResultRow[]> {
+  return repo.finalizedResultsBetween(q, orgId, from, to);
+}

@@ -94,3 +94,27 @@ export async function listGradings(q: Queryable, orgId: string, filter: GradingF
   );
   return pageOf(rows.map(toGrading), page.limit, 'gradings', (g) => [g.id]);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// For reports
+
+export interface GradingSummaryRow {
+  id: string;
+  greenLotId: string | null;
+  sampleId: string | null;
+  standard: string;
+  result: string;
+  grade: string | null;
+  quarantinedLot: boolean;
+  createdAt: string;
+}
+
+/** The gradings recorded in [from, to), oldest first. */
+export async function gradingsBetween(q: Queryable, orgId: string, from: string, to: string): Promise<GradingSummaryRow[]> {
+  const rows = await q.query<{ id: string; green_lot_id: string | null; sample_id: string | null; standard: string; result: string; grade: string | null; quarantined_lot: boolean; created_at: Date }>(
+    `select id, green_lot_id, sample_id, standard, result, grade, quarantined_lot, created_at from gradings
+     where org_id = $1 and created_at >= $2::timestamptz and created_at < $3::timestamptz order by created_at, id`,
+    [orgId, from, to],
+  );
+  return rows.map((r) => ({ id: r.id, greenLotId: r.green_lot_id, sampleId: r.sample_id, standard: r.standard, result: r.result, grade: r.grade, quarantinedLot: r.quarantined_lot, createdAt: iso(r.created_at)! }));
+}

@@ -1,0 +1,67 @@
+/**
+ * A rendered report before it becomes files: what each kind gathers from its snapshot, in a form the PDF
+ * and CSV writers share. Figures are already formatted strings (exact decimals), so both files print the
+ * same numbers.
+ */
+
+export interface Column {
+  label: string;
+  /** Share of the table's width. */
+  width: number;
+  align?: 'left' | 'right';
+}
+
+export type Block =
+  | { type: 'table'; heading: string; note?: string; columns: Column[]; rows: string[][]; totals?: string[][]; emptyText?: string }
+  | { type: 'facts'; heading: string; facts: [string, string][] }
+  | { type: 'paragraphs'; heading: string; paragraphs: string[] }
+  | { type: 'qr'; heading: string; png: Buffer; caption: string[] };
+
+export interface ReportDocument {
+  organizationName: string;
+  title: string;
+  /** One line under the title, e.g. "Stock at the end of 24 November 2026 (UTC)". */
+  subtitle: string;
+  reportId: string;
+  generatedAt: string;
+  /** The parameters as a person reads them. */
+  parameters: [string, string][];
+  /** Things the reader must know before trusting the figures (a module not available yet, say). */
+  notices: string[];
+  blocks: Block[];
+  csv: { columns: string[]; rows: (string | number | null)[][] };
+  /** The totals, as the report answers them in `summary`. */
+  summary: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Exact decimals: amounts as bigint in their smallest unit.
+
+/** a / b rounded half away from zero. */
+export function divRound(a: bigint, b: bigint): bigint {
+  const negative = a < 0n !== b < 0n;
+  const [x, y] = [a < 0n ? -a : a, b < 0n ? -b : b];
+  const q = (x * 2n + y) / (2n * y);
+  return negative ? -q : q;
+}
+
+/** A bigint of `scale` decimals as a decimal string. */
+export function decimalString(units: bigint, scale: number): string {
+  const sign = units < 0n ? '-' : '';
+  const abs = units < 0n ? -units : units;
+  if (scale === 0) return `${sign}${abs}`;
+  const p = 10n ** BigInt(scale);
+  return `${sign}${abs / p}.${String(abs % p).padStart(scale, '0')}`;
+}
+
+/** Thousands separated for print: 12345.678 → 12,345.678. */
+export function grouped(value: string): string {
+  const [whole, fraction] = value.split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const digits = whole.replace('-', '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${digits}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+export const day = (isoTime: string) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(isoTime));
+export const dayTime = (isoTime: string) =>
+  `${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC' }).format(new Date(isoTime))} UTC`;

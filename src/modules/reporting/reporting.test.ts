@@ -1,0 +1,366 @@
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestOrg, type TestServer } from '../../testing/harness.js';
+import { loadConfig } from '../../config.js';
+import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
+import { makeLocation } from '../catalog/location/tenancy.cases.js';
+import { importLot } from '../inventory/green/testing.js';
+import { roastLot } from '../orders/testing.js';
+import { bridgeToken, makeProfile, makeRoaster, postCurve, startBatch, syntheticRoast } from '../production/roast/testing.js';
+import { buildChain } from '../traceability/testing.js';
+import { issueToken, makeMachine, makeSite, postShots, shot } from '../cafe/testing.js';
+import { csvRows, download, finished, generated, pdfText } from './testing.js';
+
+const server: TestServer = await startTestServer();
+const org: TestOrg = await server.createOrg('enterprise', 'Kaffeerösterei Nord');
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const reportCount = async (orgId: string) => (await server.owner.query<{ n: number }>(`select count(*)::int as n from reports where org_id = $1`, [orgId]))[0].n;
+
+async function setCost(lotId: string, components: Record<string, unknown>[]) {
+  const res = await org.call('inventory.green.setGreenLotCostComponents', { greenLotId: lotId, components });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+/** The ledger's own sum of green kilograms before an instant, read as the owner: what the valuation must equal. */
+async function greenLedgerKg(orgId: string, before: string): Promise<string> {
+  const [row] = await server.owner.query<{ kg: string }>(
+    `select coalesce(sum(delta_kg), 0)::numeric(14,3)::text as kg from green_lot_ledger where org_id = $1 and created_at < $2::timestamptz`,
+    [orgId, before],
+  );
+  return row.kg;
+}
+
+describe('inventory_valuation', () => {
+  let roasterySite: string;
+  let warehouse: string;
+  let beforeMoves: string;
+  let g1: any;
+
+  before(async () => {
+    roasterySite = await makeLocation(org, 'ROASTERY');
+    warehouse = await makeLocation(org, 'WH-1');
+    // G1: 100 kg at the roastery for 500.00 EUR (5.0000 / kg); G2: 60 kg in the warehouse at 8.0000 / kg; G3: 10 kg unassigned, no cost.
+    g1 = await importLot(org, { lotCode: 'ETH-GERBA', name: 'Ethiopia Gerba', weightKg: '100', locationId: roasterySite });
+    const g2 = await importLot(org, { lotCode: 'COL-HUILA', name: 'Colombia Huila', weightKg: '60', locationId: warehouse });
+    await importLot(org, { lotCode: 'BRA-CERRADO', name: 'Brazil Cerrado', weightKg: '10' });
+    await setCost(g1.id, [{ bucket: 'price', amount: '400.00', currency: 'EUR', basis: 'total' }, { bucket: 'freight', amount: '100.00', currency: 'EUR', basis: 'total' }]);
+    await setCost(g2.id, [{ bucket: 'price', amount: '8.00', currency: 'EUR', basis: 'per_kg' }]);
+    await pause(20);
+    beforeMoves = new Date().toISOString();
+    await pause(20);
+    // After that instant: 10 kg of G1 shrink, 20 kg of G2 move to the roastery, and 10 kg of G1 are roasted into 8 kg (20 % loss).
+    assert.equal((await org.call('inventory.green.adjustGreenLotQuantity', { id: g1.id, deltaKg: '-10', reason: 'shrinkage', locationId: roasterySite })).status, 200);
+    assert.equal((await org.call('inventory.green.transferGreenLotToLocation', { id: g2.id, fromLocationId: warehouse, toLocationId: roasterySite, weightKg: '20' })).status, 200);
+    await roastLot(org, { kg: '8', greenLotId: g1.id });
+  });
+
+  test('today: green per location and roasted stock valued at landed cost; the PDF and CSV print the same totals', async () => {
+    const report = await generated(org, { kind: 'inventory_valuation' });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    // 80 kg G1 × 5 + 60 kg G2 × 8 + 8 kg roasted at 5 / 0.8 = 400 + 480 + 50.
+    assert.equal(report.summary.greenKg, '150.000');
+    assert.equal(report.summary.roastedKg, '8.000');
+    assert.equal(report.summary.notCostedKg, '10.000');
+    assert.deepEqual(report.summary.values, [{ currency: 'EUR', amount: '930.00' }]);
+    assert.equal(report.summary.greenKg, await greenLedgerKg(org.id, report.parameters.before), 'the valuation equals the ledger sum at its instant');
+    const byLocation = Object.fromEntries(report.summary.byLocation.map((l: any) => [l.locationId, l]));
+    // The roasted lot is held where it was roasted: 80 × 5 + 20 × 8 + 50.
+    assert.deepEqual([byLocation[roasterySite].greenKg, byLocation[roasterySite].roastedKg, byLocation[roasterySite].values[0].amount], ['100.000', '8.000', '610.00']);
+    assert.deepEqual([byLocation[warehouse].greenKg, byLocation[warehouse].values[0].amount], ['40.000', '320.00']);
+
+    const { pdf, csv } = await download(server, org, report.id);
+    const text = pdfText(pdf);
+    for (const expected of ['Kaffeerösterei Nord', 'Inventory valuation', 'Summary by location', 'ETH-GERBA', 'Unassigned', '930.00', '150.000', 'Page 1 of']) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
+    }
+    assert.match(text, /Total\s+150\.000\s+8\.000\s+930\.00\s+10\.000/, 'the totals row');
+    const rows = csvRows(csv);
+    assert.deepEqual(rows[0].slice(0, 3), ['stock', 'location_id', 'location_code']);
+    const value = rows.slice(1).reduce((sum, r) => sum + Math.round(Number(r[11] || 0) * 100), 0);
+    assert.equal(value, 93_000, 'the CSV values add up to the total');
+    const green = rows.slice(1).filter((r) => r[0] === 'green').reduce((sum, r) => sum + Math.round(Number(r[7]) * 1000), 0);
+    assert.equal(green, 150_000, 'the CSV green weights add up to the ledger');
+    assert.ok(rows.some((r) => r[0] === 'roasted' && r[7] === '8.000' && r[10] === '20.00' && r[11] === '50.00'), 'the roasted lot at the cost of its green');
+  });
+
+  test('at an instant before the moves: the ledger as it stood then, not today’s balances', async () => {
+    const report = await generated(org, { kind: 'inventory_valuation', parameters: { asOf: beforeMoves } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    assert.equal(report.summary.greenKg, '170.000');
+    assert.equal(report.summary.roastedKg, '0.000');
+    assert.deepEqual(report.summary.values, [{ currency: 'EUR', amount: '980.00' }]);
+    assert.equal(report.summary.greenKg, await greenLedgerKg(org.id, beforeMoves), 'the valuation equals the ledger sum at the chosen time');
+    const text = pdfText((await download(server, org, report.id)).pdf);
+    assert.match(text, /Total\s+170\.000\s+0\.000\s+980\.00\s+10\.000/, `the totals row:\n${text}`);
+  });
+
+  test('only some locations; a day means the end of that day', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const report = await generated(org, { kind: 'inventory_valuation', parameters: { asOf: today, locationIds: [warehouse] } });
+    assert.equal(report.summary.greenKg, '40.000');
+    assert.deepEqual(report.summary.values, [{ currency: 'EUR', amount: '320.00' }]);
+  });
+});
+
+describe('production_summary', () => {
+  test('batches, green used, roasted, loss and DTR per profile and machine', async () => {
+    const other = await server.createOrg('enterprise', 'Summit Roasters');
+    const house = await makeProfile(other, { name: 'House espresso', code: 'HOUSE' });
+    const machine = await makeRoaster(other, { name: 'Probat P12', code: 'P12' });
+    const token = await bridgeToken(other, machine.id);
+    // Two live batches with telemetry (DTR 20 %) and one imported logger roast without a machine.
+    for (const drop of ['8.500', '8.000']) {
+      const batch = await startBatch(other, { machineId: machine.id, chargeWeightKg: '10', profileId: house.id });
+      await postCurve(server, token, batch.id, syntheticRoast());
+      const done = await other.call('production.roast.completeRoastBatch', { id: batch.id, dropWeightKg: drop });
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+    }
+    const imported = await roastLot(other, { kg: '4', profileId: house.id });
+    // The DTRs the batches were given at completion (the imported log's own, if it has one).
+    const importedDtr = (await other.call('production.roast.getRoastBatch', { id: imported.batchId })).body.metrics?.developmentTimeRatioPct ?? null;
+    const dtrs = [20, 20, ...(importedDtr === null ? [] : [importedDtr])];
+    const dtrMean = (dtrs.reduce((a, b) => a + b, 0) / dtrs.length).toFixed(1);
+    const today = new Date().toISOString().slice(0, 10);
+    const report = await generated(other, { kind: 'production_summary', parameters: { from: today, to: today } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    // Charge 10 + 10 + 5, drop 8.5 + 8 + 4: loss (25 − 20.5) / 25 = 18 %.
+    assert.equal(report.summary.batches, 3);
+    assert.equal(report.summary.greenConsumedKg, '25.000');
+    assert.equal(report.summary.roastedProducedKg, '20.500');
+    assert.equal(report.summary.weightLossPct, '18.00');
+    assert.equal(report.summary.dtr.n, dtrs.length);
+    assert.equal(report.summary.dtr.mean, dtrMean);
+
+    const { pdf, csv } = await download(server, other, report.id);
+    const text = pdfText(pdf);
+    for (const expected of ['Summit Roasters', 'Production summary', 'By profile', 'By machine', 'House espresso (HOUSE)', 'Probat P12 (P12)', 'Page 1 of']) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
+    }
+    assert.match(text, new RegExp(`Total\\s+3\\s+25\\.000\\s+20\\.500\\s+18\\.00\\s+${dtrMean.replace('.', '\\.')}`), `the totals row:\n${text}`);
+    assert.match(text, /Probat P12 \(P12\)\s+2\s+20\.000\s+16\.500\s+17\.50\s+20\.0/, 'the machine row');
+    const rows = csvRows(csv);
+    assert.equal(rows.length, 4, 'a header and one row per batch');
+    assert.deepEqual(rows.slice(1).map((r) => r[9]).sort(), ['15.00', '20.00', '20.00']);
+  });
+
+  test('a range without batches renders, saying so', async () => {
+    const report = await generated(org, { kind: 'production_summary', parameters: { from: '2020-01-01', to: '2020-01-31' } });
+    assert.equal(report.status, 'ready');
+    assert.equal(report.summary.batches, 0);
+    assert.ok(pdfText((await download(server, org, report.id)).pdf).includes('No batch was completed in this range.'), 'the empty table says so');
+  });
+});
+
+describe('traceability_certificate', () => {
+  test('the certificate’s frozen chain, its token and a QR code of its public page', async () => {
+    const chain = await buildChain(org);
+    const issued = await org.call('traceability.issueCertificate', { roastedLotId: chain.firstRoast.roastedLotId, orderLineId: chain.nordShipment.lineId });
+    assert.equal(issued.status, 200, JSON.stringify(issued.body));
+    const report = await generated(org, { kind: 'traceability_certificate', parameters: { roastedLotId: chain.firstRoast.roastedLotId, publicBaseUrl: 'https://roast.example.com' } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    assert.equal(report.parameters.certificateId, issued.body.id);
+    assert.equal(report.summary.verifyUrl, `https://roast.example.com/c/${issued.body.token}`);
+    const { pdf, csv } = await download(server, org, report.id);
+    const text = pdfText(pdf);
+    for (const expected of ['Traceability certificate', chain.firstRoast.lotCode, 'Gerba Cooperative', 'Ethiopia Gerba', issued.body.token, 'Café Nord', 'Chain of custody']) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
+    }
+    const rows = csvRows(csv);
+    assert.ok(rows.some((r) => r[0] === 'producer' && r[3] === 'Gerba Cooperative'), 'the CSV lists the producer');
+    assert.ok(rows.some((r) => r[0] === 'certificate' && r[2] === issued.body.token), 'the CSV carries the token');
+  });
+
+  test('a lot without a certificate is a 404 naming the parameter', async () => {
+    const lot = await roastLot(org, { kg: '2' });
+    await assertRefusedWithout(() => reportCount(org.id), () => org.call('reporting.generateReport', { kind: 'traceability_certificate', parameters: { roastedLotId: lot.roastedLotId } }), 404, 'not_found', 'parameters.roastedLotId');
+  });
+});
+
+describe('quality_summary', () => {
+  test('a range without cuppings, gradings or quarantines renders its three sections, saying so', async () => {
+    const quiet = await server.createOrg('enterprise', 'Quiet roastery');
+    const report = await generated(quiet, { kind: 'quality_summary', parameters: { from: '2026-11-01', to: '2026-11-24' } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    assert.deepEqual(report.summary, {
+      cupping: { coffees: 0, meanOfMeans: null },
+      gradings: { total: 0, passed: 0, failed: 0, notJudged: 0 },
+      quarantines: { started: 0, released: 0, inQuarantineNow: 0 },
+    });
+    const text = pdfText((await download(server, quiet, report.id)).pdf).replace(/\s+/g, ' ');
+    for (const expected of ['Quality summary', 'Cupping results', 'Physical gradings', 'Quarantines', 'No cupping session was finalized in this range.', 'Page 1 of']) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}: ${text}`);
+    }
+  });
+});
+
+describe('cafe_performance', () => {
+  test('per site from the hourly rollups: shots, sale shot-equivalents and variance, with totals', async () => {
+    const cafeOrg = await server.createOrg('enterprise', 'Bar Nord');
+    const siteId = await makeSite(cafeOrg, { name: 'Hafenbar', code: 'HAFEN', timezone: 'America/New_York' });
+    const quiet = await makeSite(cafeOrg, { name: 'Quiet corner', code: 'QUIET' });
+    const machineId = await makeMachine(cafeOrg, siteId, { groupCount: 2 });
+    const token = await issueToken(cafeOrg, machineId);
+    const posted = await postShots(server.url, token, machineId, {
+      shots: [
+        shot({ group: 1, startedAt: '2026-11-20T13:10:00Z' }),
+        shot({ group: 1, startedAt: '2026-11-20T13:20:00Z', durationS: 45 }),
+        shot({ group: 2, startedAt: '2026-11-21T03:30:00Z' }),
+        shot({ group: 2, startedAt: '2026-11-21T14:00:00Z' }),
+      ],
+    });
+    assert.ok(posted.status < 300, JSON.stringify(posted.body));
+    const sale = (posLineId: string, soldAt: string, shotEquivalents: number) => ({ posLineId, soldAt, item: 'Double espresso', quantity: 1, shotEquivalents });
+    assert.equal((await cafeOrg.call('cafe.importPosSales', { siteId, lines: [sale('P1', '2026-11-20T13:15:00Z', 2), sale('P2', '2026-11-21T14:05:00Z', 1)] })).status, 200);
+
+    const report = await generated(cafeOrg, { kind: 'cafe_performance', parameters: { from: '2026-11-20', to: '2026-11-22' } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    assert.deepEqual(report.summary, { sites: 2, shots: 4, outsideTargetShots: 1, saleShotEquivalents: 3, variance: 1 });
+    const { pdf, csv } = await download(server, cafeOrg, report.id);
+    const text = pdfText(pdf);
+    for (const expected of ['Bar Nord', 'Cafe performance', 'By site', 'Hafenbar (HAFEN) by day', 'Page 1 of']) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
+    }
+    assert.match(text, /Hafenbar \(HAFEN\)\s+4\s+1\s+25\.0 %\s+0\s+3\s+1/, `the site row:\n${text}`);
+    const rows = csvRows(csv);
+    assert.deepEqual(rows.filter((r) => r[0] === siteId).map((r) => [r[3], r[4], r[8], r[9]]), [['2026-11-20', '3', '2', '1'], ['2026-11-21', '1', '1', '0'], ['2026-11-22', '0', '0', '0']]);
+
+    const one = await generated(cafeOrg, { kind: 'cafe_performance', parameters: { from: '2026-11-20', to: '2026-11-22', siteIds: [quiet] } });
+    assert.deepEqual(one.summary, { sites: 1, shots: 0, outsideTargetShots: 0, saleShotEquivalents: 0, variance: 0 });
+    assertProblem(await cafeOrg.call('reporting.generateReport', { kind: 'cafe_performance', parameters: { from: '2026-11-20', to: '2026-11-22', siteIds: ['cs_nothere'] } }), 404, 'not_found', 'parameters.siteIds[0]');
+  });
+});
+
+describe('parameters', () => {
+  const refused = (input: Record<string, unknown>, status: number, code: string, path: string) =>
+    assertRefusedWithout(() => reportCount(org.id), () => org.call('reporting.generateReport', input), status, code, path);
+
+  test('unknown, missing and malformed parameters are 400 naming the field; nothing is stored', async () => {
+    await refused({ kind: 'inventory_valuation', parameters: { at: '2026-01-01' } }, 400, 'invalid_input', 'parameters.at');
+    await refused({ kind: 'inventory_valuation', parameters: { asOf: 'yesterday' } }, 400, 'invalid_input', 'parameters.asOf');
+    await refused({ kind: 'inventory_valuation', parameters: { asOf: '2999-01-01' } }, 400, 'invalid_input', 'parameters.asOf');
+    await refused({ kind: 'production_summary', parameters: { to: '2026-01-01' } }, 400, 'invalid_input', 'parameters.from');
+    await refused({ kind: 'production_summary', parameters: { from: '2026-02-01', to: '2026-01-01' } }, 400, 'invalid_input', 'parameters.to');
+    await refused({ kind: 'quality_summary' }, 400, 'invalid_input', 'parameters.from');
+    await refused({ kind: 'traceability_certificate', parameters: {} }, 400, 'invalid_input', 'parameters.certificateId');
+    await refused({ kind: 'traceability_certificate', parameters: { certificateId: 'cert_nothere', publicBaseUrl: 'ftp://x' } }, 400, 'invalid_input', 'parameters.publicBaseUrl');
+    await refused({ kind: 'payroll' }, 400, 'invalid_input', 'kind');
+    await refused({ kind: 'inventory_valuation', parameters: [] }, 400, 'invalid_input', 'parameters');
+  });
+
+  test('records that do not exist are 404 naming the parameter', async () => {
+    await refused({ kind: 'inventory_valuation', parameters: { locationIds: ['loc_nothere'] } }, 404, 'not_found', 'parameters.locationIds[0]');
+    await refused({ kind: 'production_summary', parameters: { from: '2026-01-01', to: '2026-01-02', locationId: 'loc_nothere' } }, 404, 'not_found', 'parameters.locationId');
+    await refused({ kind: 'traceability_certificate', parameters: { certificateId: 'cert_nothere' } }, 404, 'not_found', 'parameters.certificateId');
+  });
+});
+
+describe('download links', () => {
+  let reportId: string;
+  before(async () => {
+    reportId = (await generated(org, { kind: 'quality_summary', title: 'Links', parameters: { from: '2026-11-01', to: '2026-11-02' } })).id;
+  });
+
+  test('work without a credential; an altered link is 403, whichever part was altered', async () => {
+    const links = await org.call('reporting.getDownloadUrl', { id: reportId, expiresInSeconds: 120 });
+    assert.equal(links.status, 200, JSON.stringify(links.body));
+    assert.equal(links.body.signedBy, 'service');
+    assert.ok(Date.parse(links.body.expiresAt) - Date.now() <= 120_000, 'expires within the asked lifetime');
+    const ok = await server.request(links.body.pdfUrl);
+    assert.equal(ok.status, 200);
+    assert.equal(Buffer.from(await ok.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    assert.match(ok.headers.get('content-disposition') ?? '', /attachment; filename="Links-rpt_/);
+    const url = new URL(links.body.pdfUrl, server.url);
+    const altered = (name: string, value: string) => {
+      const copy = new URL(url);
+      copy.searchParams.set(name, value);
+      return copy.pathname + copy.search;
+    };
+    const other = await server.createOrg();
+    for (const path of [
+      altered('sig', url.searchParams.get('sig')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))),
+      altered('expires', String(Number(url.searchParams.get('expires')) + 3600)),
+      altered('org', other.id),
+      altered('v', '2'),
+      url.pathname.replace('.pdf', '.csv') + url.search, // the PDF's signature does not open the CSV
+      url.pathname,
+    ]) {
+      const res = await server.request(path);
+      assert.equal(res.status, 403, path);
+      assert.equal((await res.json()).code, 'link_invalid');
+    }
+  });
+
+  test('an expired link is 410', async () => {
+    const links = await org.call('reporting.getDownloadUrl', { id: reportId, expiresInSeconds: 1 });
+    assert.equal(links.status, 200);
+    await pause(Math.max(0, Date.parse(links.body.expiresAt) - Date.now()) + 50);
+    const res = await server.request(links.body.csvUrl);
+    assert.equal(res.status, 410);
+    assert.equal((await res.json()).code, 'link_expired');
+  });
+
+  test('lifetime bounds, and a report that is not ready is 409', async () => {
+    assertProblem(await org.call('reporting.getDownloadUrl', { id: reportId, expiresInSeconds: 0 }), 400, 'invalid_input', 'expiresInSeconds');
+    assertProblem(await org.call('reporting.getDownloadUrl', { id: reportId, expiresInSeconds: 7 * 24 * 3600 + 1 }), 400, 'invalid_input', 'expiresInSeconds');
+    assert.equal((await org.call('reporting.getDownloadUrl', { id: reportId, expiresInSeconds: 7 * 24 * 3600 })).status, 200);
+    // A report still waiting for the worker, written as the job queue would find it.
+    const [queued] = await server.owner.query<{ id: string }>(
+      `insert into reports (org_id, id, kind, title, parameters, credential_id) values ($1, 'rpt_waiting01', 'quality_summary', 'Waiting', '{}', 'key_test') returning id`,
+      [org.id],
+    );
+    assertProblem(await org.call('reporting.getDownloadUrl', { id: queued.id }), 409, 'report_not_ready');
+    assertProblem(await org.call('reporting.getDownloadUrl', { id: 'rpt_nothere' }), 404, 'not_found', 'id');
+  });
+});
+
+describe('listReports', () => {
+  test('newest first, filtered by kind and status, paged', async () => {
+    const a = await generated(org, { kind: 'cafe_performance', title: 'First', parameters: { from: '2026-11-01', to: '2026-11-02' } });
+    const b = await generated(org, { kind: 'cafe_performance', title: 'Second', parameters: { from: '2026-11-01', to: '2026-11-02' } });
+    const first = await org.call('reporting.listReports', { filter: { kind: 'cafe_performance', status: 'ready' }, page: { limit: 1 } }, { method: 'GET' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual(first.body.items.map((r: any) => r.id), [b.id]);
+    const next = await org.call('reporting.listReports', { filter: { kind: 'cafe_performance', status: 'ready' }, page: { limit: 5, cursor: first.body.nextCursor } }, { method: 'GET' });
+    assert.ok(next.body.items.some((r: any) => r.id === a.id), 'the second page holds the older report');
+    const failed = await org.call('reporting.listReports', { filter: { status: 'failed' } });
+    assert.deepEqual(failed.body.items, []);
+    assertProblem(await org.call('reporting.listReports', { filter: { owner: 'me' } }), 400, 'invalid_input', 'filter.owner');
+  });
+});
+
+test('a report whose job dies for good is failed with a reason a person can act on', async () => {
+  // Retries exhausted: the render runs as the final retry against a report whose stored parameters no longer make sense.
+  const { renderReport } = await import('./render.js');
+  await server.owner.query(
+    `insert into reports (org_id, id, kind, title, parameters, credential_id) values ($1, 'rpt_broken01', 'traceability_certificate', 'Broken', '{"certificateId":"cert_gone"}', 'key_test')`,
+    [org.id],
+  );
+  const log = { info() {}, warn() {}, error() {} };
+  await renderReport(
+    { databases: server.app.databases, blobs: server.app.services.blobs, log, jobId: 'test', retryCount: 2, signal: new AbortController().signal, config: loadConfig(), jobs: server.app.services.jobs },
+    { orgId: org.id, reportId: 'rpt_broken01' },
+  );
+  const report = await finished(org, 'rpt_broken01');
+  assert.equal(report.status, 'failed');
+  assert.match(report.failureReason, /Generate the report again/);
+});
+
+test('a report reads one snapshot: repeatable read, read only; a write committed meanwhile is not seen', async () => {
+  const { service, owner } = server.app.databases;
+  await service.transaction(
+    async (tx) => {
+      const [setting] = await tx.query<{ isolation: string; readOnly: string }>(`select current_setting('transaction_isolation') as isolation, current_setting('transaction_read_only') as "readOnly"`);
+      assert.deepEqual(setting, { isolation: 'repeatable read', readOnly: 'on' });
+      const count = async () => (await tx.query<{ n: number }>(`select count(*)::int as n from reports where org_id = $1`, [org.id]))[0].n;
+      const first = await count();
+      // Another connection commits a report while the snapshot is open (PGlite has one connection: nothing can).
+      if (server.kind === 'postgres') {
+        await owner.query(`insert into reports (org_id, id, kind, title, parameters, credential_id) values ($1, 'rpt_meanwhile01', 'quality_summary', 'Meanwhile', '{}', 'key_test')`, [org.id]);
+      }
+      assert.equal(await count(), first, 'the snapshot does not move');
+    },
+    { orgId: org.id, snapshot: true },
+  );
+});
