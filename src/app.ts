@@ -8,6 +8,7 @@ import { createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
+import { consolePages } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 
@@ -65,7 +66,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimiter,
     services,
     logLevel: config.logLevel,
-    plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), ...(options.plugins ?? [])],
+    plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), consolePages(), ...(options.plugins ?? [])],
   });
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
   return {

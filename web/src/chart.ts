@@ -1,0 +1,224 @@
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+/**
+ * The roast curve on a canvas (uPlot): bean temperature (BT), environment temperature (ET) and BT's rate of rise
+ * (RoR, °C/min, right axis), with roast events as labelled lines, and behind it the reference: a curve to follow
+ * (the profile's last completed batch) and the profile's targets (drop temperature, total time).
+ */
+export interface RoastEventMark {
+  type: string;
+  t: number;
+}
+
+export interface Reference {
+  /** seconds, °C */
+  t: number[];
+  bt: (number | null)[];
+  dropTempC?: number | null;
+  totalTimeS?: number | null;
+}
+
+const EVENT_LABELS: Record<string, string> = {
+  charge: 'Charge',
+  turning_point: 'TP',
+  dry_end: 'Dry end',
+  first_crack_start: 'FC',
+  first_crack_end: 'FC end',
+  second_crack_start: 'SC',
+  second_crack_end: 'SC end',
+  drop: 'Drop',
+  cool_end: 'Cool',
+};
+export const eventLabel = (type: string) => EVENT_LABELS[type] ?? type;
+
+/** RoR window: BT's rise over the last 30 seconds, per minute. */
+const ROR_WINDOW_S = 30;
+
+/** A growing curve: samples appended as they arrive (placed by time if one comes late), RoR computed per new sample. */
+export class CurveBuffer {
+  t: number[] = [];
+  bt: (number | null)[] = [];
+  et: (number | null)[] = [];
+  ror: (number | null)[] = [];
+  events: RoastEventMark[] = [];
+
+  add(sample: { t: number; bt: number | null; et: number | null }): void {
+    const s = sample.t / 1000;
+    let i = this.t.length;
+    while (i > 0 && this.t[i - 1] > s) i--;
+    if (i === this.t.length) {
+      this.t.push(s);
+      this.bt.push(sample.bt);
+      this.et.push(sample.et);
+      this.ror.push(this.rorAt(i));
+    } else {
+      this.t.splice(i, 0, s);
+      this.bt.splice(i, 0, sample.bt);
+      this.et.splice(i, 0, sample.et);
+      this.ror.splice(i, 0, null);
+      for (let k = i; k < this.t.length; k++) this.ror[k] = this.rorAt(k);
+    }
+  }
+
+  addEvent(event: RoastEventMark): void {
+    if (!this.events.some((e) => e.type === event.type && e.t === event.t)) this.events.push(event);
+    this.events.sort((a, b) => a.t - b.t);
+  }
+
+  private rorAt(i: number): number | null {
+    const bt = this.bt[i];
+    if (bt === null || this.t[i] < 0) return null;
+    let j = i;
+    while (j > 0 && this.t[i] - this.t[j - 1] <= ROR_WINDOW_S) j--;
+    while (j < i && this.bt[j] === null) j++;
+    const dt = this.t[i] - this.t[j];
+    if (j === i || dt < ROR_WINDOW_S / 3) return null;
+    return ((bt - (this.bt[j] as number)) / dt) * 60;
+  }
+
+  /** The time (s) of the last sample, or 0. */
+  get now(): number {
+    return this.t.length ? this.t[this.t.length - 1] : 0;
+  }
+
+  data(): uPlot.AlignedData {
+    return [this.t, this.bt, this.et, this.ror] as uPlot.AlignedData;
+  }
+}
+
+export interface RoastChart {
+  update(): void;
+  setReference(reference: Reference | null): void;
+  resize(width: number): void;
+  destroy(): void;
+}
+
+const mmss = (s: number) => `${s < 0 ? '-' : ''}${Math.floor(Math.abs(s) / 60)}:${String(Math.floor(Math.abs(s) % 60)).padStart(2, '0')}`;
+
+export function roastChart(el: HTMLElement, curve: CurveBuffer, options: { height?: number } = {}): RoastChart {
+  let reference: Reference | null = null;
+  const width = () => Math.max(280, el.clientWidth);
+  const height = () => options.height ?? (el.clientWidth < 600 ? 260 : 380);
+
+  const drawReference = (u: uPlot) => {
+    if (!reference) return;
+    const ctx = u.ctx;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+    ctx.clip();
+    ctx.strokeStyle = 'rgba(120, 120, 120, 0.45)';
+    ctx.lineWidth = 6 * uPlot.pxRatio;
+    ctx.lineJoin = 'round';
+    ctx.beginPath();
+    let started = false;
+    for (let i = 0; i < reference.t.length; i++) {
+      const v = reference.bt[i];
+      if (v === null) continue;
+      const x = u.valToPos(reference.t[i], 'x', true);
+      const y = u.valToPos(v, 'y', true);
+      if (started) ctx.lineTo(x, y);
+      else ctx.moveTo(x, y), (started = true);
+    }
+    ctx.stroke();
+    ctx.setLineDash([4 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+    ctx.lineWidth = 1 * uPlot.pxRatio;
+    ctx.strokeStyle = 'rgba(90, 90, 90, 0.8)';
+    if (reference.dropTempC != null) {
+      const y = u.valToPos(reference.dropTempC, 'y', true);
+      ctx.beginPath();
+      ctx.moveTo(u.bbox.left, y);
+      ctx.lineTo(u.bbox.left + u.bbox.width, y);
+      ctx.stroke();
+    }
+    if (reference.totalTimeS != null) {
+      const x = u.valToPos(reference.totalTimeS, 'x', true);
+      ctx.beginPath();
+      ctx.moveTo(x, u.bbox.top);
+      ctx.lineTo(x, u.bbox.top + u.bbox.height);
+      ctx.stroke();
+    }
+    ctx.restore();
+  };
+
+  const drawEvents = (u: uPlot) => {
+    const ctx = u.ctx;
+    ctx.save();
+    ctx.font = `${11 * uPlot.pxRatio}px system-ui, sans-serif`;
+    ctx.fillStyle = '#3b2a20';
+    ctx.strokeStyle = 'rgba(59, 42, 32, 0.6)';
+    ctx.lineWidth = 1 * uPlot.pxRatio;
+    curve.events.forEach((event, n) => {
+      const x = u.valToPos(event.t / 1000, 'x', true);
+      if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+      ctx.beginPath();
+      ctx.moveTo(x, u.bbox.top);
+      ctx.lineTo(x, u.bbox.top + u.bbox.height);
+      ctx.stroke();
+      ctx.fillText(eventLabel(event.type), x + 3 * uPlot.pxRatio, u.bbox.top + (12 + (n % 3) * 12) * uPlot.pxRatio);
+    });
+    ctx.restore();
+  };
+
+  const plot = new uPlot(
+    {
+      width: width(),
+      height: height(),
+      legend: { live: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: {
+        x: { time: false, range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(reference?.totalTimeS ?? 0, (max ?? 0) + 30, 600)] },
+        y: { range: [20, 260] },
+        ror: { range: [0, 30] },
+      },
+      axes: [
+        { values: (_u, ticks) => ticks.map(mmss), size: 30 },
+        { label: '°C', size: 44 },
+        { scale: 'ror', side: 1, label: 'RoR °C/min', grid: { show: false }, size: 44 },
+      ],
+      series: [
+        { label: 'time' },
+        { label: 'BT', stroke: '#b3261e', width: 2, spanGaps: true },
+        { label: 'ET', stroke: '#1f5fa8', width: 1.5, spanGaps: true },
+        { label: 'RoR', stroke: '#2e7d32', width: 1, scale: 'ror', spanGaps: true },
+      ],
+      hooks: { drawAxes: [drawReference], draw: [drawEvents] },
+    },
+    curve.data(),
+    el,
+  );
+  return {
+    update: () => plot.setData(curve.data()),
+    setReference(next) {
+      reference = next;
+      plot.redraw(false, true);
+    },
+    resize: (w) => plot.setSize({ width: Math.max(280, w), height: options.height ?? (w < 600 ? 260 : 380) }),
+    destroy: () => plot.destroy(),
+  };
+}
+
+/** Drying (charge → dry end), Maillard (dry end → first crack), development (first crack → drop), in seconds. */
+export function phasesOf(events: RoastEventMark[], now: number) {
+  const at = (type: string) => {
+    const e = events.find((x) => x.type === type);
+    return e ? e.t / 1000 : null;
+  };
+  const charge = at('charge') ?? 0;
+  const dryEnd = at('dry_end');
+  const fc = at('first_crack_start');
+  const drop = at('drop');
+  const end = drop ?? now;
+  const drying = (dryEnd ?? (fc ?? end)) - charge;
+  const maillard = dryEnd !== null ? (fc ?? end) - dryEnd : 0;
+  const development = fc !== null ? end - fc : 0;
+  const total = end - charge;
+  return {
+    drying: Math.max(0, drying),
+    maillard: Math.max(0, maillard),
+    development: Math.max(0, development),
+    total: Math.max(0, total),
+    dtrPct: fc !== null && total > 0 ? (development / total) * 100 : null,
+  };
+}
