@@ -1,0 +1,196 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestServer } from '../src/testing/harness.js';
+import { buildChain } from '../src/modules/traceability/testing.js';
+import { machineWithToken } from '../src/telemetry/testing.js';
+import { replayRoast } from '../src/telemetry/replay.js';
+import { importRoastLog } from '../src/telemetry/importers/index.js';
+// @ts-expect-error a plain ES module without types
+import { buildWeb } from '../scripts/build-web.mjs';
+
+/** What the live view exposes for tests (web/src/pages/batches.tsx, LiveHook). */
+declare global {
+  interface Window {
+    __firstcrack?: { live?: { samples: number; events: string[]; lastId: number; connection: string; framesPerSecond: number[]; drop(): void } };
+  }
+}
+
+/** Debian's Chromium (.ci/run installs it); the test skips, saying so, only when it is absent. */
+const CHROMIUM = '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`;
+const LOG = new URL('../../shared/fixtures/roast-logs/profile2.alog', import.meta.url).pathname;
+/** Where screenshots go when asked for (CONSOLE_SCREENSHOTS=dir). */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS;
+
+const launch = () =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+
+async function shoot(page: Page, name: string) {
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** At 390 px nothing may be wider than the screen (a wide table or graph scrolls inside its own box). */
+async function assertFitsPhone(page: Page, what: string) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow}px at 390 px`);
+}
+
+async function signInWithKey(page: Page, url: string, key: string) {
+  await page.goto(`${url}/app/`, { waitUntil: 'load' });
+  await page.getByRole('tab', { name: 'API key' }).click();
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+}
+
+test('the console: sign in, adjust a lot and see its ledger row, watch a replayed roast live, complete it, trace it, open its certificate', { skip }, async () => {
+  await buildWeb({ quiet: true });
+  const server = await startTestServer();
+  const org = await server.createOrg('enterprise', 'Firstcrack Rösterei');
+  const chain = await buildChain(org);
+  const { machineId, token } = await machineWithToken(org, 'CON-1');
+  const profile = await org.call('production.profile.createProfile', { name: 'Gerba filter', code: 'GF-1', targetDropTempC: 205, targetTotalTimeS: 760, targetDtrPct: 22 });
+  assert.equal(profile.status, 200, JSON.stringify(profile.body));
+  const viewerKey = await org.createKey('viewer');
+
+  const browser: Browser = await launch();
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const requested: string[] = [];
+    const pageErrors: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+
+    // Sign in (API key: user sign-in is the identity issue's) and land on the dashboard.
+    await signInWithKey(page, server.url, org.key);
+    await page.locator('[data-card="stock"] table').waitFor();
+    await shoot(page, 'dashboard-1280');
+
+    // Find the lot, adjust it, see the ledger row.
+    await page.getByRole('link', { name: 'Green lots' }).click();
+    await page.getByLabel('Search lots').fill(chain.ethiopia.lotCode);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: chain.ethiopia.lotCode, exact: true }).click();
+    await page.getByRole('heading', { name: new RegExp(chain.ethiopia.lotCode) }).waitFor();
+    await page.getByRole('button', { name: 'Adjust' }).click();
+    // The server's refusal is shown at the field it names.
+    const form = page.locator('form[data-action="adjust"]');
+    await form.getByLabel(/Change/).fill('-100000');
+    await form.getByRole('button', { name: 'Save' }).click();
+    const fieldError = form.locator('[data-error-for="deltaKg"]');
+    await fieldError.waitFor();
+    assert.match(await fieldError.innerText(), /kg/, 'the problem names the stock at the deltaKg field');
+    await form.getByLabel(/Change/).fill('-1.5');
+    await form.getByLabel('Reason').selectOption('shrinkage');
+    await form.getByLabel('Comment').fill('mice');
+    await form.getByRole('button', { name: 'Save' }).click();
+    const row = page.locator('table[data-list="ledger"] tr[data-kind="shrinkage"]');
+    await row.waitFor();
+    assert.equal(await row.getAttribute('data-delta'), '-1.500');
+    assert.match(await row.innerText(), /mice/);
+    await shoot(page, 'lot-1280');
+
+    // A replayed roast, watched live.
+    const content = readFileSync(LOG, 'utf8');
+    const expected = importRoastLog(content).curve;
+    let batchId = '';
+    const started = new Promise<string>((resolve) => {
+      void replayRoast({
+        baseUrl: server.url, token: org.key, machineId, bridgeToken: token, content, speed: 30, batchNumber: 'LIVE-1', chargeWeightKg: '12', profileId: profile.body.id,
+        onBatch: (batch) => resolve(batch.id),
+      }).catch((error) => pageErrors.push(`replay: ${error}`));
+    });
+    batchId = await started;
+    await page.getByRole('link', { name: 'Roasts' }).click();
+    await page.getByRole('link', { name: 'LIVE-1' }).click();
+    const chart = page.locator('.live-chart');
+    await chart.waitFor();
+    const samples = () => page.evaluate(() => window.__firstcrack?.live?.samples ?? 0);
+    await page.waitForFunction(() => (window.__firstcrack?.live?.samples ?? 0) >= 20);
+    const early = await samples();
+    await page.waitForFunction((n) => (window.__firstcrack?.live?.samples ?? 0) > n + 10, early);
+    assert.ok((await samples()) > early, 'the live chart gains points as they arrive');
+
+    // A dropped connection resumes where it left off: nothing missed, nothing twice.
+    await page.evaluate(() => window.__firstcrack!.live!.drop());
+    await page.waitForFunction(() => window.__firstcrack?.live?.connection === 'open');
+    await page.waitForFunction(() => window.__firstcrack?.live?.events.includes('first_crack_start'));
+    assert.match((await chart.getAttribute('data-events')) ?? '', /first_crack_start/, 'first crack is marked on the chart');
+    await shoot(page, 'live-1280');
+    await page.waitForFunction((n) => window.__firstcrack?.live?.samples === n && window.__firstcrack.live.events.includes('drop'), expected.samples.length, { timeout: 120_000 });
+    const live = await page.evaluate(() => window.__firstcrack!.live!);
+    assert.deepEqual(live.events, expected.events.map((e) => e.type), 'every event marked once, in order');
+    const fps = live.framesPerSecond.slice(1);
+    console.log(`live view: ${live.samples} samples; frames per second while live: min ${Math.min(...fps)}, median ${fps.sort((a, b) => a - b)[fps.length >> 1]}`);
+    const dtr = await page.locator('[data-value="dtr"]').innerText();
+    assert.match(dtr, /%/, `the development ratio is shown: ${dtr}`);
+
+    // Complete it from the console: the completed batch's curve and metrics.
+    await page.getByLabel('Drop weight (kg)').fill('10.3');
+    await page.getByRole('button', { name: 'Complete' }).click();
+    await page.locator('table[data-table="metrics"]').waitFor();
+    await page.locator('.chart[data-samples]').first().waitFor();
+    assert.equal(Number(await page.locator('.chart').first().getAttribute('data-samples')), expected.samples.length, 'the stored curve is drawn whole');
+    await page.locator('table[data-table="comparison"]').waitFor();
+    await shoot(page, 'batch-done-1280');
+
+    // The trace of the chain's roasted lot, drawn as a graph, and its certificate.
+    await page.goto(`${server.url}/app/#/trace/roasted_lot/${chain.secondRoast.roastedLotId}`);
+    const graph = page.locator('svg.trace-graph');
+    await graph.waitFor();
+    assert.ok((await graph.locator('[data-kind="producer"]').count()) >= 2, 'both producers are in the graph');
+    await page.getByRole('button', { name: 'Issue a certificate' }).click();
+    const link = page.getByRole('link', { name: 'Open certificate' }).first();
+    await link.waitFor();
+    await shoot(page, 'trace-1280');
+    const [certificatePage] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await certificatePage.waitForLoadState('load');
+    assert.ok(await certificatePage.getByRole('heading', { name: 'Gerba Cooperative' }).isVisible(), 'the certificate names the producer');
+    await certificatePage.close();
+
+    // The same pages at 390 px.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const small = await phone.newPage();
+    small.on('pageerror', (error) => pageErrors.push(String(error)));
+    small.on('request', (request) => requested.push(request.url()));
+    await signInWithKey(small, server.url, org.key);
+    await small.locator('[data-card="stock"] table').waitFor();
+    await assertFitsPhone(small, 'the dashboard');
+    await shoot(small, 'dashboard-390');
+    for (const [path, name, ready] of [
+      [`/lots/${chain.ethiopia.id}`, 'lot', 'table[data-list="ledger"] tr[data-kind]'],
+      [`/batches/${batchId}`, 'batch', 'table[data-table="metrics"]'],
+      [`/trace/roasted_lot/${chain.secondRoast.roastedLotId}`, 'trace', 'svg.trace-graph'],
+      ['/certificates', 'certificates', '[data-certificate]'],
+      ['/orders', 'orders', 'table[data-list="orders"] tbody tr'],
+    ] as const) {
+      await small.goto(`${server.url}/app/#${path}`);
+      await small.locator(ready).first().waitFor();
+      await assertFitsPhone(small, `the ${name} page`);
+      await shoot(small, `${name}-390`);
+    }
+    await phone.close();
+
+    // A viewer sees the lot but no button the service would refuse.
+    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const viewer = await viewerContext.newPage();
+    await signInWithKey(viewer, server.url, viewerKey);
+    await viewer.goto(`${server.url}/app/#/lots/${chain.ethiopia.id}`);
+    await viewer.locator('table[data-list="ledger"] tr[data-kind]').first().waitFor();
+    assert.equal(await viewer.getByRole('button', { name: 'Adjust' }).count(), 0, 'a viewer is offered no Adjust');
+    assert.equal(await viewer.getByRole('group', { name: 'Lot actions' }).count(), 0, 'a viewer is offered no lot actions');
+    await viewerContext.close();
+
+    assert.deepEqual(pageErrors, [], 'no errors in the pages');
+    assert.deepEqual(requested.filter((url) => !url.startsWith(server.url)), [], 'nothing is fetched from anywhere else');
+  } finally {
+    await browser.close();
+  }
+});
