@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer } from '../src/testing/harness.js';
 import { buildChain } from '../src/modules/traceability/testing.js';
+import { confirmedOrder } from '../src/modules/orders/testing.js';
 import { machineWithToken } from '../src/telemetry/testing.js';
 import { replayRoast } from '../src/telemetry/replay.js';
 import { importRoastLog } from '../src/telemetry/importers/index.js';
@@ -58,6 +59,14 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
   const profile = await org.call('production.profile.createProfile', { name: 'Gerba filter', code: 'GF-1', targetDropTempC: 205, targetTotalTimeS: 760, targetDtrPct: 22 });
   assert.equal(profile.status, 200, JSON.stringify(profile.body));
   const viewerKey = await org.createKey('viewer');
+  // Something for each card of the dashboard: stock at a location, a material to reorder, an order to allocate.
+  const store = await org.call('catalog.location.createLocation', { name: 'Main store', code: 'STORE', kind: 'warehouse' });
+  assert.equal(store.status, 200, JSON.stringify(store.body));
+  const moved = await org.call('inventory.green.transferGreenLotToLocation', { id: chain.blendBase.id, fromLocationId: null, toLocationId: store.body.id, weightKg: '10' });
+  assert.equal(moved.status, 200, JSON.stringify(moved.body));
+  const bags = await org.call('inventory.material.createMaterial', { sku: 'BAG-250', name: '250 g valve bag', kind: 'bag', reorderPoint: '500' });
+  assert.equal(bags.status, 200, JSON.stringify(bags.body));
+  const order = await confirmedOrder(org, [{ roastedLotId: chain.firstRoast.roastedLotId, quantityKg: '1' }]);
 
   const browser: Browser = await launch();
   try {
@@ -71,7 +80,19 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     // Sign in (API key: user sign-in is the identity issue's) and land on the dashboard.
     await signInWithKey(page, server.url, org.key);
     await page.locator('[data-card="stock"] table').waitFor();
+    await page.locator('[data-card="orders"]').getByRole('link', { name: order.orderNumber }).waitFor();
+    assert.match(await page.locator('[data-card="stock"]').innerText(), /Main store \(STORE\)\s+10 kg/, 'green stock by location');
+    assert.match(await page.locator('[data-card="materials"]').innerText(), /250 g valve bag/);
     await shoot(page, 'dashboard-1280');
+
+    // The waiting order: allocate it, then fulfil it.
+    await page.locator('[data-card="orders"]').getByRole('link', { name: order.orderNumber }).click();
+    await page.getByRole('button', { name: 'Allocate (FEFO)' }).click();
+    await page.getByText('Allocated in full.').waitFor();
+    await page.getByRole('button', { name: 'Fulfil' }).click();
+    await page.getByText('Fulfilled.').waitFor();
+    await page.getByRole('heading', { name: new RegExp(`${order.orderNumber}\\s+fulfilled`) }).waitFor();
+    await shoot(page, 'order-1280');
 
     // Find the lot, adjust it, see the ledger row.
     await page.getByRole('link', { name: 'Green lots' }).click();

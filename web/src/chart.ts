@@ -82,8 +82,11 @@ export class CurveBuffer {
     return this.t.length ? this.t[this.t.length - 1] : 0;
   }
 
+  /** The series for the chart; RoR ends at drop (after it the beans are out and BT reads the empty drum). */
   data(): uPlot.AlignedData {
-    return [this.t, this.bt, this.et, this.ror] as uPlot.AlignedData;
+    const drop = this.events.find((e) => e.type === 'drop');
+    const ror = drop ? this.ror.map((v, i) => (this.t[i] * 1000 > drop.t ? null : v)) : this.ror;
+    return [this.t, this.bt, this.et, ror] as uPlot.AlignedData;
   }
 }
 
@@ -165,11 +168,11 @@ export function roastChart(el: HTMLElement, curve: CurveBuffer, options: { heigh
     {
       width: width(),
       height: height(),
-      legend: { live: false },
+      legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: {
         x: { time: false, range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(reference?.totalTimeS ?? 0, (max ?? 0) + 30, 600)] },
-        y: { range: [20, 260] },
+        y: { range: (_u, min, max) => [Math.min(20, Math.floor((min ?? 20) / 10) * 10), Math.max(260, Math.ceil(((max ?? 260) + 5) / 10) * 10)] },
         ror: { range: [0, 30] },
       },
       axes: [

@@ -20,7 +20,7 @@ const KIND_LABEL: Record<string, string> = {
   customer: 'Customer',
 };
 
-const NODE_W = 150;
+const NODE_W = 170;
 const NODE_H = 44;
 const GAP_X = 16;
 const GAP_Y = 36;
@@ -43,7 +43,25 @@ function layout(graph: Graph) {
     nodes.push({ key: `customer:${c.id}`, kind: 'customer', id: c.id, label: c.name, orderId: undefined });
     for (const line of c.orderLineIds) edges.push({ from: line, to: `customer:${c.id}`, weightKg: null });
   }
-  const layers = LAYERS.map((kind) => nodes.filter((n) => n.kind === kind)).filter((l) => l.length > 0);
+  // Layers by the longest path from where coffee entered (producers, lots received): a split or merge puts the
+  // lot it made below the lots it came from, and every edge points down. Kinds order nodes within a layer.
+  const depth = new Map<string, number>(nodes.map((n) => [n.key, 0]));
+  for (let round = 0; round < nodes.length; round++) {
+    let changed = false;
+    for (const e of edges) {
+      const next = (depth.get(e.from) ?? 0) + 1;
+      if (depth.has(e.to) && next > depth.get(e.to)! && next <= nodes.length) {
+        depth.set(e.to, next);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  const rank = (kind: string) => LAYERS.indexOf(kind as (typeof LAYERS)[number]);
+  const layerCount = Math.max(0, ...depth.values()) + 1;
+  const layers = Array.from({ length: layerCount }, (_, d) => nodes.filter((n) => depth.get(n.key) === d).sort((a, b) => rank(a.kind) - rank(b.kind))).filter(
+    (l) => l.length > 0,
+  );
   const widest = Math.max(1, ...layers.map((l) => l.length));
   const width = widest * (NODE_W + GAP_X) - GAP_X;
   const placed = new Map<string, Placed>();
@@ -68,7 +86,7 @@ function layout(graph: Graph) {
   return { placed, edges, width, height: layers.length * (NODE_H + GAP_Y) - GAP_Y };
 }
 
-const clip = (text: string, n = 20) => (text.length > n ? text.slice(0, n - 1) + '…' : text);
+const clip = (text: string, n = 24) => (text.length > n ? text.slice(0, n - 1) + '…' : text);
 
 export function TraceGraphView({ graph }: { graph: Graph }) {
   const { placed, edges, width, height } = layout(graph);
@@ -182,7 +200,7 @@ export function TracePage({ session, kind, id }: { session: Session; kind: Kind;
         </>
       ) : null}
       {kind === 'roasted_lot' ? (
-        <section>
+        <section class="spaced">
           <h2>Certificates</h2>
           <CertificateList session={session} roastedLotId={id} canIssue />
         </section>
