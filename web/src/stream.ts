@@ -1,11 +1,12 @@
 import type { Session } from './session.ts';
 
 /**
- * Follows a live batch on /stream/v1/roast/{id}. A browser's EventSource cannot send Authorization, so each
- * connection is opened with a stream ticket (POST /stream/v1/roast/{id}/tickets: one batch, one connection, 60 s).
- * When the connection drops, a new ticket is asked for and the stream is reopened from the last message received
- * (`lastEventId`), so nothing is missed and nothing comes twice. A final status (completed, aborted) or a batch that
- * is no longer live (409) ends it.
+ * Follows a live batch on GET /stream/v1/roast/{id} (text/event-stream). The stream is read with fetch rather than
+ * EventSource so that it can send the credential as every other call does (Authorization, X-Service-Org): user
+ * sessions and access tokens are not issued stream tickets (those are for API keys in an EventSource), and one
+ * reader serves both. When the connection drops, it is reopened with Last-Event-ID, the id of the last message
+ * received, so nothing is missed and nothing comes twice. A final status (completed, aborted) or a batch that is no
+ * longer live (409) ends it.
  */
 export interface StreamHandlers {
   sample(data: { t: number; bt: number | null; et: number | null }): void;
@@ -21,19 +22,19 @@ export interface Follow {
   lastId(): number;
 }
 
+const FINAL = new Set(['completed', 'aborted']);
+
 export function followBatch(session: Session, batchId: string, on: StreamHandlers): Follow {
   let lastId = 0;
   let stopped = false;
-  let source: EventSource | null = null;
+  let controller: AbortController | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let failures = 0;
 
-  const headers: Record<string, string> = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' };
-  if (session.orgId) headers['x-service-org'] = session.orgId;
-
   const end = (detail?: string) => {
+    if (stopped) return;
     stopped = true;
-    source?.close();
+    controller?.abort();
     on.connection('ended', detail);
   };
 
@@ -41,50 +42,71 @@ export function followBatch(session: Session, batchId: string, on: StreamHandler
     if (stopped) return;
     failures++;
     on.connection('reconnecting');
-    retry = setTimeout(connect, Math.min(10_000, 500 * 2 ** Math.min(failures - 1, 5)));
+    clearTimeout(retry);
+    retry = setTimeout(connect, Math.min(10_000, 250 * 2 ** Math.min(failures - 1, 6)));
+  };
+
+  /** One message block of the stream (fields id, event, data; comments are heartbeats). */
+  const dispatch = (block: string) => {
+    let id = '';
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line === '' || line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'id') id = value;
+      else if (field === 'event') event = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (data.length === 0) return;
+    const n = Number(id);
+    if (!Number.isFinite(n) || n <= lastId) return;
+    lastId = n;
+    const payload = JSON.parse(data.join('\n'));
+    if (event === 'sample') on.sample(payload);
+    else if (event === 'roast_event') on.event(payload);
+    else if (event === 'status') {
+      on.status(payload.state);
+      if (FINAL.has(payload.state)) end(`The batch was ${payload.state}.`);
+    }
   };
 
   async function connect() {
     if (stopped) return;
+    const mine = new AbortController();
+    controller = mine;
     on.connection(lastId === 0 ? 'connecting' : 'reconnecting');
-    let ticket: string;
+    const headers: Record<string, string> = { authorization: `Bearer ${session.token}`, accept: 'text/event-stream' };
+    if (session.orgId) headers['x-service-org'] = session.orgId;
+    if (lastId > 0) headers['last-event-id'] = String(lastId);
     try {
-      const response = await fetch(`/stream/v1/roast/${encodeURIComponent(batchId)}/tickets`, { method: 'POST', headers, body: '{}' });
-      const body = await response.json().catch(() => ({}));
-      if (response.status === 409 || response.status === 404) return end(body.detail ?? 'The batch is not live.');
-      if (!response.ok) throw new Error(body.detail ?? `ticket ${response.status}`);
-      ticket = body.ticket;
-    } catch {
-      return schedule();
-    }
-    if (stopped) return;
-    const url = `/stream/v1/roast/${encodeURIComponent(batchId)}?ticket=${encodeURIComponent(ticket)}&lastEventId=${lastId}`;
-    const es = new EventSource(url);
-    source = es;
-    const seen = (e: MessageEvent) => {
-      const id = Number(e.lastEventId);
-      if (!Number.isFinite(id) || id <= lastId) return false;
-      lastId = id;
-      return true;
-    };
-    es.onopen = () => {
+      const response = await fetch(`/stream/v1/roast/${encodeURIComponent(batchId)}`, { headers, signal: mine.signal, cache: 'no-store' });
+      if (response.status === 409 || response.status === 404) {
+        const body = await response.json().catch(() => ({}));
+        return end(body.detail ?? 'The batch is not live.');
+      }
+      if (!response.ok || !response.body) throw new Error(`stream ${response.status}`);
       failures = 0;
       on.connection('open');
-    };
-    es.addEventListener('sample', (e) => seen(e as MessageEvent) && on.sample(JSON.parse((e as MessageEvent).data)));
-    es.addEventListener('roast_event', (e) => seen(e as MessageEvent) && on.event(JSON.parse((e as MessageEvent).data)));
-    es.addEventListener('status', (e) => {
-      if (!seen(e as MessageEvent)) return;
-      const { state } = JSON.parse((e as MessageEvent).data) as { state: string };
-      on.status(state);
-      if (state === 'completed' || state === 'aborted') end(`The batch was ${state}.`);
-    });
-    // The ticket is spent: EventSource's own retry would be refused, so the follower reconnects with a new one.
-    es.onerror = () => {
-      es.close();
-      if (source === es) source = null;
-      schedule();
-    };
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value.replace(/\r\n?/g, '\n');
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          dispatch(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+        }
+      }
+    } catch {
+      // dropped, refused or aborted: resumed below unless stopped
+    }
+    if (controller === mine) controller = null;
+    schedule();
   }
 
   void connect();
@@ -92,13 +114,12 @@ export function followBatch(session: Session, batchId: string, on: StreamHandler
     stop() {
       stopped = true;
       clearTimeout(retry);
-      source?.close();
+      controller?.abort();
     },
     drop() {
-      if (!source) return;
-      source.close();
-      source = null;
-      schedule();
+      if (!controller || stopped) return;
+      on.connection('reconnecting');
+      controller.abort();
     },
     lastId: () => lastId,
   };
