@@ -61,6 +61,9 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
   const profile = await org.call('production.profile.createProfile', { name: 'Gerba filter', code: 'GF-1', targetDropTempC: 205, targetTotalTimeS: 760, targetDtrPct: 22 });
   assert.equal(profile.status, 200, JSON.stringify(profile.body));
   const viewerKey = await org.createKey('viewer');
+  // A roast on the profile before: the live view draws it behind as the curve to follow.
+  const earlier = await org.call('production.roast.importLoggerRoast', { content: readFileSync(LOG, 'utf8'), batchNumber: 'EARLIER-1', profileId: profile.body.id, chargeWeightKg: '12', dropWeightKg: '10.3' });
+  assert.equal(earlier.status, 200, JSON.stringify(earlier.body));
   // Something for each card of the dashboard: stock at a location, a material to reorder, an order to allocate.
   const store = await org.call('catalog.location.createLocation', { name: 'Main store', code: 'STORE', kind: 'warehouse' });
   assert.equal(store.status, 200, JSON.stringify(store.body));
@@ -145,6 +148,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await page.evaluate(() => window.__firstcrack!.live!.drop());
     await page.waitForFunction(() => window.__firstcrack?.live?.connection === 'open');
     await page.waitForFunction(() => window.__firstcrack?.live?.events.includes('first_crack_start'));
+    assert.ok(Number(await chart.getAttribute('data-reference')) > 100, 'the profile\'s earlier roast is drawn behind as the reference');
     assert.match((await chart.getAttribute('data-events')) ?? '', /first_crack_start/, 'first crack is marked on the chart');
     await shoot(page, 'live-1280');
     await page.waitForFunction((n) => window.__firstcrack?.live?.samples === n && window.__firstcrack.live.events.includes('drop'), expected.samples.length, { timeout: 120_000 });

@@ -65,8 +65,17 @@ export function clientFor(session: Session): FirstcrackClient {
   return new FirstcrackClient({ baseUrl: location.origin, token: session.token, organizationId: session.orgId ?? undefined, maxRetries: 2 });
 }
 
-export function call<N extends OperationName>(session: Session, name: N, input: OperationInput<N>): Promise<OperationOutput<N>> {
-  return clientFor(session).call(name, input);
+/** Calls an operation; a credential that has expired or been revoked (401) signs the console out. */
+export async function call<N extends OperationName>(session: Session, name: N, input: OperationInput<N>): Promise<OperationOutput<N>> {
+  try {
+    return await clientFor(session).call(name, input);
+  } catch (error) {
+    if (error instanceof FirstcrackError && error.status === 401) {
+      saveSession(null);
+      location.reload();
+    }
+    throw error;
+  }
 }
 
 export class LoginError extends Error {
@@ -115,7 +124,6 @@ const PROBES: [Permission, OperationName][] = [
   ['inventory.green.write', 'inventory.green.adjustGreenLotQuantity'],
   ['production.roast.write', 'production.roast.completeRoastBatch'],
   ['orders.write', 'orders.allocateOrder'],
-  ['catalog.machine.write', 'catalog.machine.updateMachine'],
 ];
 const READS: [Permission, OperationName][] = [
   ['inventory.green.read', 'inventory.green.listGreenLots'],

@@ -186,7 +186,13 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
       },
     });
     followRef.current = follow;
-    referenceFor(session, batch).then((r) => chart.setReference(r), () => {});
+    referenceFor(session, batch).then(
+      (r) => {
+        chart.setReference(r);
+        el.dataset.reference = String(r?.t.length ?? 0);
+      },
+      () => {},
+    );
     const observer = new ResizeObserver(() => chart.resize(el.clientWidth));
     observer.observe(el);
     return () => {
