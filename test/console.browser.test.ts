@@ -123,6 +123,20 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     assert.match(await row.innerText(), /mice/);
     await shoot(page, 'lot-1280');
 
+    // Start a batch from the console: a refusal at its fields, then its live view, then abort it.
+    await page.getByRole('link', { name: 'Roasts' }).click();
+    await page.getByRole('button', { name: 'Start a batch' }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.locator('[data-error-for="batchNumber"]').waitFor();
+    await page.locator('[data-error-for="chargeWeightKg"]').waitFor();
+    await page.getByLabel('Batch number').fill('MANUAL-1');
+    await page.getByLabel('Charge weight (kg)').fill('12');
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.waitForFunction(() => window.__firstcrack?.live?.connection === 'open');
+    await page.getByLabel('Notes').fill('burner fault');
+    await page.getByRole('button', { name: 'Abort' }).click();
+    await page.getByText(/aborted: burner fault/).waitFor();
+
     // A replayed roast, watched live.
     const content = readFileSync(LOG, 'utf8');
     const expected = importRoastLog(content).curve;

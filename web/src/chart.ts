@@ -171,7 +171,7 @@ export function roastChart(el: HTMLElement, curve: CurveBuffer, options: { heigh
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: {
-        x: { time: false, range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(reference?.totalTimeS ?? 0, (max ?? 0) + 30, 600)] },
+        x: { time: false, range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(reference?.totalTimeS ?? 0, reference?.t.at(-1) ?? 0, (max ?? 0) + 30, 600)] },
         y: { range: (_u, min, max) => [Math.min(20, Math.floor((min ?? 20) / 10) * 10), Math.max(260, Math.ceil(((max ?? 260) + 5) / 10) * 10)] },
         ror: { range: [0, 30] },
       },

@@ -3,7 +3,7 @@ import type { OperationOutput } from '../../../clients/typescript/src/index.ts';
 import { CurveBuffer, eventLabel, phasesOf, roastChart, type Reference, type RoastChart } from '../chart.ts';
 import { call, can, problemFields, type Session } from '../session.ts';
 import { followBatch, type Follow } from '../stream.ts';
-import { Badge, ErrorBox, Field, kg, Link, Loading, mmss, MoreButton, useLoad, usePaged, when } from '../ui.tsx';
+import { Badge, ErrorBox, Field, kg, Link, Loading, mmss, MoreButton, navigate, useLoad, usePaged, when } from '../ui.tsx';
 
 type Batch = OperationOutput<'production.roast.getRoastBatch'>;
 type State = 'live' | 'completed' | 'aborted';
@@ -29,6 +29,7 @@ export function Batches({ session }: { session: Session }) {
           </select>
         </label>
       </div>
+      {can(session, 'production.roast.write') && can(session, 'catalog.machine.read') ? <StartBatch session={session} /> : null}
       <ErrorBox error={list.error} />
       <div class="table-wrap">
         <table class="list" data-list="batches">
@@ -62,6 +63,107 @@ export function Batches({ session }: { session: Session }) {
       {!list.loading && list.items.length === 0 && !list.error ? <p class="muted">No batches.</p> : null}
       <MoreButton more={list.more} loading={list.loading} />
     </>
+  );
+}
+
+/** Starts a batch (its bridge then posts the telemetry) and opens its live view. */
+function StartBatch({ session }: { session: Session }) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<{ byField: Record<string, string>; general: string | null }>({ byField: {}, general: null });
+  const choices = useLoad(async () => {
+    if (!open) return null;
+    const [machines, profiles, lots] = await Promise.all([
+      call(session, 'catalog.machine.listMachines', { page: { limit: 100 } }),
+      can(session, 'production.profile.read') ? call(session, 'production.profile.listProfiles', { page: { limit: 100 } }) : null,
+      can(session, 'inventory.green.read') ? call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: 100 } }) : null,
+    ]);
+    return { machines: machines.items, profiles: profiles?.items ?? [], lots: lots?.items ?? [] };
+  }, [session, open]);
+  if (!open) {
+    return (
+      <div class="actions">
+        <button type="button" onClick={() => setOpen(true)}>
+          Start a batch
+        </button>
+      </div>
+    );
+  }
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const f = new FormData(e.target as HTMLFormElement);
+    const value = (k: string) => String(f.get(k) ?? '').trim();
+    const optional = (k: string) => (value(k) ? { [k]: value(k) } : {});
+    setBusy(true);
+    try {
+      const batch = await call(session, 'production.roast.startRoastBatch', {
+        batchNumber: value('batchNumber'),
+        machineId: value('machineId'),
+        chargeWeightKg: value('chargeWeightKg'),
+        ...optional('profileId'),
+        ...optional('greenLotId'),
+      });
+      navigate(`/batches/${batch.id}`);
+    } catch (error) {
+      setErrors(problemFields(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const c = choices.data;
+  return (
+    <form class="card action-form" onSubmit={submit} noValidate>
+      <h2>Start a batch</h2>
+      <ErrorBox error={choices.error} />
+      <Field label="Batch number" name="batchNumber" error={errors.byField.batchNumber}>
+        <input name="batchNumber" required />
+      </Field>
+      <Field label="Machine" name="machineId" error={errors.byField.machineId}>
+        <select name="machineId">
+          {c?.machines.map((m) => (
+            <option value={m.id}>
+              {m.name} ({m.code})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Profile" name="profileId" error={errors.byField.profileId}>
+        <select name="profileId">
+          <option value="">none</option>
+          {c?.profiles.map((p) => (
+            <option value={p.id}>
+              {p.name} ({p.code})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Green lot" name="greenLotId" error={errors.byField.greenLotId}>
+        <select name="greenLotId">
+          <option value="">none</option>
+          {c?.lots.map((l) => (
+            <option value={l.id}>
+              {l.lotCode} {l.name} ({kg(l.availableKg)})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Charge weight (kg)" name="chargeWeightKg" error={errors.byField.chargeWeightKg}>
+        <input name="chargeWeightKg" inputMode="decimal" required />
+      </Field>
+      {errors.general ? (
+        <p class="error" role="alert">
+          {errors.general}
+        </p>
+      ) : null}
+      <div class="actions">
+        <button type="submit" disabled={busy || !c}>
+          Start
+        </button>
+        <button type="button" class="secondary" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
