@@ -121,7 +121,7 @@ const serve: Command = {
     -d '{"name":"Main roastery","code":"HQ","kind":"roastery"}'\n`);
     }
     console.log(
-      `Firstcrack listening on ${address} (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}${apiOnly ? ', API only' : ''}). API reference: ${address}/docs`,
+      `Firstcrack listening on ${address} (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}${apiOnly ? ', API only' : ''}). API reference: ${address}/docs, console: ${address}/app/`,
     );
     const stop = async () => {
       await app.close();

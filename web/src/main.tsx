@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
-import { loadSession, loginWithApiKey, loginWithPassword, LoginError, roleOf, saveSession, switchOrganization, type Session } from './session.ts';
+import { loadSession, loginWithApiKey, loginWithLink, loginWithPassword, LoginError, logout, roleOf, saveSession, switchOrganization, type Session } from './session.ts';
 import { Field, Link } from './ui.tsx';
 import { Dashboard } from './pages/dashboard.tsx';
 import { LotDetail, Lots } from './pages/lots.tsx';
@@ -89,7 +89,14 @@ function App() {
             <span class="org">{session.kind === 'user' ? session.organizations.find((o) => o.id === session.orgId)?.name : 'API key'}</span>
           )}
           {session.kind === 'user' && role ? <span class="badge">{role}</span> : null}
-          <button type="button" class="link" onClick={() => update(null)}>
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              void logout(session);
+              update(null);
+            }}
+          >
             Sign out
           </button>
         </div>
@@ -99,10 +106,27 @@ function App() {
   );
 }
 
+/** A one-time login link's token in the address (`/app/#loginToken=fcl_…`), taken out of it at once. */
+function takeLoginToken(): string | null {
+  const match = /[#&?]loginToken=([\w-]+)/.exec(location.hash);
+  if (!match) return null;
+  history.replaceState(null, '', location.pathname + '#/');
+  return match[1];
+}
+
 function Login({ onSession }: { onSession: (s: Session) => void }) {
   const [tab, setTab] = useState<'user' | 'key'>('user');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ message: string; field?: string } | null>(null);
+  useEffect(() => {
+    const loginToken = takeLoginToken();
+    if (!loginToken) return;
+    setBusy(true);
+    loginWithLink(loginToken).then(onSession, (err) => {
+      setError({ message: err instanceof Error ? err.message : String(err) });
+      setBusy(false);
+    });
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);

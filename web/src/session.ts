@@ -88,30 +88,46 @@ export class LoginError extends Error {
 }
 
 /** Email and password: POST /api/auth/login (the identity contract). */
-export async function loginWithPassword(email: string, password: string): Promise<Session> {
+export function loginWithPassword(email: string, password: string): Promise<Session> {
+  return login({ email, password }, email);
+}
+
+/** A one-time login link (`/app/#loginToken=fcl_…`): the token is spent on first use. */
+export function loginWithLink(loginToken: string): Promise<Session> {
+  return login({ loginToken });
+}
+
+/** Ends a user session on the service (an API key has none); the console forgets it either way. */
+export async function logout(session: Session): Promise<void> {
+  saveSession(null);
+  if (session.kind !== 'user') return;
+  await fetch('/api/auth/logout', { method: 'POST', headers: { authorization: `Bearer ${session.token}` } }).catch(() => {});
+}
+
+async function login(body: Record<string, string>, email?: string): Promise<Session> {
   const response = await fetch('/api/auth/login', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ email, password }),
+    body: JSON.stringify(body),
   });
   const text = await response.text();
-  let body: any = {};
+  let answer: any = {};
   try {
-    body = text ? JSON.parse(text) : {};
+    answer = text ? JSON.parse(text) : {};
   } catch {
     // not JSON: described below
   }
   if (!response.ok) {
-    if (response.status === 404 && body.code === 'route_not_found') throw new LoginError('This service does not offer user sign-in yet; use an API key.');
-    const field = body.errors?.[0]?.path;
-    throw new LoginError(body.errors?.[0]?.message ? `${field}: ${body.errors[0].message}` : body.detail ?? `Sign-in failed (${response.status}).`, field);
+    if (response.status === 404 && answer.code === 'route_not_found') throw new LoginError('This service does not offer user sign-in yet; use an API key.');
+    const field = answer.errors?.[0]?.path;
+    throw new LoginError(answer.errors?.[0]?.message ? `${field}: ${answer.errors[0].message}` : answer.detail ?? `Sign-in failed (${response.status}).`, field);
   }
-  const organizations = (body.organizations ?? []) as Organization[];
+  const organizations = (answer.organizations ?? []) as Organization[];
   const first = organizations[0] ?? null;
   return {
     kind: 'user',
-    token: body.token,
-    expiresAt: body.expiresAt,
+    token: answer.token,
+    expiresAt: answer.expiresAt,
     email,
     organizations,
     orgId: first?.id ?? null,
