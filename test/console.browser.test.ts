@@ -44,9 +44,10 @@ async function assertFitsPhone(page: Page, what: string) {
   assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow}px at 390 px`);
 }
 
-async function signInWithKey(page: Page, url: string, key: string) {
+async function signInWithKey(page: Page, url: string, key: string, screenshot?: string) {
   await page.goto(`${url}/app/`, { waitUntil: 'load' });
   await page.getByRole('tab', { name: 'API key' }).click();
+  if (screenshot) await shoot(page, screenshot);
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
@@ -113,6 +114,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     const fieldError = form.locator('[data-error-for="deltaKg"]');
     await fieldError.waitFor();
     assert.match(await fieldError.innerText(), /kg/, 'the problem names the stock at the deltaKg field');
+    await shoot(page, 'lot-refused-1280');
     await form.getByLabel(/Change/).fill('-1.5');
     await form.getByLabel('Reason').selectOption('shrinkage');
     await form.getByLabel('Comment').fill('mice');
@@ -201,7 +203,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     const small = await phone.newPage();
     small.on('pageerror', (error) => pageErrors.push(String(error)));
     small.on('request', (request) => requested.push(request.url()));
-    await signInWithKey(small, server.url, org.key);
+    await signInWithKey(small, server.url, org.key, 'login-390');
     await small.locator('[data-card="stock"] table').waitFor();
     await assertFitsPhone(small, 'the dashboard');
     await shoot(small, 'dashboard-390');
