@@ -14,6 +14,7 @@ const SURFACES: [method: string, path: string][] = [
   ['get', '/c/{token}'],
   ['get', '/c/{token}/qr.svg'],
   ['get', '/c/{token}/qr.png'],
+  ['get', '/app/{path}'],
 ];
 
 type Media = { schema?: unknown; example?: unknown };

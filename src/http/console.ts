@@ -63,3 +63,29 @@ export function consolePages(dist: string = CONSOLE_DIST) {
     });
   };
 }
+
+/** The console's entry in the OpenAPI document (src/http/surfaces.ts). */
+export function consoleOpenApiPaths(): Record<string, unknown> {
+  const page = '<!doctype html>\n<html lang="en">\n  <head>\n    <meta charset="utf-8" />\n    <title>Firstcrack console</title>\n    <script type="module" crossorigin src="/app/assets/index-Bk7F67cg.js"></script>\n  </head>\n  <body><div id="app"></div></body>\n</html>';
+  return {
+    '/app/{path}': {
+      get: {
+        tags: ['console'],
+        operationId: 'console.page',
+        security: [],
+        summary: 'The web console: a single-page app that signs in and calls /rpc/v1/ and /stream/v1/ like any client.',
+        description:
+          'Static files built from web/ by `npm ci` (or `npm run build:web`). Every path under /app/ that is not a file of the build answers the ' +
+          'page (the app routes in the browser); hashed files under /app/assets/ are cached for a year, the page is revalidated on every load. ' +
+          'No credential: the console signs in with a user login or an API key and sends it on each API call. 503 `console_not_built` when the ' +
+          'build is missing.',
+        parameters: [{ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'A page of the app, or an asset of the build.' }],
+        responses: {
+          '200': { description: 'The page, or the asset asked for.', content: { 'text/html': { schema: { type: 'string' }, example: page } } },
+          '404': { description: 'An asset under /app/assets/ that the build does not have.' },
+          '503': { description: 'The console has not been built.' },
+        },
+      },
+    },
+  };
+}

@@ -7,8 +7,8 @@ const STOCK_LOTS = 60;
 async function stockByLocation(session: Session) {
   const [lots, roasted, locations] = await Promise.all([
     call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: STOCK_LOTS } }),
-    can(session, 'inventory.roast.read') ? call(session, 'inventory.roast.listRoastedLots', { filter: { hasStock: true }, page: { limit: 200 } }) : null,
-    can(session, 'catalog.location.read') ? call(session, 'catalog.location.listLocations', { page: { limit: 200 } }) : null,
+    can(session, 'inventory.roast.read') ? call(session, 'inventory.roast.listRoastedLots', { filter: { hasStock: true }, page: { limit: 100 } }) : null,
+    can(session, 'catalog.location.read') ? call(session, 'catalog.location.listLocations', { page: { limit: 100 } }) : null,
   ]);
   const names = new Map<string | null, string>((locations?.items ?? []).map((l) => [l.id, `${l.name} (${l.code})`]));
   const rows = new Map<string, { green: number; roasted: number }>();

@@ -78,7 +78,7 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
     [session, id, version],
   );
   const locations = useLoad(
-    () => (can(session, 'catalog.location.read') ? call(session, 'catalog.location.listLocations', { page: { limit: 200 } }) : Promise.resolve(null)),
+    () => (can(session, 'catalog.location.read') ? call(session, 'catalog.location.listLocations', { page: { limit: 100 } }) : Promise.resolve(null)),
     [session],
   );
   const [action, setAction] = useState<Action | null>(null);
