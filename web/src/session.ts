@@ -174,8 +174,8 @@ export async function loginWithApiKey(token: string, orgId: string): Promise<Ses
   const reads = await Promise.all(READS.map((probe) => allowed(probe, true)));
   const writes = await Promise.all(PROBES.map((probe) => allowed(probe, false)));
   const permissions = [...reads, ...writes].filter((p): p is Permission => p !== null);
-  // Issuing a certificate and reading it share traceability.read.
-  return { ...base, permissions, organizations: [{ id: base.orgId ?? 'key', name: 'API key organization', role: 'viewer' }], orgId: base.orgId };
+  // An API key is bound to its organization: there is nothing to switch to, and its role is not told.
+  return { ...base, permissions };
 }
 
 export function switchOrganization(session: Session, orgId: string): Session {
