@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer } from '../src/testing/harness.js';
 import { buildChain } from '../src/modules/traceability/testing.js';
@@ -179,8 +180,8 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await page.getByLabel('Drop weight (kg)').fill('10.3');
     await page.getByRole('button', { name: 'Complete' }).click();
     await page.locator('table[data-table="metrics"]').waitFor();
-    await page.locator('.chart[data-samples]').first().waitFor();
-    assert.equal(Number(await page.locator('.chart').first().getAttribute('data-samples')), expected.samples.length, 'the stored curve is drawn whole');
+    // The stored curve is drawn whole.
+    await page.waitForFunction((n) => document.querySelector('.chart')?.getAttribute('data-samples') === String(n), expected.samples.length);
     await page.locator('table[data-table="comparison"]').waitFor();
     await shoot(page, 'batch-done-1280');
 
@@ -203,8 +204,19 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     const small = await phone.newPage();
     small.on('pageerror', (error) => pageErrors.push(String(error)));
     small.on('request', (request) => requested.push(request.url()));
+    // The JavaScript of a first load of the dashboard, measured gzip-compressed as a server would send it.
+    const scripts: Promise<Buffer>[] = [];
+    const collect = (response: import('playwright-core').Response) => {
+      if (response.request().resourceType() === 'script') scripts.push(response.body());
+    };
+    small.on('response', collect);
     await signInWithKey(small, server.url, org.key, 'login-390');
     await small.locator('[data-card="stock"] table').waitFor();
+    small.off('response', collect);
+    const bodies = await Promise.all(scripts);
+    const gzipBytes = bodies.reduce((sum, body) => sum + gzipSync(body, { level: 9 }).length, 0);
+    console.log(`dashboard first load: ${bodies.length} script(s), ${bodies.reduce((s, b) => s + b.length, 0)} bytes, ${gzipBytes} bytes gzip`);
+    assert.ok(gzipBytes < 300 * 1024, `the dashboard's first load is ${gzipBytes} bytes of JavaScript (gzip), over 300 KB`);
     await assertFitsPhone(small, 'the dashboard');
     await shoot(small, 'dashboard-390');
     for (const [path, name, ready] of [

@@ -1,6 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { OperationOutput } from '../../../clients/typescript/src/index.ts';
-import { CurveBuffer, eventLabel, phasesOf, roastChart, type Reference, type RoastChart } from '../chart.ts';
+import type { RoastChart } from '../chart.ts';
+import { CurveBuffer, eventLabel, phasesOf, type Reference } from '../curve.ts';
+
+/** The chart (uPlot) is loaded by the pages that draw one: the dashboard's first load does not carry it. */
+const loadChart = () => import('../chart.ts');
 import { call, can, problemFields, type Session } from '../session.ts';
 import { followBatch, type Follow } from '../stream.ts';
 import { Badge, ErrorBox, Field, kg, Link, Loading, mmss, MoreButton, navigate, useLoad, usePaged, when } from '../ui.tsx';
@@ -232,7 +236,8 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
 
   useEffect(() => {
     const el = chartEl.current!;
-    const chart: RoastChart = roastChart(el, curve);
+    let chart: RoastChart | null = null;
+    let disposed = false;
     let dirty = false;
     let frame = 0;
     let frames = 0;
@@ -259,7 +264,7 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
       }
       if (dirty) {
         dirty = false;
-        chart.update();
+        chart?.update();
         hook.samples = curve.t.length;
         hook.events = curve.events.map((e) => e.type);
         el.dataset.samples = String(curve.t.length);
@@ -288,20 +293,25 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
       },
     });
     followRef.current = follow;
-    referenceFor(session, batch).then(
-      (r) => {
-        chart.setReference(r);
-        el.dataset.reference = String(r?.t.length ?? 0);
-      },
-      () => {},
-    );
-    const observer = new ResizeObserver(() => chart.resize(el.clientWidth));
+    void loadChart().then(({ roastChart }) => {
+      if (disposed) return;
+      chart = roastChart(el, curve);
+      referenceFor(session, batch).then(
+        (r) => {
+          chart?.setReference(r);
+          el.dataset.reference = String(r?.t.length ?? 0);
+        },
+        () => {},
+      );
+    });
+    const observer = new ResizeObserver(() => chart?.resize(el.clientWidth));
     observer.observe(el);
     return () => {
+      disposed = true;
       follow.stop();
       cancelAnimationFrame(frame);
       observer.disconnect();
-      chart.destroy();
+      chart?.destroy();
     };
   }, [batch.id]);
 
@@ -425,15 +435,21 @@ function DoneView({ session, batch }: { session: Session; batch: Batch }) {
     for (const s of curve.data.samples) buffer.add(s);
     for (const e of curve.data.events) buffer.addEvent(e);
     const el = chartEl.current;
-    const chart = roastChart(el, buffer);
-    el.dataset.samples = String(buffer.t.length);
-    el.dataset.events = buffer.events.map((e) => e.type).join(' ');
-    referenceFor(session, batch).then((r) => chart.setReference(r), () => {});
-    const observer = new ResizeObserver(() => chart.resize(el.clientWidth));
+    let chart: RoastChart | null = null;
+    let disposed = false;
+    void loadChart().then(({ roastChart }) => {
+      if (disposed) return;
+      chart = roastChart(el, buffer);
+      el.dataset.samples = String(buffer.t.length);
+      el.dataset.events = buffer.events.map((e) => e.type).join(' ');
+      referenceFor(session, batch).then((r) => chart?.setReference(r), () => {});
+    });
+    const observer = new ResizeObserver(() => chart?.resize(el.clientWidth));
     observer.observe(el);
     return () => {
+      disposed = true;
       observer.disconnect();
-      chart.destroy();
+      chart?.destroy();
     };
   }, [curve.data]);
   const m = batch.metrics;

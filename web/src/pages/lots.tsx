@@ -116,6 +116,11 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
               <dd>{l.state.replace('_', ' ')}</dd>
             </div>
           </dl>
+          {can(session, 'traceability.read') ? (
+            <p>
+              <Link to={`/trace/green_lot/${l.id}`}>Trace this lot</Link>
+            </p>
+          ) : null}
           {writable ? (
             <div class="actions" role="group" aria-label="Lot actions">
               {ACTIONS.map((a) => (
