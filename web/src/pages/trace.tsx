@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { OperationOutput } from '../../../clients/typescript/src/index.ts';
 import { call, type Session } from '../session.ts';
-import { ErrorBox, Link, Loading, navigate } from '../ui.tsx';
+import { ErrorBox, Link, Loading, navigate, useLoad } from '../ui.tsx';
 import { CertificateList } from './certificates.tsx';
 
 type Kind = 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
@@ -161,16 +161,11 @@ export function TraceGraphView({ graph }: { graph: Graph }) {
 
 export function TracePage({ session, kind, id }: { session: Session; kind: Kind; id: string }) {
   const [direction, setDirection] = useState<'backward' | 'forward'>('backward');
-  const [state, setState] = useState<{ key: string; graph: Graph | null; error: unknown }>({ key: '', graph: null, error: null });
-  const key = `${direction}:${kind}:${id}`;
-  if (state.key !== key) {
-    setState({ key, graph: null, error: null });
-    call(session, direction === 'backward' ? 'traceability.traceBackward' : 'traceability.traceForward', { kind, id }).then(
-      (graph) => setState((s) => (s.key === key ? { ...s, graph } : s)),
-      (error) => setState((s) => (s.key === key ? { ...s, error } : s)),
-    );
-  }
-  const g = state.graph;
+  const trace = useLoad(
+    () => call(session, direction === 'backward' ? 'traceability.traceBackward' : 'traceability.traceForward', { kind, id }),
+    [session, direction, kind, id],
+  );
+  const g = trace.loading ? null : trace.data;
   return (
     <>
       <p class="crumbs">
@@ -187,7 +182,7 @@ export function TracePage({ session, kind, id }: { session: Session; kind: Kind;
           Where it went
         </button>
       </div>
-      {!g && !state.error ? <Loading /> : <ErrorBox error={state.error} />}
+      {trace.loading ? <Loading /> : <ErrorBox error={trace.error} />}
       {g ? (
         <>
           <TraceGraphView graph={g} />
