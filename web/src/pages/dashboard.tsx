@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { call, can, type Session } from '../session.ts';
 import { Badge, ErrorBox, kg, Link, Loading, useLoad, when } from '../ui.tsx';
 
@@ -27,6 +28,11 @@ export function Dashboard({ session }: { session: Session }) {
     () => (can(session, 'production.roast.read') ? call(session, 'production.roast.listRoastBatches', { filter: { state: 'live' }, page: { limit: 20 } }) : Promise.resolve(null)),
     [session],
   );
+  // A batch charged while the dashboard is open shows up within 15 seconds.
+  useEffect(() => {
+    const timer = setInterval(() => document.visibilityState === 'visible' && live.reload(), 15_000);
+    return () => clearInterval(timer);
+  }, [session]);
   const waiting = useLoad(async () => {
     if (!can(session, 'orders.read')) return null;
     const [confirmed, partial] = await Promise.all([
@@ -51,7 +57,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'inventory.green.read') ? (
           <section class="card" data-card="stock">
             <h2>Stock by location</h2>
-            {stock.loading ? <Loading /> : <ErrorBox error={stock.error} />}
+            {stock.loading && !stock.data ? <Loading /> : <ErrorBox error={stock.error} />}
             {stock.data ? (
               stock.data.rows.length === 0 ? (
                 <p class="muted">No stock.</p>
@@ -82,7 +88,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'production.roast.read') ? (
           <section class="card" data-card="live">
             <h2>Live roasts</h2>
-            {live.loading ? <Loading /> : <ErrorBox error={live.error} />}
+            {live.loading && !live.data ? <Loading /> : <ErrorBox error={live.error} />}
             {live.data && live.data.items.length === 0 ? <p class="muted">Nothing in the drum.</p> : null}
             <ul class="plain">
               {live.data?.items.map((b) => (
@@ -96,7 +102,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'orders.read') ? (
           <section class="card" data-card="orders">
             <h2>Orders waiting for allocation</h2>
-            {waiting.loading ? <Loading /> : <ErrorBox error={waiting.error} />}
+            {waiting.loading && !waiting.data ? <Loading /> : <ErrorBox error={waiting.error} />}
             {waiting.data && waiting.data.length === 0 ? <p class="muted">None waiting.</p> : null}
             <ul class="plain">
               {waiting.data?.map((o) => (
@@ -110,7 +116,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'inventory.material.read') ? (
           <section class="card" data-card="materials">
             <h2>Materials below reorder point</h2>
-            {materials.loading ? <Loading /> : <ErrorBox error={materials.error} />}
+            {materials.loading && !materials.data ? <Loading /> : <ErrorBox error={materials.error} />}
             {materials.data && materials.data.items.length === 0 ? <p class="muted">All above their reorder points.</p> : null}
             <ul class="plain">
               {materials.data?.items.map((m) => (
@@ -124,7 +130,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'inventory.green.read') ? (
           <section class="card" data-card="quarantine">
             <h2>Quarantined lots</h2>
-            {quarantined.loading ? <Loading /> : <ErrorBox error={quarantined.error} />}
+            {quarantined.loading && !quarantined.data ? <Loading /> : <ErrorBox error={quarantined.error} />}
             {quarantined.data && quarantined.data.items.length === 0 ? <p class="muted">None.</p> : null}
             <ul class="plain">
               {quarantined.data?.items.map((l) => (
