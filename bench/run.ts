@@ -4,8 +4,14 @@ import { benchCatalogRead } from './catalog-read.js';
 import { benchRoastComplete } from './roast-complete.js';
 import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
+import { benchSourcing } from './sourcing.js';
+import { benchCafe } from './cafe.js';
+import { benchIdentity } from './identity.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
 await benchTrace();
 await benchTelemetry();
+await benchSourcing();
+await benchCafe();
+await benchIdentity();

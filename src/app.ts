@@ -4,6 +4,7 @@ import { openDatabases, type Databases } from './db/open.js';
 import { StoredCredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, openRateLimiterFactory, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
+import { FAILED_AUTH_WINDOWS, failedAuthenticationBudget } from './http/failed-auth.js';
 import { createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
@@ -11,12 +12,20 @@ import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/pu
 import { consolePages } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
+import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
+import { configuredKeyEncryption } from './auth/key-encryption.js';
+import { Identity, type Clock } from './modules/identity/authority.js';
+import { identityRoutes, LOGIN_ACCOUNT_WINDOWS, LOGIN_ADDRESS_WINDOWS } from './modules/identity/routes.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
   rateWindows?: RateWindow[];
+  /** Overrides the failed-authentication budget per client address (src/http/failed-auth.ts). */
+  failedAuthRateWindows?: RateWindow[];
   /** Overrides the telemetry ingest windows (its own budget, per bridge token). */
   ingestRateWindows?: RateWindow[];
+  /** Overrides the cafe shot channel's windows (its own budget, per bar machine token). */
+  cafeIngestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
   /** Overrides the stream heartbeat interval (tests). */
@@ -29,10 +38,16 @@ export interface AppOptions {
   jobWorkers?: WorkerOptions;
   /** On close, how long running jobs get to finish (default 30 s). */
   shutdownTimeoutMs?: number;
+  /** The clock tokens, sessions and signing keys are issued and judged by (tests move it). */
+  clock?: Clock;
+  /** Overrides the login throttles (per account, per address). */
+  loginWindows?: { account: RateWindow[]; address: RateWindow[] };
 }
 
 export interface RunningApp {
   server: FastifyInstance;
+  /** The authorization server: tokens, signing keys, sessions. */
+  identity: Identity;
   databases: Databases;
   services: Services;
   jobs: JobQueue;
@@ -50,8 +65,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const services = createServices(config, jobs);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
+  const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
-  const resolvers = [new StoredCredentialResolver(databases.service)];
+  const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
+  let server: RunningApp['server'] | undefined;
+  const identity = new Identity({
+    db: databases.service,
+    keyEncryption: configuredKeyEncryption({ serverMode: Boolean(config.databaseUrl), dataDir: config.dataDir }),
+    // FIRSTCRACK_BASE_URL names the service as its clients reach it (the JWT issuer and audience); unset, the address it listens on.
+    baseUrl: () => process.env.FIRSTCRACK_BASE_URL || listeningUrl(server),
+    clock: options.clock,
+  });
+  const resolvers = [new StoredCredentialResolver(databases.service), ...identity.resolvers()];
+  const identityHttp = identityRoutes({
+    identity,
+    apiRateLimiter: rateLimiter,
+    loginAccountLimiter: limiters.limiter('login-account', options.loginWindows?.account ?? LOGIN_ACCOUNT_WINDOWS),
+    loginAddressLimiter: limiters.limiter('login-address', options.loginWindows?.address ?? LOGIN_ADDRESS_WINDOWS),
+  });
   const telemetry = telemetryRoutes({
     db: databases.service,
     resolvers,
@@ -60,13 +91,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ingestRateLimiter,
     heartbeatMs: options.streamHeartbeatMs,
   });
-  const server = await buildServer({
+  server = await buildServer({
     db: databases.service,
     resolvers,
     rateLimiter,
     services,
     logLevel: config.logLevel,
-    plugins: [telemetry, certificatePages(databases.service, { limiter: publicPageLimiter }), consolePages(), ...(options.plugins ?? [])],
+    failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
+    // A quarter of the connections (PGlite has one, and runs one transaction at a time anyway).
+    heavyLaneSize: databases.service.kind === 'postgres' ? Math.max(1, Math.floor(config.databasePoolSize / 4)) : 1,
+    plugins: [
+      telemetry,
+      shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
+      certificatePages(databases.service, { limiter: publicPageLimiter }),
+      identityHttp,
+      consolePages(),
+      ...(options.plugins ?? []),
+    ],
   });
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
   return {
@@ -74,15 +115,26 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     databases,
     services,
     jobs,
+    identity,
     async close() {
       // New requests and new jobs stop at once; running jobs get until the timeout.
       await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
       await services.liveSessions.close();
+      await services.liveBar.close();
       await services.blobs.close();
       await limiters.close();
+      identity.dispose();
       if (!options.databases) await databases.close();
     },
   };
+}
+
+/** The URL the server listens on (its first address), for a service started without FIRSTCRACK_BASE_URL. */
+function listeningUrl(server: FastifyInstance | undefined): string {
+  const address = server?.server.address();
+  if (!address || typeof address === 'string') throw new Error('Set FIRSTCRACK_BASE_URL: the service is not listening on a TCP address yet.');
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 export interface RunningWorkers {

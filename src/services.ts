@@ -7,6 +7,7 @@ import { FsBlobStore, blobDir } from './blobs/fs.js';
 import { S3BlobStore } from './blobs/s3.js';
 import { DiskLiveSessionStore } from './telemetry/live-disk.js';
 import { RedisLiveSessionStore } from './telemetry/live-redis.js';
+import { MemoryLiveBarStore, RedisLiveBarStore } from './modules/cafe/live.js';
 
 /** Builds the infrastructure behind the handlers: embedded implementations, or server ones when configured. */
 export function createServices(config: Config, jobs: JobSender): Services {
@@ -16,6 +17,9 @@ export function createServices(config: Config, jobs: JobSender): Services {
       ? // Its own connections (commands and a subscriber), closed with the store.
         new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
       : new DiskLiveSessionStore(join(config.dataDir, 'live')),
+    liveBar: config.redisUrl
+      ? new RedisLiveBarStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
+      : new MemoryLiveBarStore(),
     blobs: config.s3 ? S3BlobStore.fromConfig(config.s3) : new FsBlobStore(blobDir(config.dataDir)),
   };
 }

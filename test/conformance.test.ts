@@ -35,6 +35,9 @@ const SYNONYMS: Record<string, string[]> = { 'catalog.location.createLocation.ki
 const EXTENSIONS: Record<string, string[]> = {
   'production.roast.importLoggerRoast': ['greenLotId', 'chargeWeightKg', 'dropWeightKg', 'locationId', 'profileId'],
   'production.profile.createProfile': ['shelfLifeDays'],
+  'catalog.machine.registerMachine': ['burnerRatingKw', 'fuel'],
+  'catalog.machine.updateMachine': ['burnerRatingKw', 'fuel'],
+  'cafe.createSite': ['shotTarget'],
 };
 
 /**
@@ -42,7 +45,11 @@ const EXTENSIONS: Record<string, string[]> = {
  * namespace's permission and module, and documented in its summary. The specification names no way to
  * end a sales order, so orders adds cancelling and shipping one.
  */
-const EXTRA_OPERATIONS = new Set(['orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch']);
+const EXTRA_OPERATIONS = new Set([
+  'orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch', 'cafe.issueBarMachineToken',
+  // OAuth client administration (identity), under the api module's integration permission.
+  'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
+]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };
 

@@ -162,7 +162,7 @@ test('Idempotency-Key: a retry gets the first answer and changes nothing more; a
   const retry = await org.call('catalog.location.createLocation', createInput('IDEM'), { idempotencyKey: 'create-idem-1' });
   assert.equal(first.status, 200);
   assert.equal(retry.status, 200);
-  assert.deepEqual(retry.body, first.body);
+  assert.equal(retry.text, first.text, 'the replay is the first answer byte for byte');
   assert.equal(retry.headers.get('idempotent-replayed'), 'true');
   assert.equal(await count('locations'), before + 1);
   assert.equal(await count('events'), events + 1);

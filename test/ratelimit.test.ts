@@ -95,3 +95,30 @@ test('the certificate pages’ budget comes from the one factory: shared by ever
   assert.ok(Number(limited.headers['retry-after']) > 0, 'a 429 says when to retry');
   assert.equal(limited.headers['ratelimit-policy'], '"burst";q=3;w=60');
 });
+
+test('heavy requests draw more points: a large page, a trace, a large input; the answer says what it cost', async () => {
+  const server = await startTestServer({ rateWindows: [{ name: `burst_${randomBytes(3).toString('hex')}`, points: 12, seconds: 60 }] });
+  const org = await server.createOrg();
+  const remaining = (res: { headers: Headers }) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit')!)![1]);
+
+  const cheap = await org.call('catalog.location.listLocations', { page: { limit: 50 } });
+  assert.equal(cheap.status, 200);
+  assert.equal(cheap.headers.get('ratelimit-cost'), null, 'a cheap call states no cost');
+  assert.equal(remaining(cheap), 11);
+
+  const page = await org.call('catalog.location.listLocations', { page: { limit: 200 } });
+  assert.equal(page.status, 200, JSON.stringify(page.body));
+  assert.equal(page.headers.get('ratelimit-cost'), '2');
+  assert.equal(remaining(page), 9, 'a 200-item page costs 2 points');
+
+  const trace = await org.call('traceability.traceBackward', { kind: 'green_lot', id: 'gl_missing' });
+  assert.equal(trace.headers.get('ratelimit-cost'), '5');
+  assert.equal(remaining(trace), 4, 'a trace costs 5 points, whatever it answers');
+
+  // 260 kB of input costs 5 points: admission draws 1 of the 4 left, the other 4 are more than remain, so
+  // it is refused (before its input is even validated), naming its cost.
+  const big = await org.call('catalog.location.createLocation', { name: 'x'.repeat(260 * 1024), code: 'BIG', kind: 'warehouse' });
+  assert.equal(big.status, 429, JSON.stringify(big.body).slice(0, 300));
+  assert.equal(big.body.cost, 5);
+  assert.ok(Number(big.headers.get('retry-after')) > 0, 'Retry-After is set');
+});

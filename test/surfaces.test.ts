@@ -14,6 +14,12 @@ const SURFACES: [method: string, path: string][] = [
   ['get', '/c/{token}'],
   ['get', '/c/{token}/qr.svg'],
   ['get', '/c/{token}/qr.png'],
+  // The authorization server (src/modules/identity/openapi.ts); POST /api/auth/logout answers 204 without a body.
+  ['post', '/api/auth/oauth2/token'],
+  ['post', '/api/auth/oauth2/introspect'],
+  ['get', '/api/auth/oauth2/jwks'],
+  ['get', '/.well-known/oauth-authorization-server'],
+  ['post', '/api/auth/login'],
   ['get', '/app/{path}'],
 ];
 
@@ -35,7 +41,7 @@ test('/openapi.json documents every surface beside RPC with its answers and an e
     const examples = success.flatMap(([, answer]) => Object.values(answer.content ?? {}).map((media) => media.example));
     assert.ok(examples.some((example) => example !== undefined && example !== ''), `${path} has an example answer`);
     if (operation.requestBody) {
-      const media = operation.requestBody.content['application/json'];
+      const media = operation.requestBody.content['application/json'] ?? operation.requestBody.content['application/x-www-form-urlencoded'];
       assert.ok(media?.schema && media.example !== undefined, `${path} documents its payload with an example`);
     }
   }

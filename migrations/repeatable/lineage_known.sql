@@ -3,6 +3,7 @@
 -- walked, without a lookup per node:
 --   green lot    {'GL-7 (Ethiopia Gerba)'}      roast batch  {'B-12'}       roasted or blend lot  {'R-3'}
 --   order line   {'SO-5 line 1', <order id>, <customer id>}
+--   contract     {'GC-2026-01'}        sample       {'S-7 (Guji pre-shipment)'}
 -- Filled when the edge is recorded (by the trigger fill_known on lineage_edges, so every writer gets it) and
 -- only from columns that never change once written: lot codes, green lot names, batch numbers, order
 -- numbers, line numbers, an order's customer (keep_label triggers refuse to change them; order lines are
@@ -26,6 +27,8 @@ begin
       select array[o.order_number || ' line ' || l.line_number, o.id, o.customer_id]
       from order_lines l join orders o on o.org_id = org and o.id = l.order_id
       where l.org_id = org and l.id = node_id);
+    when 'contract' then return (select array[c.contract_number] from green_contracts c where c.org_id = org and c.id = node_id);
+    when 'sample' then return (select array[s.sample_number || ' (' || s.name || ')'] from samples s where s.org_id = org and s.id = node_id);
     else return null;
   end case;
 end $$;

@@ -4,10 +4,16 @@ import { newId, newSecret } from '../lib/ids.js';
 import { effectivePermissions, isValidPattern, type Permission, type Role } from './permissions.js';
 import type { Plan } from './plans.js';
 
+export type CredentialKind = 'api_key' | 'machine_bridge' | 'oauth_client' | 'user';
+
 /** Who is calling, resolved from the credential before anything else runs. */
 export interface Principal {
+  /**
+   * What the request is counted and remembered under (rate limits, idempotency keys, ledger authorship):
+   * the key, the bridge token, the OAuth client (every token it holds), or the user.
+   */
   credentialId: string;
-  kind: 'api_key' | 'machine_bridge';
+  kind: CredentialKind;
   /** The organization a machine credential is permanently bound to. */
   orgId: string;
   plan: Plan;
@@ -24,7 +30,11 @@ export interface Principal {
  */
 export interface CredentialResolver {
   accepts(token: string): boolean;
-  resolve(token: string): Promise<Principal | null>;
+  /**
+   * The principal, or null for a token that is unknown, expired or revoked. `orgHeader` is X-Service-Org:
+   * a user credential acts in the organization it names (and may throw the problem refusing it).
+   */
+  resolve(token: string, orgHeader?: string): Promise<Principal | null>;
 }
 
 export const API_KEY_PREFIX = 'fck_';
@@ -89,9 +99,9 @@ export function toPrincipal(row: CredentialRow): Principal {
   };
 }
 
-export async function resolvePrincipal(resolvers: CredentialResolver[], token: string): Promise<Principal | null> {
+export async function resolvePrincipal(resolvers: CredentialResolver[], token: string, orgHeader?: string): Promise<Principal | null> {
   const resolver = resolvers.find((r) => r.accepts(token));
-  return resolver ? resolver.resolve(token) : null;
+  return resolver ? resolver.resolve(token, orgHeader) : null;
 }
 
 export interface IssuedApiKey {

@@ -12,6 +12,9 @@ export function requireGrant(principal: Principal, module: Module, permission: P
     throw new ProblemError(403, 'module_not_enabled', `The ${module} module is not enabled on the ${principal.plan} plan.`, { module });
   }
   if (!principal.permissions.has(permission)) {
-    throw new ProblemError(403, 'permission_denied', `This credential lacks the permission ${permission}.`, { permission });
+    // RFC 6750 §3.1: the scope a token would need is named, for OAuth clients that ask for a narrower token.
+    throw new ProblemError(403, 'permission_denied', `This credential lacks the permission ${permission}.`, { permission }, {
+      'WWW-Authenticate': `Bearer realm="firstcrack", error="insufficient_scope", scope="${permission}"`,
+    });
   }
 }

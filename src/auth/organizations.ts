@@ -122,5 +122,5 @@ export async function listApiKeys(db: Database, organizationId: string): Promise
  * takes this lock before counting, so two of them can never both see room under the cap.
  */
 export async function lockOrganization(q: Queryable, orgId: string): Promise<void> {
-  await q.query(`select id from organizations where id = $1 for update`, [orgId]);
+  await q.query(`select id from organizations where id = $1 for no key update`, [orgId]);
 }

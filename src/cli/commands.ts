@@ -24,7 +24,8 @@ import { CliError, UsageError, type Command, type CommandInput } from './run.js'
 
 export const ENVIRONMENT_HELP = `Environment: PORT (8080), HOST (127.0.0.1), FIRSTCRACK_DATA_DIR (./.firstcrack), DATABASE_URL, DATABASE_POOL_SIZE,
 REDIS_URL, LOG_LEVEL, S3_BUCKET (blobs in S3-compatible storage) with S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
-S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE, S3_PREFIX.`;
+S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE, S3_PREFIX, FIRSTCRACK_BASE_URL (the URL clients reach the service at: the JWT
+issuer and audience), FIRSTCRACK_ENCRYPTION_KEY (32 bytes base64: encrypts signing keys; required with DATABASE_URL).`;
 
 function config(): Config {
   try {
@@ -376,4 +377,246 @@ const replayRoastCommand: Command = {
   },
 };
 
-export const COMMANDS: Command[] = [serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke, replayRoastCommand];
+// ---------------------------------------------------------------------------------------------------
+// Identity: OAuth clients, signing keys, users (src/modules/identity).
+
+const roleOption = { type: 'string', value: 'R', description: `the role: ${ROLES.join(', ')}`, required: true } as const;
+
+function roleValue(values: CommandInput['values'], command: Command): Role {
+  const role = text(values, 'role');
+  if (!ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`, command);
+  return role as Role;
+}
+
+/** Identity's refusals (a bad scope or email, a weak password, an unknown user) are the caller's mistake: one line, exit 2. */
+async function identityRefusalsAsUsage(command: Command, work: () => Promise<void>): Promise<void> {
+  const { IdentityInputError } = await import('../modules/identity/service.js');
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof IdentityInputError) throw new UsageError(error.message, command);
+    throw error;
+  }
+}
+
+/** Where users open a one-time login link: the token rides in the fragment, so no server log or link scanner sees it. */
+function loginLink(token: string): string {
+  const cfg = config();
+  const base = (process.env.FIRSTCRACK_BASE_URL || `http://${cfg.host}:${cfg.port}`).replace(/\/+$/, '');
+  return `${base}/app/#loginToken=${token}`;
+}
+
+const oauthClientCreate: Command = {
+  path: ['oauth-client', 'create'],
+  summary: 'create an OAuth 2.0 client (client credentials) for an organization; the secret is shown once',
+  details:
+    "A client holds its role's permissions narrowed by its scopes, like an API key, and gets access tokens at POST /api/auth/oauth2/token " +
+    '(HTTP Basic client_id:client_secret, grant_type=client_credentials; resource=<base URL> for a JWT, none for an opaque token).',
+  options: {
+    org: orgOption,
+    role: roleOption,
+    scopes: { type: 'string', value: 'a,b', description: 'permission names or patterns, comma-separated (inventory.*, orders.read)' },
+    label: { type: 'string', value: 'L', description: 'a name to recognise the client by' },
+    json: { type: 'boolean', description: 'print {"clientId","clientSecret"} as JSON' },
+  },
+  async run({ values }) {
+    const role = roleValue(values, this);
+    const scopes = values.scopes ? text(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean) : [];
+    await identityRefusalsAsUsage(this, () =>
+      withDatabases(async (db) => {
+        await requireOrganization(db, text(values, 'org'), this);
+        const { createOAuthClient } = await import('../modules/identity/service.js');
+        const issued = await createOAuthClient(db.owner, text(values, 'org'), { role, scopes, label: (values.label as string | undefined) ?? null });
+        if (values.json) console.log(JSON.stringify({ clientId: issued.clientId, clientSecret: issued.clientSecret }));
+        else console.log(`OAuth client ${issued.clientId} (${role}${scopes.length ? `, scopes ${scopes.join(',')}` : ''}). Secret, shown once:\n  ${issued.clientSecret}`);
+      }),
+    );
+  },
+};
+
+const oauthClientList: Command = {
+  path: ['oauth-client', 'list'],
+  summary: "list an organization's OAuth clients, revoked ones included (never their secrets)",
+  options: { org: orgOption, json: { type: 'boolean', description: 'print a JSON array of {clientId, role, scopes, label, createdAt, revokedAt}' } },
+  async run({ values }) {
+    const clients = await withDatabases(async (db) => {
+      await requireOrganization(db, text(values, 'org'), this);
+      const { listAllOAuthClients } = await import('../modules/identity/service.js');
+      return listAllOAuthClients(db.owner, text(values, 'org'));
+    });
+    if (values.json) console.log(JSON.stringify(clients));
+    else if (clients.length === 0) console.log('No OAuth clients.');
+    else {
+      console.log(
+        table(
+          ['CLIENT ID', 'ROLE', 'SCOPES', 'CREATED', 'REVOKED', 'LABEL'],
+          clients.map((c) => [c.clientId, c.role, c.scopes.length ? c.scopes.join(',') : '(all of the role)', c.createdAt.replace(/\.\d{3}Z$/, 'Z'), c.revokedAt?.replace(/\.\d{3}Z$/, 'Z') ?? '-', c.label ?? '']),
+        ),
+      );
+    }
+  },
+};
+
+const oauthClientRevoke: Command = {
+  path: ['oauth-client', 'revoke'],
+  summary: 'revoke an OAuth client: no new tokens; its opaque tokens stop within a second, its JWTs at their expiry (at most 1 h)',
+  options: { org: orgOption },
+  positionals: [{ name: 'CLIENT_ID', description: 'the client id (ocl_…)' }],
+  async run({ values, positionals: [clientId] }) {
+    await withDatabases(async (db) => {
+      const { revokeOAuthClient } = await import('../modules/identity/service.js');
+      if (!(await revokeOAuthClient(db.owner, text(values, 'org'), clientId))) throw new UsageError(`no live OAuth client ${clientId} in ${text(values, 'org')}`, this);
+      console.log(`Revoked ${clientId}.`);
+    });
+  },
+};
+
+const keysRotate: Command = {
+  path: ['keys', 'rotate'],
+  summary: 'add a JWT signing key; the old ones stop signing and stay published until every token they signed has expired',
+  details: 'Running API processes pick the new key up within a minute; until then they may still sign with the old one, which stays published long enough.',
+  options: { json: { type: 'boolean', description: 'print {"kid","retired"} as JSON' } },
+  async run({ values }) {
+    const cfg = config();
+    await withDatabases(async (db) => {
+      const [{ Identity }, { configuredKeyEncryption, EncryptionKeyError }] = await Promise.all([import('../modules/identity/authority.js'), import('../auth/key-encryption.js')]);
+      const identity = new Identity({ db: db.owner, keyEncryption: configuredKeyEncryption({ serverMode: Boolean(cfg.databaseUrl), dataDir: cfg.dataDir }), baseUrl: () => '' });
+      try {
+        const result = await identity.rotateKeys();
+        console.log(values.json ? JSON.stringify(result) : `Signing with ${result.kid} now${result.retired.length ? `; retired ${result.retired.join(', ')} (published until their tokens expire)` : ''}.`);
+      } catch (error) {
+        if (error instanceof EncryptionKeyError) throw new CliError(error.message, 2);
+        throw error;
+      }
+    });
+  },
+};
+
+const userCreate: Command = {
+  path: ['user', 'create'],
+  summary: 'create a user with a membership in an organization (a password, or a one-time login link)',
+  details:
+    'Users log in at POST /api/auth/login with {"email","password"} (or {"loginToken"} from a login link) and act in one of their ' +
+    'organizations by naming it in X-Service-Org. Passwords are 12 to 1024 characters; without --password a one-time login link, good for 24 hours, is printed.',
+  options: {
+    email: { type: 'string', value: 'E', description: 'the email address (unique, case-insensitive)', required: true },
+    org: orgOption,
+    role: roleOption,
+    password: { type: 'string', value: 'P', description: 'the password (else a one-time login link is printed)' },
+    json: { type: 'boolean', description: 'print {"userId"} (with "loginLink" when no password was given) as JSON' },
+  },
+  async run({ values }) {
+    const role = roleValue(values, this);
+    await identityRefusalsAsUsage(this, () =>
+      withDatabases(async (db) => {
+        await requireOrganization(db, text(values, 'org'), this);
+        const { createUser } = await import('../modules/identity/service.js');
+        const created = await db.owner.transaction((tx) =>
+          createUser(tx, { email: text(values, 'email'), orgId: text(values, 'org'), role, password: values.password as string | undefined }),
+        );
+        const link = created.loginToken ? loginLink(created.loginToken) : undefined;
+        if (values.json) console.log(JSON.stringify(link ? { userId: created.userId, loginLink: link } : { userId: created.userId }));
+        else console.log(`User ${created.userId} (${role} in ${text(values, 'org')}).${link ? `\nOne-time login link (24 hours):\n  ${link}` : ''}`);
+      }),
+    );
+  },
+};
+
+const userAddMembership: Command = {
+  path: ['user', 'add-membership'],
+  summary: "add a user to another organization with a role (or change the user's role there)",
+  options: { user: { type: 'string', value: 'ID', description: 'the user id (usr_…)', required: true }, org: orgOption, role: roleOption },
+  async run({ values }) {
+    const role = roleValue(values, this);
+    await identityRefusalsAsUsage(this, () =>
+      withDatabases(async (db) => {
+        await requireOrganization(db, text(values, 'org'), this);
+        const { addMembership } = await import('../modules/identity/service.js');
+        await addMembership(db.owner, { userId: text(values, 'user'), orgId: text(values, 'org'), role });
+        console.log(`User ${text(values, 'user')} is ${role} in ${text(values, 'org')}.`);
+      }),
+    );
+  },
+};
+
+const userResetPassword: Command = {
+  path: ['user', 'reset-password'],
+  summary: "set a user's password, or clear it and print a one-time login link",
+  options: {
+    user: { type: 'string', value: 'ID', description: 'the user id (usr_…)', required: true },
+    password: { type: 'string', value: 'P', description: 'the new password (else a one-time login link is printed)' },
+    json: { type: 'boolean', description: 'print {} (or {"loginLink"}) as JSON' },
+  },
+  async run({ values }) {
+    await identityRefusalsAsUsage(this, () =>
+      withDatabases(async (db) => {
+        const { resetPassword } = await import('../modules/identity/service.js');
+        const result = await resetPassword(db.owner, { userId: text(values, 'user'), password: values.password as string | undefined });
+        const link = result.loginToken ? loginLink(result.loginToken) : undefined;
+        if (values.json) console.log(JSON.stringify(link ? { loginLink: link } : {}));
+        else console.log(link ? `Password cleared. One-time login link (24 hours):\n  ${link}` : `Password of ${text(values, 'user')} changed.`);
+      }),
+    );
+  },
+};
+
+/** A positive number option, checked before anything runs. */
+function positiveNumber(values: CommandInput['values'], name: string, fallback: number, command: Command, integer = false): number {
+  const given = values[name];
+  if (given === undefined) return fallback;
+  const n = Number(given);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new UsageError(`--${name} must be a positive ${integer ? 'integer' : 'number'}`, command);
+  return n;
+}
+
+const simulateBar: Command = {
+  path: ['simulate-bar'],
+  summary: 'post realistic espresso shots to a cafe site through the shot channel (demos, load)',
+  details:
+    'Against a running server: registers espresso machines SIM-1…SIM-n at the site (reused when they exist), issues each a bar ' +
+    'machine token, and posts one shot per post from every group head at the given rate until --duration passes or Ctrl-C. ' +
+    'With --faulty-group G, group head G of SIM-1 pulls bad shots, so getLiveBar shows it failing. The API key needs cafe.write.',
+  options: {
+    site: { type: 'string', value: 'ID', description: 'the cafe site (cs_…)', required: true },
+    url: { type: 'string', value: 'URL', description: 'the server (default http://127.0.0.1:8080, or FIRSTCRACK_URL)' },
+    key: { type: 'string', value: 'KEY', description: 'an API key with cafe.write (default FIRSTCRACK_API_KEY)' },
+    machines: { type: 'string', value: 'N', description: 'espresso machines to simulate (default 3)' },
+    groups: { type: 'string', value: 'N', description: 'group heads per machine, 1 to 6 (default 2)' },
+    rate: { type: 'string', value: 'R', description: 'shots per minute per group head (default 2)' },
+    duration: { type: 'string', value: 'S', description: 'stop after S seconds (default: run until Ctrl-C)' },
+    'faulty-group': { type: 'string', value: 'G', description: 'make group head G of the first machine pull bad shots' },
+  },
+  async run({ values }) {
+    const apiKey = (values.key as string | undefined) ?? process.env.FIRSTCRACK_API_KEY;
+    if (!apiKey) throw new UsageError('--key (or FIRSTCRACK_API_KEY) is required', this);
+    const groups = positiveNumber(values, 'groups', 2, this, true);
+    if (groups > 6) throw new UsageError('--groups must be 1 to 6', this);
+    const options = {
+      baseUrl: ((values.url as string | undefined) ?? process.env.FIRSTCRACK_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+      apiKey,
+      siteId: text(values, 'site'),
+      machines: positiveNumber(values, 'machines', 3, this, true),
+      groups,
+      rate: positiveNumber(values, 'rate', 2, this),
+      durationSeconds: values.duration === undefined ? undefined : positiveNumber(values, 'duration', 60, this),
+      faultyGroup: values['faulty-group'] === undefined ? undefined : positiveNumber(values, 'faulty-group', 1, this, true),
+    };
+    const { simulateBar: simulate } = await import('../modules/cafe/simulator.js');
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    console.log(`Simulating ${options.machines} machine(s) × ${groups} group head(s) at ${options.rate} shot(s)/min each on site ${options.siteId}.`);
+    const report = (s: { posted: number; accepted: number; refused: number; elapsedS: number }) =>
+      console.log(`${s.elapsedS.toFixed(0)} s: ${s.posted} shots posted, ${s.accepted} accepted, ${s.refused} refused`);
+    try {
+      report(await simulate({ ...options, signal: abort.signal, onProgress: report }));
+    } catch (error) {
+      throw new CliError(`simulate-bar: ${(error as Error).message}`, 1);
+    }
+  },
+};
+
+export const COMMANDS: Command[] = [
+  serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke,
+  oauthClientCreate, oauthClientList, oauthClientRevoke, keysRotate, userCreate, userAddMembership, userResetPassword,
+  simulateBar, replayRoastCommand,
+];

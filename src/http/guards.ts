@@ -64,27 +64,33 @@ export const noGrant = () => null;
 export const unauthorized = (detail: string) =>
   new ProblemError(401, 'unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer realm="firstcrack"' });
 
+/** RFC 6750 §3.1: a token was sent and is not valid (unknown, expired, revoked, a bad signature). */
+const invalidToken = (detail: string) =>
+  new ProblemError(401, 'unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer realm="firstcrack", error="invalid_token"' });
+
 export interface BearerPolicy {
   /** The credential kinds this surface takes. */
   accepts: (kind: Principal['kind']) => boolean;
   /** The problem a valid credential of another kind gets. */
-  refusal: () => ProblemError;
+  refusal: (kind: Principal['kind']) => ProblemError;
 }
 
 /**
  * A credential in `Authorization: Bearer <token>`, counted under its own id: 401 when there is none or it is
  * not valid, the policy's refusal when it is of a kind the surface does not take, 403 organization_mismatch
- * when X-Service-Org names another organization than the credential's (never a switch).
+ * when X-Service-Org names another organization than a machine credential's (never a switch). A user
+ * credential acts in the organization X-Service-Org names: its resolver answers 400 organization_required
+ * without the header and 404 organization_not_found when the user is not a member there.
  */
 export function bearerCredential(resolvers: CredentialResolver[], policy: BearerPolicy): Authenticate {
   return async (request) => {
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw unauthorized('Send a credential as Authorization: Bearer <API key>.');
-    const principal = await resolvePrincipal(resolvers, match[1]);
-    if (!principal) throw unauthorized('The credential is not valid, expired or revoked.');
-    if (!policy.accepts(principal.kind)) throw policy.refusal();
+    if (!match) throw unauthorized('Send a credential as Authorization: Bearer <API key or access token>.');
     const orgHeader = request.headers['x-service-org'];
+    const principal = await resolvePrincipal(resolvers, match[1], typeof orgHeader === 'string' ? orgHeader : undefined);
+    if (!principal) throw invalidToken('The credential is not valid, expired or revoked.');
+    if (!policy.accepts(principal.kind)) throw policy.refusal(principal.kind);
     if (orgHeader !== undefined && orgHeader !== principal.orgId) {
       throw new ProblemError(403, 'organization_mismatch', 'This credential is bound to another organization than X-Service-Org names.');
     }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import pLimit from 'p-limit';
 import type { Database } from '../db/client.js';
+import { requestCost } from '../rpc/cost.js';
 import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Dispatcher } from '../rpc/dispatch.js';
@@ -20,6 +22,10 @@ export interface ServerDeps {
   rateLimiter: RateLimiter;
   services: Services;
   logLevel?: string;
+  /** How many heavy requests (src/rpc/cost.ts) run at once; the rest wait their turn, so cheap ones always find a connection. */
+  heavyLaneSize?: number;
+  /** The budget of failed authentications per client address, over every surface (src/http/failed-auth.ts). */
+  failedAuthentication?: (app: FastifyInstance) => void;
   /** Extra routes mounted by later parts (telemetry ingest, stream, public pages, benchmarks). */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -30,9 +36,19 @@ declare module 'fastify' {
     /** The JSON body's text as received, for a route that stores it verbatim (telemetry ingest). */
     rawBody?: string;
   }
+  interface FastifyInstance {
+    /** How many transactions were run again after losing a race (a deadlock or serialization failure). */
+    racesRetried(): number;
+  }
 }
 
 type RpcRequest = FastifyRequest<{ Params: { operation: string } }>;
+
+/** The size of a call's input as sent: the body of a POST, the `input` query parameter of a GET. */
+function inputBytes(request: RpcRequest): number {
+  if (request.method === 'GET') return String((request.query as { input?: unknown }).input ?? '').length;
+  return Number(request.headers['content-length'] ?? 0);
+}
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -45,7 +61,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
   });
-  const dispatcher = new Dispatcher(deps.db, deps.services, (error) => app.log.error({ err: error }, 'after-commit work failed'));
+  const dispatcher = new Dispatcher(
+    deps.db,
+    deps.services,
+    (error) => app.log.error({ err: error }, 'after-commit work failed'),
+    (operation, attempt, error) => app.log.warn({ operation, attempt, sqlState: (error as { code?: string }).code }, 'transaction lost a race; running it again'),
+  );
+  app.decorate('racesRetried', () => dispatcher.racesRetried);
+  const heavyLane = pLimit(deps.heavyLaneSize ?? 1);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -69,6 +92,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     sendProblem(reply, problem);
   });
+  deps.failedAuthentication?.(app);
   app.setNotFoundHandler((request, reply) => {
     sendProblem(reply, new ProblemError(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
@@ -103,10 +127,25 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         throw new ProblemError(400, 'invalid_input', 'The input must be a JSON object.', { errors: [{ path: '', message: 'expected an object' }] });
       }
       const idempotencyKey = request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
-      const result = await dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
+      const cost = requestCost(operation, input, inputBytes(request));
+      const dispatch = () => dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
+      let result;
+      if (cost > 1) {
+        // The guard chain drew 1 point on admission; a heavy request draws the rest now that its size is known.
+        const decision = await deps.rateLimiter.consume(request.principal!.credentialId, cost - 1);
+        reply.headers(decision.headers).header('RateLimit-Cost', String(cost));
+        if (!decision.allowed) {
+          throw new ProblemError(429, 'rate_limited', `This request costs ${cost} points, more than this credential has left; wait for Retry-After seconds.`, { cost }, {
+            'Retry-After': decision.headers['Retry-After'] ?? '1',
+          });
+        }
+        result = await heavyLane(dispatch);
+      } else {
+        result = await dispatch();
+      }
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      // Encoded once: the ETag is hashed over the bytes that are sent.
-      const payload = Buffer.from(JSON.stringify(result.body));
+      // Encoded once, by the dispatcher: the ETag is hashed over the bytes that are sent.
+      const payload = Buffer.from(result.json);
       if (request.method === 'GET') {
         // An ETag only has to tell answers apart; SHA-1 (as Express's etag) costs a third of SHA-256 on large answers.
         const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`;

@@ -22,7 +22,8 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Where the counts are kept: `redis` is shared by every process using the same Redis. */
   readonly store: 'memory' | 'redis';
-  consume(key: string): Promise<RateDecision>;
+  /** Draws `points` (default 1) from every window. */
+  consume(key: string, points?: number): Promise<RateDecision>;
 }
 
 /**
@@ -78,11 +79,11 @@ class WindowedRateLimiter implements RateLimiter {
     this.policyHeader = windows.map((w) => `"${w.name}";q=${w.points};w=${w.seconds}`).join(', ');
   }
 
-  async consume(key: string): Promise<RateDecision> {
+  async consume(key: string, points = 1): Promise<RateDecision> {
     const results = await Promise.all(
       this.limiters.map(async ({ window, limiter }) => {
         try {
-          return { window, res: await limiter.consume(key), allowed: true };
+          return { window, res: await limiter.consume(key, points), allowed: true };
         } catch (rejection) {
           if (rejection instanceof RateLimiterRes) return { window, res: rejection, allowed: false };
           throw rejection;

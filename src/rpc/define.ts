@@ -4,6 +4,7 @@ import type { Permission } from '../auth/permissions.js';
 import type { Module } from '../auth/plans.js';
 import type { Principal } from '../auth/credentials.js';
 import type { LiveSessionStore } from '../telemetry/live.js';
+import type { LiveBarStore } from '../modules/cafe/live.js';
 import type { BlobStore } from '../blobs/store.js';
 import type { EventDefinition, EventPayload } from '../events/define.js';
 import type { ProblemCode } from './problem-codes.js';
@@ -15,6 +16,8 @@ export interface Services {
   liveSessions: LiveSessionStore;
   blobs: BlobStore;
   jobs: JobSender;
+  /** Cafe sites' live bar sessions (the shots of the last hour): memory embedded, Redis in server mode. */
+  liveBar: LiveBarStore;
 }
 
 export interface OperationContext<Events extends EventDefinition = EventDefinition> {
@@ -61,6 +64,8 @@ export interface Operation<
   description: string;
   /** Registered beyond the specification's operations (documented as an extension). */
   extension?: boolean;
+  /** Rate-limit points a call costs when more than 1; such calls run in the heavy lane (src/rpc/cost.ts). */
+  cost?: number;
   input: Input;
   /** The answer's schema, as served (JSON): documented in OpenAPI, typed in the client, checked in tests. */
   output: Output;

@@ -20,11 +20,25 @@ export interface DispatchRequest {
 
 export interface DispatchResult {
   status: number;
-  body: unknown;
+  /** The answer, encoded once: a replay sends the first answer's bytes. */
+  json: string;
   replayed: boolean;
 }
 
 const IDEMPOTENCY_TTL = `interval '24 hours'`;
+
+/**
+ * How often a transaction that lost a race PostgreSQL could only settle by aborting it (a deadlock, a
+ * serialization failure) is run again before the caller gets 409 concurrent_update. The lock order
+ * (src/modules/inventory/green/repository.ts, lockLots) keeps such losses rare; a retry is cheap beside
+ * sending the client away.
+ */
+const MAX_ATTEMPTS = 4;
+const RACE_LOST = new Set(['40P01', '40001']);
+
+const lostRace = (error: unknown) => RACE_LOST.has((error as { code?: string } | null)?.code ?? '');
+/** Jittered, growing pause before attempt `attempt` (2, 3, …), so the racers do not meet again at once. */
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
 
 /**
  * The part of the request pipeline after the guard chain (src/http/guards.ts: authenticate → limit →
@@ -36,10 +50,14 @@ export class Dispatcher {
   /** Set when the suite runs (FIRSTCRACK_CHECK_CONTRACT=1): every answer, event and problem is held to its declaration. */
   private readonly checkContract = process.env.FIRSTCRACK_CHECK_CONTRACT === '1';
 
+  /** Transactions run again after losing a race (deadlock or serialization failure), for the operator's eye. */
+  racesRetried = 0;
+
   constructor(
     private readonly db: Database,
     private readonly services: Services,
     private readonly onAfterCommitError: (error: unknown) => void = () => {},
+    private readonly onRaceLost: (operation: string, attempt: number, error: unknown) => void = () => {},
   ) {}
 
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
@@ -53,6 +71,22 @@ export class Dispatcher {
       if (stored) return this.replay(stored, requestHash);
     }
 
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(request, input, requestHash);
+      } catch (error) {
+        if (!lostRace(error) || attempt === MAX_ATTEMPTS) throw error;
+        this.racesRetried++;
+        this.onRaceLost(operation.name, attempt, error);
+        await backoff(attempt + 1);
+      }
+    }
+  }
+
+  /** One run of the operation's transaction; nothing of a run that throws is kept. */
+  private async attempt(request: DispatchRequest, input: unknown, requestHash: string): Promise<DispatchResult> {
+    const { principal, operation } = request;
+    const key = request.idempotencyKey;
     const afterCommit: (() => Promise<void>)[] = [];
     try {
       const result = await this.db.transaction(
@@ -75,14 +109,15 @@ export class Dispatcher {
           };
           const body = (await operation.handler(ctx, input)) ?? {};
           if (this.checkContract) checkAnswer(operation, body);
+          const json = JSON.stringify(body);
           if (key !== undefined) {
             await tx.query(
               `update idempotency_records set response_status = 200, response_body = $4
                where org_id = $1 and credential_id = $2 and key = $3`,
-              [principal.orgId, principal.credentialId, key, JSON.stringify(body)],
+              [principal.orgId, principal.credentialId, key, json],
             );
           }
-          return { status: 200, body, replayed: false };
+          return { status: 200, json, replayed: false };
         },
         { orgId: principal.orgId, readOnly: operation.get && key === undefined },
       );
@@ -97,7 +132,7 @@ export class Dispatcher {
       }
       // Every failure is mapped to its problem in one place (src/http/problems.ts, database refusals by
       // SQLSTATE among them); the contract check holds the problem the caller will get.
-      if (this.checkContract) checkProblem(operation, toProblem(error));
+      if (this.checkContract && !lostRace(error)) checkProblem(operation, toProblem(error));
       throw error;
     }
   }
@@ -105,7 +140,7 @@ export class Dispatcher {
   private async findStored(principal: Principal, key: string) {
     const [row] = await this.db.transaction(
       (tx) =>
-        tx.query<{ request_hash: string; response_status: number | null; response_body: unknown }>(
+        tx.query<StoredAnswer>(
           `select request_hash, response_status, response_body from idempotency_records
            where org_id = $1 and credential_id = $2 and key = $3 and created_at > now() - ${IDEMPOTENCY_TTL}`,
           [principal.orgId, principal.credentialId, key],
@@ -115,14 +150,14 @@ export class Dispatcher {
     return row;
   }
 
-  private replay(stored: { request_hash: string; response_status: number | null; response_body: unknown }, requestHash: string): DispatchResult {
+  private replay(stored: StoredAnswer, requestHash: string): DispatchResult {
     if (stored.request_hash !== requestHash) {
       throw new ProblemError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
     }
     if (stored.response_status === null) {
       throw conflict('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed.');
     }
-    return { status: stored.response_status, body: stored.response_body, replayed: true };
+    return { status: stored.response_status, json: stored.response_body!, replayed: true };
   }
 
   /**
@@ -144,3 +179,11 @@ export class Dispatcher {
 }
 
 class KeyTakenMeanwhile extends Error {}
+
+interface StoredAnswer {
+  request_hash: string;
+  /** null while the first request is in flight. */
+  response_status: number | null;
+  /** The first answer's JSON, as sent. */
+  response_body: string | null;
+}

@@ -1,3 +1,4 @@
+import { PERMISSIONS } from '../auth/permissions.js';
 import { z } from 'zod';
 import { eventCatalog, operations } from './registry.js';
 import type { Operation } from './define.js';
@@ -122,6 +123,7 @@ export function buildOpenApi() {
       description: [
         op.description,
         op.extension ? 'An extension: registered beyond the specification’s operations.' : undefined,
+        op.cost ? `Costs ${op.cost} rate-limit points a call and runs in the heavy lane.` : undefined,
         `Permission \`${op.permission}\`, module \`${op.module}\`.${emits.length ? ` Emits ${emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
       ]
         .filter(Boolean)
@@ -129,8 +131,9 @@ export function buildOpenApi() {
       'x-permission': op.permission,
       'x-module': op.module,
       ...(op.extension ? { 'x-extension': true } : {}),
+      ...(op.cost ? { 'x-rate-limit-cost': op.cost } : {}),
       ...(emits.length ? { 'x-emits': emits } : {}),
-      security: [{ apiKey: [] }],
+      security: [{ apiKey: [] }, { oauth2: [op.permission] }, { userSession: [] }],
     };
     const ok = { '200': { description: 'The result object.', content: { 'application/json': { schema: toComponents(outputJsonSchema(op), '') } } } };
     paths[`/rpc/v1/${op.name}`] = {
@@ -173,6 +176,19 @@ export function buildOpenApi() {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`fck_…`), bound to one organization, carrying a role and optional scopes.' },
         machineBridge: { type: 'http', scheme: 'bearer', description: 'A machine bridge token (`fcb_…`): accepted only on /ingest/v1/ for its own machine.' },
         streamTicket: { type: 'apiKey', in: 'query', name: 'ticket', description: 'A one-time stream ticket (`fcs_…`) for GET /stream/v1/, for clients that cannot send headers.' },
+        oauth2: {
+          type: 'oauth2',
+          description:
+            'OAuth 2.0 client credentials: a client (bound to one organization, with a role and scopes) gets an access token at the token URL ' +
+            '(a JWT with `resource=<base URL>`, else an opaque `fco_…` token), valid one hour. Scopes are permission names or patterns.',
+          flows: { clientCredentials: { tokenUrl: '/api/auth/oauth2/token', scopes: Object.fromEntries(PERMISSIONS.map((p) => [p, `the ${p} permission`])) } },
+        },
+        clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client authentication at the token and introspection endpoints: client_id:client_secret.' },
+        userSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A user session token (`fcu_…`) from POST /api/auth/login; every request names the organization to act in with X-Service-Org.',
+        },
       },
       schemas: {
         ...named,

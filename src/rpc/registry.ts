@@ -11,8 +11,12 @@ import { profileOperations } from '../modules/production/profile/operations.js';
 import { roastOperations } from '../modules/production/roast/operations.js';
 import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
+import { cafeOperations } from '../modules/cafe/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
+import { contractOperations } from '../modules/sourcing/contract/operations.js';
+import { sampleOperations } from '../modules/sourcing/sample/operations.js';
+import { identityOperations } from '../modules/identity/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -29,6 +33,10 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...traceabilityOperations,
   ...scheduleOperations,
+  ...contractOperations,
+  ...sampleOperations,
+  ...cafeOperations,
+  ...identityOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

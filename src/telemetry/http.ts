@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CredentialResolver } from '../auth/credentials.js';
+import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
 import { API_CALLERS, bearerCredential, guardChain, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
 import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
@@ -30,8 +30,21 @@ export const INGEST_WINDOWS: RateWindow[] = [
 /** Comments on an idle stream keep proxies and load balancers from closing it. */
 export const HEARTBEAT_MS = 15_000;
 
-/** A watcher this far behind (unsent bytes) is cut off; it reconnects with Last-Event-ID and loses nothing. */
-const MAX_WATCHER_BACKLOG_BYTES = 4 * 1024 * 1024;
+/**
+ * A watcher this far behind (bytes the socket has not taken) is cut off with a final `closed` event; it
+ * reconnects with Last-Event-ID and loses nothing. This bounds what a watcher that stops reading can cost.
+ */
+const MAX_WATCHER_BACKLOG_BYTES = 256 * 1024;
+
+/** A closed watcher that still does not read its last bytes is dropped after this long. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** Open streams per API process: per credential, and per organization (429 `too_many_streams` past either). */
+export const MAX_STREAMS_PER_CREDENTIAL = 20;
+export const MAX_STREAMS_PER_ORGANIZATION = 100;
+
+/** How often a process checks that the credentials of its open streams are still valid (revocation, expiry). */
+export const STREAM_CREDENTIAL_CHECK_MS = 2_000;
 
 /** At most this many field errors are listed for one refused post (a post can hold 2,000 bad samples). */
 const MAX_LISTED_ERRORS = 50;
@@ -57,6 +70,15 @@ const MACHINE_BRIDGES: BearerPolicy = {
   refusal: () => new ProblemError(403, 'bridge_token_required', 'Telemetry is posted with the machine’s bridge token (fcb_…), not an API key.'),
 };
 
+/** Stream tickets are issued to API keys only (see admitTicketRequest). */
+const TICKET_ISSUERS: BearerPolicy = {
+  accepts: (kind) => kind === 'api_key',
+  refusal: (kind) =>
+    kind === 'machine_bridge'
+      ? API_CALLERS.refusal(kind)
+      : new ProblemError(403, 'api_key_required', 'Stream tickets are issued to API keys; with an access token or user session, open the stream with Authorization: Bearer.'),
+};
+
 /** Watching a batch, live or through a ticket, is reading the roast. */
 const READ_ROASTS: Requirement = { module: 'roasting', permission: 'production.roast.read' };
 
@@ -65,6 +87,53 @@ const resumeIdPattern = /^\d{1,15}$/;
 export function telemetryRoutes(deps: TelemetryRoutesDeps) {
   const heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
   const watchers = new Set<Watcher>();
+
+  /** Refuses a stream past the caps, counting the watchers this process holds. */
+  function checkStreamCaps(principal: Principal): void {
+    let ofCredential = 0;
+    let ofOrganization = 0;
+    for (const w of watchers) {
+      if (w.orgId !== principal.orgId) continue;
+      ofOrganization++;
+      if (w.credentialId === principal.credentialId) ofCredential++;
+    }
+    const cap = ofCredential >= MAX_STREAMS_PER_CREDENTIAL ? `${MAX_STREAMS_PER_CREDENTIAL} per credential` : ofOrganization >= MAX_STREAMS_PER_ORGANIZATION ? `${MAX_STREAMS_PER_ORGANIZATION} per organization` : null;
+    if (cap) throw new ProblemError(429, 'too_many_streams', `Too many open streams: at most ${cap}. Close one first.`, {}, { 'Retry-After': '5' });
+  }
+
+  /**
+   * Ends the streams of credentials that were revoked or expired since they opened: one query per
+   * organization with open streams, every STREAM_CREDENTIAL_CHECK_MS.
+   */
+  async function closeRevokedStreams(): Promise<void> {
+    const byOrg = new Map<string, Set<string>>();
+    for (const w of watchers) byOrg.set(w.orgId, (byOrg.get(w.orgId) ?? new Set()).add(w.credentialId));
+    for (const [orgId, credentialIds] of byOrg) {
+      const ended = await deps.db.transaction(
+        (tx) =>
+          tx.query<{ id: string }>(
+            `select id from credentials where org_id = $1 and id = any($2::text[]) and (revoked_at is not null or expires_at <= now())`,
+            [orgId, [...credentialIds]],
+          ),
+        { orgId, readOnly: true },
+      );
+      const gone = new Set(ended.map((r) => r.id));
+      for (const w of watchers) if (w.orgId === orgId && gone.has(w.credentialId)) w.close('credential_revoked', 'The credential this stream was opened with was revoked or has expired.');
+    }
+  }
+  let credentialCheck: NodeJS.Timeout | undefined;
+  const checkCredentialsWhileWatched = () => {
+    if (credentialCheck || watchers.size === 0) return;
+    credentialCheck = setInterval(() => {
+      if (watchers.size === 0) {
+        clearInterval(credentialCheck);
+        credentialCheck = undefined;
+        return;
+      }
+      closeRevokedStreams().catch(() => {});
+    }, STREAM_CREDENTIAL_CHECK_MS);
+    credentialCheck.unref();
+  };
 
   /** The batch's open session in this organization; otherwise 404, or 409 when the batch exists but is not live. */
   async function liveSession(orgId: string, batchId: string): Promise<LiveSessionInfo> {
@@ -88,7 +157,9 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
   // The guard chain (src/http/guards.ts) as each route composes it.
   const apiCaller = bearerCredential(deps.resolvers, API_CALLERS);
   const admitBridge = guardChain({ authenticate: bearerCredential(deps.resolvers, MACHINE_BRIDGES), limiter: deps.ingestRateLimiter, grant: noGrant });
-  const admitTicketRequest = guardChain({ authenticate: apiCaller, limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
+  // A ticket remembers the API key that asked for it (and is redeemed only while that key lives), so only API
+  // keys are issued tickets; OAuth access tokens and user sessions open the stream with Authorization directly.
+  const admitTicketRequest = guardChain({ authenticate: bearerCredential(deps.resolvers, TICKET_ISSUERS), limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
   // An API key in Authorization (counted against the API budget), or a stream ticket for a browser's
   // EventSource: the ticket's issue was counted, so redeeming it is not counted again.
   const ticketCaller = streamTicket(deps.db);
@@ -146,6 +217,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         const afterId = resumePoint(request);
         const principal = (await admitWatcher(request, reply)).principal!;
         await liveSession(principal.orgId, batchId);
+        checkStreamCaps(principal);
 
         reply.hijack();
         const raw = reply.raw;
@@ -163,8 +235,9 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         });
         raw.flushHeaders();
 
-        const watcher = new Watcher(raw);
+        const watcher = new Watcher(raw, principal);
         watchers.add(watcher);
+        checkCredentialsWhileWatched();
         let unsubscribe = () => {};
         let heartbeat: NodeJS.Timeout | undefined;
         const stop = () => {
@@ -193,6 +266,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 
     // Open streams would hold the server open forever; ending them lets watchers reconnect to another process.
     app.addHook('preClose', async () => {
+      clearInterval(credentialCheck);
       for (const watcher of watchers) watcher.end();
     });
   };
@@ -240,8 +314,16 @@ const FINAL_STATES = new Set(['completed', 'aborted']);
 class Watcher {
   ended = false;
   private pending = '';
+  readonly orgId: string;
+  readonly credentialId: string;
 
-  constructor(private readonly raw: ServerResponse) {}
+  constructor(
+    private readonly raw: ServerResponse,
+    principal: Principal,
+  ) {
+    this.orgId = principal.orgId;
+    this.credentialId = principal.credentialId;
+  }
 
   send(message: LiveMessage): void {
     this.queue(frameOf(message));
@@ -265,10 +347,17 @@ class Watcher {
     this.pending = '';
     this.raw.write(text);
     if (this.raw.writableLength > MAX_WATCHER_BACKLOG_BYTES) {
-      this.ended = true;
-      this.raw.destroy();
+      this.close('too_far_behind', `The stream fell more than ${MAX_WATCHER_BACKLOG_BYTES} bytes behind; reconnect with Last-Event-ID to resume.`);
     }
   };
+
+  /** Ends the stream with a last `closed` event saying why; a watcher that does not read even that is dropped. */
+  close(reason: string, detail: string): void {
+    if (this.ended) return;
+    this.pending += `event: closed\ndata: ${JSON.stringify({ reason, detail })}\n\n`;
+    this.end();
+    setTimeout(() => this.raw.destroy(), CLOSE_GRACE_MS).unref();
+  }
 
   end(): void {
     if (this.ended) return;

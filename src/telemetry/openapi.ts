@@ -87,7 +87,9 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           '`text/event-stream` of `event: sample` (data: one sample as posted), `event: roast_event` (data: `{ "type", "t" }`, type one of ' +
           `${ROAST_EVENT_TYPES.join(', ')}) and \`event: status\` (data: \`{ "state" }\`; after \`completed\` or \`aborted\` the stream ends). Every ` +
           'message has an `id:`, increasing per batch; reconnecting with `Last-Event-ID` (or `?lastEventId=`) resumes after it without ' +
-          'gaps, from the start of the roast when absent. A comment line is sent every 15 s. Authenticate with an API key holding ' +
+          'gaps, from the start of the roast when absent. A comment line is sent every 15 s. A stream ended by the service gets a last ' +
+          '`event: closed` (data: `{ "reason", "detail" }`; reason `too_far_behind` when the watcher stopped reading, `credential_revoked`). ' +
+          'At most 20 open streams per credential and 100 per organization (per API process). Authenticate with an API key holding ' +
           '`production.roast.read` (module roasting), or, from a browser EventSource, with `?ticket=` from the tickets endpoint.',
         security: [{ apiKey: [] }, { streamTicket: [] }],
         parameters: [
@@ -103,7 +105,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           '403': problem('Permission or module missing, or a bridge token.'),
           '404': problem('No such batch in this organization.'),
           '409': problem('The batch exists but is not live (`batch_not_live`).'),
-          '429': problem('Rate limited (API budget; a ticket’s connection is not counted again).'),
+          '429': problem('Rate limited (API budget; a ticket’s connection is not counted again), or too many open streams (`too_many_streams`).'),
         },
       },
     },
@@ -126,7 +128,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
             { ticket: 'fcs_1EIp2sG4hnH33LnWQMv6d_IDkduMJD_IUXLObxGeyC8', expiresAt: '2026-03-14T09:26:53.000Z' },
           ),
           '401': problem('No credential, or an invalid one.'),
-          '403': problem('Permission or module missing, or a bridge token.'),
+          '403': problem('Permission or module missing, a bridge token, or a credential other than an API key (`api_key_required`).'),
           '404': problem('No such batch in this organization.'),
           '409': problem('The batch exists but is not live (`batch_not_live`).'),
           '429': problem('Rate limited; see Retry-After.'),

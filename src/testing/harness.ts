@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { appRoleUrl, loadConfig, type Config } from '../config.js';
 import { PostgresDatabase, type Database } from '../db/client.js';
 import type { Databases } from '../db/open.js';
-import { createApp, type RunningApp } from '../app.js';
+import { createApp, type AppOptions, type RunningApp } from '../app.js';
 import { createOrganization } from '../auth/organizations.js';
 import { createApiKey } from '../auth/credentials.js';
 import type { Plan } from '../auth/plans.js';
@@ -24,6 +24,8 @@ export const GENEROUS_WINDOWS: RateWindow[] = [
 export interface CallResult<T = any> {
   status: number;
   body: T;
+  /** The answer's bytes as sent, decoded (the harness's calls set it). */
+  text?: string;
   headers: Headers;
 }
 
@@ -75,7 +77,15 @@ export async function createTestDatabase(databaseUrl: string): Promise<{ url: st
  * when DATABASE_URL is set (and Redis when REDIS_URL is), PGlite otherwise; `config` overrides settings
  * (an S3 store, say). Closed after the file's tests.
  */
-export async function startTestServer(options: { rateWindows?: RateWindow[]; config?: Partial<Config> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: {
+    rateWindows?: RateWindow[];
+    failedAuthRateWindows?: RateWindow[];
+    config?: Partial<Config>;
+    clock?: AppOptions['clock'];
+    loginWindows?: AppOptions['loginWindows'];
+  } = {},
+): Promise<TestServer> {
   // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
   process.env.FIRSTCRACK_CHECK_CONTRACT ??= '1';
   // Live sessions and blobs go to a directory of this test file's own.
@@ -94,7 +104,13 @@ export async function startTestServer(options: { rateWindows?: RateWindow[]; con
     const db = await openPgliteFromTemplate(template);
     databases = { owner: db, service: db, close: () => db.close() };
   }
-  const app = await createApp(config, { databases, rateWindows: options.rateWindows ?? GENEROUS_WINDOWS });
+  const app = await createApp(config, {
+    databases,
+    rateWindows: options.rateWindows ?? GENEROUS_WINDOWS,
+    failedAuthRateWindows: options.failedAuthRateWindows ?? GENEROUS_WINDOWS,
+    clock: options.clock,
+    loginWindows: options.loginWindows,
+  });
   const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
   after(async () => {
     await app.close();
@@ -116,7 +132,7 @@ export async function startTestServer(options: { rateWindows?: RateWindow[]; con
     }
     const response = await fetch(url + path, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, text, headers: response.headers };
   };
 
   const server: TestServer = {

@@ -2339,6 +2339,14 @@ export interface Operations {
       maxBatchKg?: string | number;
       connectivity?: 'none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api';
       installedAt?: string;
+      /**
+       * extension: burner or heater power at 100 %, kW; with fuel and a `burner` channel (%) in the telemetry, roast metrics report energy and CO2
+       */
+      burnerRatingKw?: string | number;
+      /**
+       * extension: lpg, natural_gas or electric; with burnerRatingKw, roast metrics report energy and CO2
+       */
+      fuel?: 'lpg' | 'natural_gas' | 'electric';
     };
     output: Machine;
   };
@@ -2380,6 +2388,8 @@ export interface Operations {
       maxBatchKg?: string | number | null;
       connectivity?: ('none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api') | null;
       installedAt?: string | null;
+      burnerRatingKw?: (string | number) | null;
+      fuel?: ('lpg' | 'natural_gas' | 'electric') | null;
       isActive?: boolean;
     };
     output: Machine;
@@ -2902,6 +2912,768 @@ export interface Operations {
     };
     output: ProductionSchedule;
   };
+  'sourcing.contract.createContract': {
+    input: {
+      contractNumber: string;
+      partnerId: string;
+      currency?: string;
+      priceType?: 'fixed' | 'differential' | 'to_be_fixed' | 'formula';
+      incoterm?: 'EXW' | 'FCA' | 'FAS' | 'FOB' | 'CFR' | 'CIF' | 'CPT' | 'CIP' | 'DAP' | 'DPU' | 'DDP';
+      contractDate?: string;
+      paymentTermsDays?: number;
+      notes?: string;
+      /**
+       * @minItems 1
+       * @maxItems 500
+       */
+      lines: [
+        {
+          producerId?: string;
+          origin?: string;
+          quality?: string;
+          processMethod?: string;
+          harvestYear?: number;
+          weightKg: string | number;
+          pricePerKg?: string | number;
+          differentialPerKg?: string | number;
+          market?: string;
+          fixationStatus?: 'fixed' | 'unfixed';
+          currency?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+        },
+        ...{
+          producerId?: string;
+          origin?: string;
+          quality?: string;
+          processMethod?: string;
+          harvestYear?: number;
+          weightKg: string | number;
+          pricePerKg?: string | number;
+          differentialPerKg?: string | number;
+          market?: string;
+          fixationStatus?: 'fixed' | 'unfixed';
+          currency?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+        }[]
+      ];
+    };
+    output: Contract;
+  };
+  'sourcing.contract.getContract': {
+    input: {
+      id: string;
+    };
+    output: Contract;
+  };
+  'sourcing.contract.listContracts': {
+    input: {
+      filter?: {
+        status?:
+          | 'draft'
+          | 'pending'
+          | 'confirmed'
+          | 'partially_shipped'
+          | 'shipped'
+          | 'arrived'
+          | 'closed'
+          | 'canceled'
+          | 'defaulted';
+        partnerId?: string;
+        open?: boolean;
+        q?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: ContractSummary[];
+      nextCursor: string | null;
+    };
+  };
+  'sourcing.contract.updateContractStatus': {
+    input: {
+      id: string;
+      status:
+        | 'draft'
+        | 'pending'
+        | 'confirmed'
+        | 'partially_shipped'
+        | 'shipped'
+        | 'arrived'
+        | 'closed'
+        | 'canceled'
+        | 'defaulted';
+    };
+    output: ContractSummary;
+  };
+  'sourcing.contract.createContractMilestone': {
+    input: {
+      contractId: string;
+      kind:
+        | 'contract_signed'
+        | 'fixation'
+        | 'shipment'
+        | 'vessel_departure'
+        | 'vessel_arrival'
+        | 'customs_clearance'
+        | 'warehouse_receipt'
+        | 'sample_approval'
+        | 'payment';
+      dueAt: string;
+      notes?: string;
+    };
+    output: ContractMilestone;
+  };
+  'sourcing.contract.completeContractMilestone': {
+    input: {
+      id: string;
+    };
+    output: ContractMilestone;
+  };
+  'sourcing.contract.listContractMilestones': {
+    input: {
+      filter?: {
+        contractId?: string;
+        kind?:
+          | 'contract_signed'
+          | 'fixation'
+          | 'shipment'
+          | 'vessel_departure'
+          | 'vessel_arrival'
+          | 'customs_clearance'
+          | 'warehouse_receipt'
+          | 'sample_approval'
+          | 'payment';
+        dueFrom?: string;
+        dueTo?: string;
+        overdue?: boolean;
+        completed?: boolean;
+      };
+    };
+    output: {
+      items: ContractMilestone[];
+      nextCursor: null;
+      truncated: boolean;
+    };
+  };
+  'sourcing.contract.createContractShipment': {
+    input: {
+      contractId: string;
+      reference: string;
+      weightKg: string | number;
+      vessel?: string;
+      carrier?: string;
+      containerNumber?: string;
+      portOfLoading?: string;
+      portOfDischarge?: string;
+      etd?: string;
+      eta?: string;
+      destinationLocationId?: string;
+    };
+    output: ContractShipment;
+  };
+  'sourcing.contract.listContractShipments': {
+    input: {
+      filter?: {
+        contractId?: string;
+        status?: 'booked' | 'received';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: ContractShipment[];
+      nextCursor: string | null;
+    };
+  };
+  'sourcing.contract.receiveContractShipment': {
+    input: {
+      shipmentId: string;
+      locationId?: string;
+      /**
+       * @minItems 1
+       * @maxItems 500
+       */
+      lines: [
+        {
+          contractLineId: string;
+          lotCode: string;
+          weightKg: string | number;
+          name?: string;
+          locationId?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+          freight?: string | number;
+          duty?: string | number;
+          carry?: string | number;
+          notes?: string;
+        },
+        ...{
+          contractLineId: string;
+          lotCode: string;
+          weightKg: string | number;
+          name?: string;
+          locationId?: string;
+          bagCount?: number;
+          bagWeightKg?: string | number;
+          freight?: string | number;
+          duty?: string | number;
+          carry?: string | number;
+          notes?: string;
+        }[]
+      ];
+    };
+    output: ContractShipmentReceipt;
+  };
+  'sourcing.contract.listOpenPositions': {
+    input: {};
+    output: OpenPositions;
+  };
+  'sourcing.sample.createSample': {
+    input: {
+      sampleNumber: string;
+      name: string;
+      sampleType: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+      partnerId?: string;
+      producerId?: string;
+      contractId?: string;
+      contractLineId?: string;
+      poNumber?: string;
+      salesNumber?: string;
+      /**
+       * @maxItems 20
+       */
+      trackingNumbers?:
+        | []
+        | [string]
+        | [string, string]
+        | [string, string, string]
+        | [string, string, string, string]
+        | [string, string, string, string, string]
+        | [string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ];
+      weightKg?: string | number;
+      dueAt?: string;
+    };
+    output: Sample;
+  };
+  'sourcing.sample.getSample': {
+    input: {
+      id: string;
+    };
+    output: Sample;
+  };
+  'sourcing.sample.listSamples': {
+    input: {
+      filter?: {
+        sampleType?: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+        status?: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+        partnerId?: string;
+        producerId?: string;
+        contractId?: string;
+        transferred?: boolean;
+        q?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: Sample[];
+      nextCursor: string | null;
+    };
+  };
+  'sourcing.sample.updateSampleStatus': {
+    input: {
+      id: string;
+      status: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+      decisionNotes?: string;
+      /**
+       * @maxItems 20
+       */
+      trackingNumbers?:
+        | []
+        | [string]
+        | [string, string]
+        | [string, string, string]
+        | [string, string, string, string]
+        | [string, string, string, string, string]
+        | [string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ];
+    };
+    output: Sample;
+  };
+  'sourcing.sample.transferSampleToInventory': {
+    input: {
+      id: string;
+      lotCode: string;
+      weightKg: string | number;
+      locationId?: string;
+    };
+    output: SampleTransfer;
+  };
+  'cafe.createSite': {
+    input: {
+      name: string;
+      code: string;
+      locationId?: string;
+      timezone?: string;
+      shotTarget?: {
+        doseG?: number;
+        doseToleranceG?: number;
+        ratioMin?: number;
+        ratioMax?: number;
+        timeMinS?: number;
+        timeMaxS?: number;
+        channelingBelowS?: number;
+      };
+    };
+    output: CafeSite;
+  };
+  'cafe.listSites': {
+    input: {
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CafeSite[];
+      nextCursor: string | null;
+    };
+  };
+  'cafe.registerMachine': {
+    input: {
+      siteId: string;
+      name: string;
+      code: string;
+      kind: 'espresso_machine' | 'grinder' | 'batch_brewer' | 'water_system';
+      groupCount?: number;
+      brand?: string;
+      model?: string;
+      deviceId?: string;
+    };
+    output: CafeMachine;
+  };
+  'cafe.listMachines': {
+    input: {
+      filter?: {
+        siteId?: string;
+        kind?: 'espresso_machine' | 'grinder' | 'batch_brewer' | 'water_system';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CafeMachine[];
+      nextCursor: string | null;
+    };
+  };
+  'cafe.issueBarMachineToken': {
+    input: {
+      machineId: string;
+      expiresInHours?: number;
+    };
+    output: CafeBarMachineToken;
+  };
+  'cafe.getLiveBar': {
+    input: {
+      siteId: string;
+    };
+    output: CafeLiveBar;
+  };
+  'cafe.listShots': {
+    input: {
+      filter: {
+        from: string;
+        to: string;
+        siteId?: string;
+        machineId?: string;
+        group?: number;
+        outsideTarget?: boolean;
+      };
+      limit?: number;
+    };
+    output: CafeShotList;
+  };
+  'cafe.getSitePerformance': {
+    input: {
+      siteId: string;
+      from: string;
+      to: string;
+    };
+    output: CafeSitePerformance;
+  };
+  'cafe.importPosSales': {
+    input: {
+      siteId: string;
+      /**
+       * @minItems 1
+       * @maxItems 1000
+       */
+      lines: [
+        {
+          posLineId: string;
+          soldAt: string;
+          item: string;
+          quantity: number;
+          shotEquivalents: number;
+        },
+        ...{
+          posLineId: string;
+          soldAt: string;
+          item: string;
+          quantity: number;
+          shotEquivalents: number;
+        }[]
+      ];
+    };
+    output: CafePosImport;
+  };
+  'cafe.reconcilePos': {
+    input: {
+      siteId: string;
+      businessDate: string;
+    };
+    output: CafeReconciliation;
+  };
+  'cafe.listReconciliations': {
+    input: {
+      filter?: {
+        siteId?: string;
+        from?: string;
+        to?: string;
+        latestOnly?: boolean;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CafeReconciliation[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.createOAuthClient': {
+    input: {
+      role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+      /**
+       * @maxItems 50
+       */
+      scopes?: string[];
+      label?: string;
+    };
+    output: IssuedOAuthClient;
+  };
+  'webhooks.listOAuthClients': {
+    input: {
+      filter?: {
+        includeRevoked?: boolean;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: OAuthClient[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.revokeOAuthClient': {
+    input: {
+      id: string;
+    };
+    output: OAuthClient;
+  };
 }
 export interface Location {
   id: string;
@@ -3315,6 +4087,14 @@ export interface Machine {
   maxBatchKg: string | null;
   connectivity: ('none' | 'logger' | 'bridge' | 'modbus' | 'serial' | 'cloud_api') | null;
   installedAt: string | null;
+  /**
+   * extension: burner or heater power at 100 %, kW, three decimals
+   */
+  burnerRatingKw: string | null;
+  /**
+   * extension: the burner's fuel
+   */
+  fuel: ('lpg' | 'natural_gas' | 'electric') | null;
   isActive: boolean;
   createdAt: string;
   updatedAt: string;
@@ -3524,26 +4304,265 @@ export interface RoastBatchView {
   roastedLot: RoastedLot | null;
   curve: RoastCurveSummary | null;
 }
+/**
+ * Roast metrics as Artisan computes them; times in s since charge, temperatures °C, rates °C/min, areas °C·min, energy BTU, CO2 g.
+ */
 export interface RoastMetrics {
+  /**
+   * °C. BT at the charge event (Artisan CHARGE_BT).
+   */
   chargeTempC: number | null;
+  /**
+   * °C. ET at the charge event (CHARGE_ET).
+   */
+  chargeEtC: number | null;
+  /**
+   * s since charge. Turning point: the marked event, else the lowest BT from charge up to first crack start (else drop), the latest on ties; null when BT never falls below its charge reading (TP_time).
+   */
   turningPointS: number | null;
+  /**
+   * °C. BT at the turning point (TP_BT).
+   */
   turningPointTempC: number | null;
+  /**
+   * °C. ET at the turning point (TP_ET).
+   */
+  turningPointEtC: number | null;
+  /**
+   * s since charge. The marked dry-end event; null when not marked, even if the drying phase falls back to the phase temperature (DRY_time).
+   */
   dryEndS: number | null;
+  /**
+   * °C. BT at the marked dry end (DRY_BT).
+   */
   dryEndTempC: number | null;
+  /**
+   * °C. ET at the marked dry end (DRY_ET).
+   */
+  dryEndEtC: number | null;
+  /**
+   * s since charge. The marked first-crack-start event (FCs_time).
+   */
   firstCrackStartS: number | null;
+  /**
+   * °C. BT at first crack start (FCs_BT).
+   */
   firstCrackStartTempC: number | null;
+  /**
+   * °C. ET at first crack start (FCs_ET).
+   */
+  firstCrackStartEtC: number | null;
+  /**
+   * s since charge. The marked first-crack-end event (FCe_time).
+   */
   firstCrackEndS: number | null;
+  /**
+   * °C. BT at first crack end (FCe_BT).
+   */
+  firstCrackEndTempC: number | null;
+  /**
+   * °C. ET at first crack end (FCe_ET).
+   */
+  firstCrackEndEtC: number | null;
+  /**
+   * s since charge. The marked second-crack-start event (SCs_time).
+   */
   secondCrackStartS: number | null;
+  /**
+   * °C. BT at second crack start (SCs_BT).
+   */
+  secondCrackStartTempC: number | null;
+  /**
+   * °C. ET at second crack start (SCs_ET).
+   */
+  secondCrackStartEtC: number | null;
+  /**
+   * s since charge. The marked second-crack-end event (SCe_time).
+   */
+  secondCrackEndS: number | null;
+  /**
+   * °C. BT at second crack end (SCe_BT).
+   */
+  secondCrackEndTempC: number | null;
+  /**
+   * °C. ET at second crack end (SCe_ET).
+   */
+  secondCrackEndEtC: number | null;
+  /**
+   * s since charge. The marked drop event (DROP_time).
+   */
   dropS: number | null;
+  /**
+   * °C. BT at drop (DROP_BT).
+   */
   dropTempC: number | null;
+  /**
+   * °C. ET at drop (DROP_ET).
+   */
+  dropEtC: number | null;
+  /**
+   * s since charge. The marked cool-end event (COOL_time).
+   */
+  coolEndS: number | null;
+  /**
+   * °C. BT at cool end (COOL_BT).
+   */
+  coolEndTempC: number | null;
+  /**
+   * °C. ET at cool end (COOL_ET).
+   */
+  coolEndEtC: number | null;
+  /**
+   * °C. MET, the maximum environment temperature: the highest ET from the turning point (else charge) up to drop, as Artisan's temp1[TP:DROP]; null without a drop (MET).
+   */
+  maxEtC: number | null;
+  /**
+   * s since charge. When MET was first reached.
+   */
+  maxEtS: number | null;
+  /**
+   * s. Charge to dry end; without a dry-end event, to the first sample from the turning point on whose BT reaches the dry-end phase temperature (the log's, else 150 °C), as Artisan does (dryphasetime).
+   */
   dryingPhaseS: number | null;
+  /**
+   * s. Dry end (as for dryingPhaseS) to first crack start; without a first-crack event, to the first sample from dry end on whose BT reaches the first-crack phase temperature (the log's, else 200 °C) (midphasetime).
+   */
   maillardPhaseS: number | null;
+  /**
+   * s. First crack start (as for maillardPhaseS) to drop, else to the last sample (finishphasetime).
+   */
   developmentPhaseS: number | null;
+  /**
+   * s. Drop to cool end; null unless both are marked (coolphasetime).
+   */
+  coolingPhaseS: number | null;
+  /**
+   * %. developmentPhaseS / totalTimeS × 100; null without a drop.
+   */
   developmentTimeRatioPct: number | null;
+  /**
+   * s. Charge to drop; null without a drop event (totaltime).
+   */
   totalTimeS: number | null;
+  /**
+   * °C/min. BT rise from the turning point (else charge) to dry end / the minutes between (dry_phase_ror).
+   */
   rorDryingCPerMin: number | null;
+  /**
+   * °C/min. BT rise over the Maillard phase / its minutes (mid_phase_ror).
+   */
   rorMaillardCPerMin: number | null;
+  /**
+   * °C/min. BT rise over the development phase / its minutes (finish_phase_ror).
+   */
   rorDevelopmentCPerMin: number | null;
+  /**
+   * °C/min. BT rise from the turning point (else charge) to drop (else the last sample) / the minutes between (total_ror).
+   */
+  rorTotalCPerMin: number | null;
+  /**
+   * °C. BT at dry end − BT at the turning point (else charge) (dry_phase_delta_temp).
+   */
+  riseDryingC: number | null;
+  /**
+   * °C. BT at first crack start − BT at dry end (mid_phase_delta_temp).
+   */
+  riseMaillardC: number | null;
+  /**
+   * °C. BT at drop − BT at first crack start (finish_phase_delta_temp).
+   */
+  riseDevelopmentC: number | null;
+  /**
+   * °C. BT at drop − BT at the turning point (else charge): the sum of the three phase rises.
+   */
+  riseTotalC: number | null;
+  /**
+   * °C·min. Area under the BT curve above aucBaseC from the aucBegin event to drop (else the last sample): each interval between samples counts the mean of its two readings above the base (0 below), intervals with a missing reading count nothing (AUC).
+   */
+  aucCMin: number | null;
+  /**
+   * event. Where the AUC starts: the log's setting, else the turning point (Artisan's default); a missing turning point falls back to charge (AUCbegin).
+   */
+  aucBegin: ('charge' | 'turning_point' | 'dry_end' | 'first_crack_start') | null;
+  /**
+   * °C. The AUC base temperature: the log's setting (BT at the begin event when the log says so, Artisan's AUCbaseFlag), else 100 °C (Artisan's default); every area uses it (AUCbase).
+   */
+  aucBaseC: number | null;
+  /**
+   * °C·min. BT area above the base from charge to dry end (dry_phase_AUC).
+   */
+  aucDryingCMin: number | null;
+  /**
+   * °C·min. BT area above the base over the Maillard phase (mid_phase_AUC).
+   */
+  aucMaillardCMin: number | null;
+  /**
+   * °C·min. BT area above the base over the development phase (finish_phase_AUC).
+   */
+  aucDevelopmentCMin: number | null;
+  /**
+   * °C·min. BT area above the base from charge to drop: the sum of the three phase areas (total_ts_BT).
+   */
+  tempTimeBtCMin: number | null;
+  /**
+   * °C·min. ET area above the base from charge to drop; null without ET readings (total_ts_ET).
+   */
+  tempTimeEtCMin: number | null;
+  /**
+   * °C·min. Area of ET − BT (where positive) from charge to drop (total_ts).
+   */
+  tempTimeEtMinusBtCMin: number | null;
+  /**
+   * BTU. Burner energy from the first sample to charge: rating × burner % over time (Artisan BTU_preheat + BTU_bbp). Energy values need a burner rating, a fuel and burner power readings (the log's energy settings, or the machine's burnerRatingKw and fuel with a burner channel in %: `burner` live, or an import's Loring BurnerPercentage, ROEST Power (%), IKAWA heater column); null otherwise, never assumed.
+   */
+  energyBeforeChargeBtu: number | null;
+  /**
+   * BTU. Burner energy from charge to drop (BTU_roast).
+   */
+  energyRoastBtu: number | null;
+  /**
+   * BTU. Burner energy from drop to cool end; 0 without a cool end (BTU_cooling).
+   */
+  energyCoolingBtu: number | null;
+  /**
+   * BTU. Before charge + roast + cooling (BTU_batch).
+   */
+  energyBatchBtu: number | null;
+  /**
+   * BTU/kg. energyRoastBtu per kg of green charged (BTU_roast_per_green_kg).
+   */
+  energyRoastBtuPerGreenKg: number | null;
+  /**
+   * BTU/kg. energyBatchBtu per kg of green charged (BTU_batch_per_green_kg).
+   */
+  energyBatchBtuPerGreenKg: number | null;
+  /**
+   * kWh/kg. energyRoastBtu in kWh (÷ 3412.14) per kg of green (KWH_roast_per_green_kg).
+   */
+  energyRoastKwhPerGreenKg: number | null;
+  /**
+   * kWh/kg. energyBatchBtu in kWh per kg of green (KWH_batch_per_green_kg).
+   */
+  energyBatchKwhPerGreenKg: number | null;
+  /**
+   * g CO2. energyRoastBtu × Artisan's factor for the fuel (kg CO2 per BTU: LPG 6.288e-5, natural gas 5.291e-5, electricity 2.964e-4, reduced by the renewable share) × 1000 (CO2_roast).
+   */
+  co2RoastG: number | null;
+  /**
+   * g CO2. CO2 of energyBatchBtu (CO2_batch).
+   */
+  co2BatchG: number | null;
+  /**
+   * g CO2/kg. co2RoastG per kg of green (CO2_roast_per_green_kg).
+   */
+  co2RoastGPerGreenKg: number | null;
+  /**
+   * g CO2/kg. co2BatchG per kg of green (CO2_batch_per_green_kg).
+   */
+  co2BatchGPerGreenKg: number | null;
+  /**
+   * %. (charge − drop weight) / charge weight × 100; null without both weights (weight_loss).
+   */
   weightLossPct: number | null;
 }
 export interface RoastProfileComparison {
@@ -3931,7 +4950,16 @@ export interface TraceGraph {
   depthLimitReached: boolean;
 }
 export interface TraceNode {
-  kind: 'producer' | 'green_lot' | 'roast_batch' | 'roasted_lot' | 'blend_lot' | 'product_batch' | 'order_line';
+  kind:
+    | 'producer'
+    | 'green_lot'
+    | 'roast_batch'
+    | 'roasted_lot'
+    | 'blend_lot'
+    | 'product_batch'
+    | 'order_line'
+    | 'contract'
+    | 'sample';
   id: string;
   depth: number;
   label: string | null;
@@ -4147,6 +5175,444 @@ export interface ScheduledBatch {
    */
   expectedLossPct: string;
 }
+export interface Contract {
+  id: string;
+  contractNumber: string;
+  partnerId: string;
+  currency: string;
+  priceType: 'fixed' | 'differential' | 'to_be_fixed' | 'formula';
+  incoterm: ('EXW' | 'FCA' | 'FAS' | 'FOB' | 'CFR' | 'CIF' | 'CPT' | 'CIP' | 'DAP' | 'DPU' | 'DDP') | null;
+  contractDate: string | null;
+  paymentTermsDays: number | null;
+  notes: string | null;
+  status:
+    | 'draft'
+    | 'pending'
+    | 'confirmed'
+    | 'partially_shipped'
+    | 'shipped'
+    | 'arrived'
+    | 'closed'
+    | 'canceled'
+    | 'defaulted';
+  statusChangedAt: string;
+  position: ContractPosition;
+  createdAt: string;
+  updatedAt: string;
+  lines: ContractLine[];
+}
+export interface ContractPosition {
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  totalKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  shippedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  receivedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  unshippedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  fixedKg: string;
+  /**
+   * an exact decimal as a string
+   */
+  fixedValue: string;
+  /**
+   * an exact decimal as a string
+   */
+  openFixedValue: string;
+}
+export interface ContractLine {
+  id: string;
+  lineNumber: number;
+  producerId: string | null;
+  origin: string | null;
+  quality: string | null;
+  processMethod: string | null;
+  harvestYear: number | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightKg: string;
+  pricePerKg: string | null;
+  differentialPerKg: string | null;
+  market: string | null;
+  fixationStatus: 'fixed' | 'unfixed';
+  currency: string;
+  bagCount: number | null;
+  bagWeightKg: string | null;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  receivedKg: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  openKg: string;
+}
+export interface ContractSummary {
+  id: string;
+  contractNumber: string;
+  partnerId: string;
+  currency: string;
+  priceType: 'fixed' | 'differential' | 'to_be_fixed' | 'formula';
+  incoterm: ('EXW' | 'FCA' | 'FAS' | 'FOB' | 'CFR' | 'CIF' | 'CPT' | 'CIP' | 'DAP' | 'DPU' | 'DDP') | null;
+  contractDate: string | null;
+  paymentTermsDays: number | null;
+  notes: string | null;
+  status:
+    | 'draft'
+    | 'pending'
+    | 'confirmed'
+    | 'partially_shipped'
+    | 'shipped'
+    | 'arrived'
+    | 'closed'
+    | 'canceled'
+    | 'defaulted';
+  statusChangedAt: string;
+  position: ContractPosition;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface ContractMilestone {
+  id: string;
+  contractId: string;
+  contractNumber: string;
+  kind:
+    | 'contract_signed'
+    | 'fixation'
+    | 'shipment'
+    | 'vessel_departure'
+    | 'vessel_arrival'
+    | 'customs_clearance'
+    | 'warehouse_receipt'
+    | 'sample_approval'
+    | 'payment';
+  dueAt: string;
+  notes: string | null;
+  completedAt: string | null;
+  completedBy: string | null;
+  sampleId: string | null;
+  overdue: boolean;
+  createdAt: string;
+}
+export interface ContractShipment {
+  id: string;
+  contractId: string;
+  reference: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightKg: string;
+  vessel: string | null;
+  carrier: string | null;
+  containerNumber: string | null;
+  portOfLoading: string | null;
+  portOfDischarge: string | null;
+  etd: string | null;
+  eta: string | null;
+  destinationLocationId: string | null;
+  status: 'booked' | 'received';
+  receivedAt: string | null;
+  receivedKg: string | null;
+  lots: ContractShipmentLot[];
+  createdAt: string;
+}
+export interface ContractShipmentLot {
+  contractLineId: string;
+  greenLotId: string;
+  /**
+   * kilograms, a decimal string with three decimals
+   */
+  weightKg: string;
+}
+export interface ContractShipmentReceipt {
+  shipment: ContractShipment;
+  contract: ContractSummary;
+  lots: GreenLotWithBalances[];
+}
+export interface OpenPositions {
+  contracts: {
+    contractId: string;
+    contractNumber: string;
+    partnerId: string;
+    status:
+      | 'draft'
+      | 'pending'
+      | 'confirmed'
+      | 'partially_shipped'
+      | 'shipped'
+      | 'arrived'
+      | 'closed'
+      | 'canceled'
+      | 'defaulted';
+    currency: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    totalKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    receivedKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openKg: string;
+    /**
+     * an exact decimal as a string
+     */
+    openFixedValue: string;
+  }[];
+  byOrigin: {
+    producerId: string | null;
+    origin: string | null;
+    currency: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openKg: string;
+    /**
+     * an exact decimal as a string
+     */
+    openFixedValue: string;
+  }[];
+  totals: {
+    contracts: number;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openKg: string;
+    byCurrency: {
+      currency: string;
+      /**
+       * an exact decimal as a string
+       */
+      openFixedValue: string;
+    }[];
+  };
+}
+export interface Sample {
+  id: string;
+  sampleNumber: string;
+  name: string;
+  sampleType: 'offer' | 'pre_shipment' | 'arrival' | 'type' | 'spot' | 'production' | 'competition';
+  partnerId: string | null;
+  producerId: string | null;
+  contractId: string | null;
+  contractLineId: string | null;
+  poNumber: string | null;
+  salesNumber: string | null;
+  trackingNumbers: string[];
+  weightKg: string | null;
+  dueAt: string | null;
+  status: 'requested' | 'in_transit' | 'received' | 'roasted' | 'cupped' | 'approved' | 'rejected' | 'archived';
+  statusChangedAt: string;
+  decision: ('approved' | 'rejected') | null;
+  decisionAt: string | null;
+  decisionNotes: string | null;
+  greenLotId: string | null;
+  transferredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface SampleTransfer {
+  sample: Sample;
+  lot: GreenLotWithBalances;
+}
+export interface CafeSite {
+  id: string;
+  code: string;
+  name: string;
+  locationId: string | null;
+  timezone: string;
+  shotTarget: CafeShotTarget;
+  createdAt: string;
+}
+export interface CafeShotTarget {
+  doseG: number;
+  doseToleranceG: number;
+  ratioMin: number;
+  ratioMax: number;
+  timeMinS: number;
+  timeMaxS: number;
+  channelingBelowS: number;
+}
+export interface CafeMachine {
+  id: string;
+  siteId: string;
+  code: string;
+  name: string;
+  kind: 'espresso_machine' | 'grinder' | 'batch_brewer' | 'water_system';
+  groupCount: number;
+  brand: string | null;
+  model: string | null;
+  deviceId: string | null;
+  createdAt: string;
+}
+export interface CafeBarMachineToken {
+  id: string;
+  token: string;
+  machineId: string;
+  expiresAt: string;
+}
+export interface CafeLiveBar {
+  siteId: string;
+  asOf: string;
+  windowSeconds: number;
+  groupHeads: {
+    machineId: string;
+    machineCode: string;
+    group: number;
+    shots: {
+      shotId: string;
+      machineId: string;
+      group: number;
+      startedAt: string;
+      durationS: number;
+      doseG: number;
+      yieldG: number;
+      outsideTarget: boolean;
+      channeling: boolean;
+    }[];
+    failing: boolean;
+    reasons: {
+      code: 'outside_target' | 'channeling';
+      detail: string;
+    }[];
+  }[];
+  failing: {
+    machineId: string;
+    group: number;
+    reasons: {
+      code: 'outside_target' | 'channeling';
+      detail: string;
+    }[];
+  }[];
+}
+export interface CafeShotList {
+  items: CafeShot[];
+  truncated: boolean;
+}
+export interface CafeShot {
+  id: string;
+  siteId: string;
+  machineId: string;
+  shotId: string;
+  group: number;
+  startedAt: string;
+  durationS: number;
+  doseG: number;
+  yieldG: number;
+  ratio: number | null;
+  outsideTarget: boolean;
+  channeling: boolean;
+  pressureBar: number[] | null;
+  temperatureC: number[] | null;
+  flow: number[] | null;
+  receivedAt: string;
+}
+export interface CafeSitePerformance {
+  siteId: string;
+  timezone: string;
+  from: string;
+  to: string;
+  totals: {
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    saleShotEquivalents: number;
+    variance: number;
+  };
+  days: {
+    date: string;
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    saleShotEquivalents: number;
+    variance: number;
+  }[];
+  hours: {
+    hour: number;
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    saleShotEquivalents: number;
+    variance: number;
+  }[];
+  groupHeads: {
+    machineId: string;
+    group: number;
+    shots: number;
+    outsideTargetShots: number;
+    failingShare: number;
+    channelingShots: number;
+    meanDurationS: number | null;
+  }[];
+}
+export interface CafePosImport {
+  siteId: string;
+  received: number;
+  new: number;
+  known: number;
+  newShotEquivalents: number;
+}
+export interface CafeReconciliation {
+  id: string;
+  siteId: string;
+  businessDate: string;
+  version: number;
+  timezone: string;
+  dayStart: string;
+  dayEnd: string;
+  hours: number;
+  shotsPulled: number;
+  saleShotEquivalents: number;
+  variance: number;
+  machines: {
+    machineId: string;
+    shotsPulled: number;
+    shareOfShots: number;
+  }[];
+  createdAt: string;
+}
+export interface IssuedOAuthClient {
+  clientId: string;
+  /**
+   * shown once; only a hash is stored
+   */
+  clientSecret: string;
+  role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+  scopes: string[];
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+export interface OAuthClient {
+  clientId: string;
+  role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+  scopes: string[];
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
 
 export type OperationName = keyof Operations;
 export type OperationInput<N extends OperationName> = Operations[N]['input'];
@@ -4160,11 +5626,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
@@ -4181,11 +5649,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4201,12 +5671,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4221,11 +5693,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4243,11 +5717,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4265,11 +5741,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4288,11 +5766,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4308,12 +5788,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4328,11 +5810,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4348,12 +5832,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4369,11 +5855,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4393,11 +5881,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4417,11 +5907,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4441,11 +5933,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4464,11 +5958,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4490,11 +5986,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4517,11 +6015,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4539,11 +6039,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4559,11 +6061,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4581,11 +6085,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4601,12 +6107,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4621,11 +6129,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4642,11 +6152,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
@@ -4663,11 +6175,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4683,12 +6197,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4703,11 +6219,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4724,11 +6242,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4746,11 +6266,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4766,12 +6288,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4786,11 +6310,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4807,12 +6333,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "machine_cap_reached",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4831,11 +6359,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4851,12 +6381,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4871,12 +6403,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "machine_cap_reached",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4894,11 +6428,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4916,11 +6452,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
@@ -4937,11 +6475,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -4957,12 +6497,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -4977,11 +6519,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -4999,11 +6543,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5021,11 +6567,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5041,12 +6589,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5061,11 +6611,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5084,11 +6636,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5105,11 +6659,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "no_bill_of_materials",
@@ -5126,11 +6682,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "no_bill_of_materials",
@@ -5147,11 +6705,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5169,11 +6729,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5189,12 +6751,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5209,11 +6773,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5237,11 +6803,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5262,11 +6830,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5285,12 +6855,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unreadable_roast_log",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5313,11 +6885,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5333,11 +6907,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5353,12 +6929,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5373,11 +6951,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5396,11 +6976,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5416,12 +6998,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5436,11 +7020,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "method_not_allowed",
       "idempotency_key_in_flight",
@@ -5457,12 +7043,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5477,11 +7065,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5499,11 +7089,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5519,12 +7111,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5539,11 +7133,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5562,11 +7158,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5585,11 +7183,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5609,11 +7209,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5632,11 +7234,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5656,11 +7260,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5676,11 +7282,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5696,11 +7304,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5716,11 +7326,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5738,12 +7350,14 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "invalid_cursor",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5758,11 +7372,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
@@ -5777,11 +7393,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
@@ -5798,11 +7416,13 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
@@ -5818,16 +7438,716 @@ export const OPERATIONS = {
       "malformed_json",
       "invalid_input",
       "invalid_idempotency_key",
+      "organization_required",
       "unauthenticated",
       "permission_denied",
       "module_not_enabled",
       "organization_mismatch",
       "bridge_token_not_allowed",
+      "organization_not_found",
       "unknown_operation",
       "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
       "schedule_already_released",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.createContract": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.getContract": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listContracts": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.updateContractStatus": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.createContractMilestone": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "state_mismatch",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.completeContractMilestone": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "milestone_already_completed",
+      "sample_not_approved",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listContractMilestones": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.createContractShipment": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "state_mismatch",
+      "exceeds_open_weight",
+      "duplicate",
+      "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listContractShipments": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.receiveContractShipment": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "shipment_already_received",
+      "state_mismatch",
+      "duplicate",
+      "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.listOpenPositions": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.createSample": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.getSample": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.listSamples": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.updateSampleStatus": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "invalid_state_transition",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.sample.transferSampleToInventory": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "sample_already_transferred",
+      "state_mismatch",
+      "duplicate",
+      "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.createSite": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "location_not_cafe",
+      "location_archived",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listSites": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.registerMachine": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listMachines": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.issueBarMachineToken": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "not_an_espresso_machine",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.getLiveBar": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listShots": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.getSitePerformance": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.importPosSales": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.reconcilePos": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "cafe.listReconciliations": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.createOAuthClient": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listOAuthClients": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.revokeOAuthClient": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "oauth_client_revoked",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

@@ -1,15 +1,16 @@
 import type { Queryable } from '../../db/client.js';
 import { iso } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
-import type { TraceKind } from './schemas.js';
+import type { NodeKind, TraceKind } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Recording lineage
 
-export interface NewLineageEdge {
-  fromKind: TraceKind;
+/** K: the kinds the edges may name; the trace kinds unless a caller records contracts or samples. */
+export interface NewLineageEdge<K extends NodeKind = TraceKind> {
+  fromKind: K;
   fromId: string;
-  toKind: TraceKind;
+  toKind: K;
   toId: string;
   weightKg: string | null;
   groupId?: string | null;
@@ -17,9 +18,9 @@ export interface NewLineageEdge {
 
 interface LineageRow {
   id: string;
-  from_kind: TraceKind;
+  from_kind: NodeKind;
   from_id: string;
-  to_kind: TraceKind;
+  to_kind: NodeKind;
   to_id: string;
   weight_kg: string | null;
   group_id: string | null;
@@ -37,13 +38,13 @@ const toLineageEdge = (r: LineageRow) => ({
   createdAt: iso(r.created_at)!,
 });
 
-export type LineageEdge = ReturnType<typeof toLineageEdge>;
+export type LineageEdge<K extends NodeKind = TraceKind> = Omit<ReturnType<typeof toLineageEdge>, 'fromKind' | 'toKind'> & { fromKind: K; toKind: K };
 
 /**
  * Records that coffee went from one thing to another; edges are history and are never rewritten. The insert
  * trigger copies what a trace shows of each end (migrations/repeatable/lineage_known.sql).
  */
-export async function insertLineageEdges(q: Queryable, orgId: string, edges: NewLineageEdge[]): Promise<LineageEdge[]> {
+export async function insertLineageEdges<K extends NodeKind>(q: Queryable, orgId: string, edges: NewLineageEdge<K>[]): Promise<LineageEdge<K>[]> {
   if (edges.length === 0) return [];
   const ids = edges.map(() => newId('lin'));
   const rows = await q.query<LineageRow>(
@@ -62,11 +63,11 @@ export async function insertLineageEdges(q: Queryable, orgId: string, edges: New
     ],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => toLineageEdge(byId.get(id)!));
+  return ids.map((id) => toLineageEdge(byId.get(id)!) as LineageEdge<K>);
 }
 
 /** Whether an edge leads straight from one node to the other. */
-export async function edgeExists(q: Queryable, orgId: string, from: { kind: TraceKind; id: string }, to: { kind: TraceKind; id: string }): Promise<boolean> {
+export async function edgeExists(q: Queryable, orgId: string, from: { kind: NodeKind; id: string }, to: { kind: NodeKind; id: string }): Promise<boolean> {
   const [row] = await q.query<{ found: boolean }>(
     `select exists (select 1 from lineage_edges where org_id = $1 and from_kind = $2 and from_id = $3 and to_kind = $4 and to_id = $5) as found`,
     [orgId, from.kind, from.id, to.kind, to.id],
@@ -86,7 +87,7 @@ export async function countEdges(q: Queryable, orgId: string): Promise<number> {
 export type Direction = 'backward' | 'forward';
 
 export interface TraceNode {
-  kind: TraceKind;
+  kind: NodeKind;
   id: string;
   /** Edges between the start and this node on the shortest way (0 for the start). */
   depth: number;
@@ -164,7 +165,7 @@ interface TraceColumns {
         ids: string[],
         depths: number[],
         nearIds: string[],
-        farKinds: TraceKind[],
+        farKinds: NodeKind[],
         farIds: string[],
         farLabels: (string | null)[],
         /** Order lines only, else null. */
@@ -234,7 +235,7 @@ function graphOf(start: { kind: TraceKind; id: string }, columns: TraceColumns, 
   return { nodes, edges, ends, customers, depthLimitReached: columns.depthLimitReached };
 }
 
-function nodeOf(kind: TraceKind, id: string, depth: number, label: string | null, orderId: string | null, customerId: string | null): TraceNode {
+function nodeOf(kind: NodeKind, id: string, depth: number, label: string | null, orderId: string | null, customerId: string | null): TraceNode {
   return orderId === null || customerId === null ? { kind, id, depth, label } : { kind, id, depth, label, orderId, customerId };
 }
 

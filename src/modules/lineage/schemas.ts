@@ -6,3 +6,10 @@
  */
 export const TRACE_KINDS = ['producer', 'green_lot', 'roast_batch', 'roasted_lot', 'blend_lot', 'product_batch', 'order_line'] as const;
 export type TraceKind = (typeof TRACE_KINDS)[number];
+
+/**
+ * Everything a lineage edge may name: the trace kinds, where a trace may start, and the sourcing records a
+ * received or transferred lot came from (a green purchase contract, a sample), which traces show as nodes.
+ */
+export const NODE_KINDS = [...TRACE_KINDS, 'contract', 'sample'] as const;
+export type NodeKind = (typeof NODE_KINDS)[number];

@@ -354,7 +354,7 @@ export interface LockedOrder {
 /** Every change to an order's state or claims happens under this row lock. */
 export async function lockOrder(q: Queryable, orgId: string, id: string): Promise<LockedOrder | undefined> {
   const [row] = await q.query<{ id: string; order_number: string; state: OrderState }>(
-    `select id, order_number, state from orders where org_id = $1 and id = $2 for update`,
+    `select id, order_number, state from orders where org_id = $1 and id = $2 for no key update`,
     [orgId, id],
   );
   return row && { id: row.id, orderNumber: row.order_number, state: row.state };

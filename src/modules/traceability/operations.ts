@@ -17,6 +17,7 @@ import {
   TRACE_DEPTH_LIMIT,
   Trace,
   TraceGraph,
+  type NodeKind,
   type TraceKind,
 } from './schemas.js';
 
@@ -47,6 +48,7 @@ export const traceabilityOperations = [
     name: 'traceability.traceBackward',
     summary: 'Walk lineage upstream from any traced thing to where its coffee came from, through splits, merges, blends and packing.',
     description: TRACE_ANSWER,
+    cost: 5,
     permission: 'traceability.read',
     module,
     get: true,
@@ -64,6 +66,7 @@ export const traceabilityOperations = [
     description:
       'From a green lot: every roast, roasted lot and shipped order line, and the customers those lines went to (customers). ' +
       TRACE_ANSWER,
+    cost: 5,
     permission: 'traceability.read',
     module,
     get: true,
@@ -164,7 +167,7 @@ async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string
   const roastedLot = await findRoastedLot(q, orgId, roastedLotId);
   if (!roastedLot) return undefined;
   const graph = (await lineage.trace(q, orgId, 'backward', { kind: 'roasted_lot', id: roastedLotId }, TRACE_DEPTH_LIMIT))!;
-  const idsOf = (kind: TraceKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
+  const idsOf = (kind: NodeKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
   const details = await chain.chainDetails(q, orgId, { roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
   return {
     roastedLot,

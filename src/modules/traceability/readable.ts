@@ -1,7 +1,7 @@
 import type { Direction, TraceCustomer, TraceGraph, TraceNode } from '../lineage/service.js';
-import type { TraceKind } from './schemas.js';
+import type { NodeKind } from './schemas.js';
 
-const KIND_NAMES: Record<TraceKind, string> = {
+const KIND_NAMES: Record<NodeKind, string> = {
   producer: 'producer',
   green_lot: 'green lot',
   roast_batch: 'roast batch',
@@ -9,6 +9,8 @@ const KIND_NAMES: Record<TraceKind, string> = {
   blend_lot: 'blend lot',
   product_batch: 'product batch',
   order_line: 'order',
+  contract: 'contract',
+  sample: 'sample',
 };
 
 function describe(node: TraceNode, customers: TraceGraph['customers']): string {

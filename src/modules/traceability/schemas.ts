@@ -6,9 +6,9 @@ import { GreenLot } from '../inventory/green/schemas.js';
 import { RoastedLot } from '../inventory/roast/schemas.js';
 import { RoastBatch } from '../production/roast/schemas.js';
 
-import { TRACE_KINDS } from '../lineage/schemas.js';
+import { NODE_KINDS, TRACE_KINDS } from '../lineage/schemas.js';
 
-export { TRACE_KINDS, type TraceKind } from '../lineage/schemas.js';
+export { NODE_KINDS, TRACE_KINDS, type NodeKind, type TraceKind } from '../lineage/schemas.js';
 
 /** How far a trace walks from its start; deeper chains are cut there and say so (depthLimitReached). */
 export const TRACE_DEPTH_LIMIT = 50;
@@ -41,7 +41,8 @@ export type CertificateFilterInput = z.output<typeof CertificateFilter>;
 // Answers
 
 export const TraceNode = out({
-  kind: z.enum(TRACE_KINDS),
+  /** A trace starts at a trace kind; its nodes may also be the contract or sample a green lot came from. */
+  kind: z.enum(NODE_KINDS),
   id: idOut,
   /** Edges between the start and this node on the shortest way (0 for the start). */
   depth: z.number().int().nonnegative(),

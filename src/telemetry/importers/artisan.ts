@@ -2,6 +2,7 @@ import type { CurveSample, RoastEvent, RoastEventType } from '../curve.js';
 import { isRecord, parseJson, toCelsius, uniqueName, weightToKg } from './shared.js';
 import { parsePythonLiteral, unescapePython } from './python-literal.js';
 import { ImportError, type ParsedLog, type RoastMeta } from './types.js';
+import { BTU_PER_KWH, type AucBegin, type Fuel, type MetricsOptions } from '../metrics.js';
 
 /**
  * Artisan's native profile (`.alog`, a Python literal) and its JSON export (same dict as JSON). Both hold:
@@ -94,10 +95,13 @@ function parseArtisanProfile(profile: unknown, label: string): ParsedLog {
   });
 
   const computed = profile.computed;
+  const meta = artisanMeta(profile, unit);
+  const metricsOptions = artisanMetricsOptions(profile, unit, timex);
+  if (metricsOptions) meta.metricsOptions = metricsOptions;
   return {
     samples,
     events,
-    meta: artisanMeta(profile, unit),
+    meta,
     warnings,
     ...(isRecord(computed) && { artisanComputed: computed }),
   };
@@ -121,6 +125,62 @@ function artisanMeta(profile: Record<string, unknown>, unit: 'C' | 'F'): RoastMe
     if (roastedKg !== undefined) meta.roastedWeightKg = roastedKg;
   }
   return meta;
+}
+
+/** Artisan's AUCbegin codes: 0 CHARGE, 1 TP, 2 DRY END, 3 FCs. */
+const AUC_BEGIN: readonly AucBegin[] = ['charge', 'turning_point', 'dry_end', 'first_crack_start'];
+/** Artisan's sourcetypes: 0 LPG, 1 natural gas, 2 electricity. */
+const SOURCE_FUEL: readonly Fuel[] = ['lpg', 'natural_gas', 'electric'];
+/** Artisan's ratingunits to kW: 0 BTU/h, 1 kJ/h, 2 kcal/h, 3 kW. */
+const RATING_TO_KW = [1 / BTU_PER_KWH, 1 / 3600, 4.1868 / 3600, 1];
+
+/**
+ * What the log says about computing its metrics: the phase temperatures (`phases`: [drying, dry end, first crack,
+ * finish]) that stand in for unmarked dry end / first crack, the AUC begin and base when the file stores them (with
+ * AUCbaseFlag the base is BT at the begin event), and
+ * the first energy load with a rating (`loadratings`, `ratingunits`, `sourcetypes`): its power follows the special
+ * events of type `load_etypes[i] - 1` (Artisan stores 1..4; 0 = no event, then the load is not modulated and we leave
+ * energy unset rather than assume 100 %). Event values use Artisan's internal encoding ((v − 1) × 10), scaled between
+ * `loadevent_zeropcts` and `loadevent_hundpcts`; `presssure_percents` (sic) marks gas loads set by pressure.
+ */
+function artisanMetricsOptions(profile: Record<string, unknown>, unit: 'C' | 'F', timex: number[]): MetricsOptions | undefined {
+  const options: MetricsOptions = {};
+  const phases = numberList(profile.phases);
+  if (phases && phases.length >= 3) {
+    options.phases = { dryEndC: toCelsius(phases[1], unit)!, firstCrackC: toCelsius(phases[2], unit)! };
+  }
+  const begin = typeof profile.AUCbegin === 'number' ? AUC_BEGIN[profile.AUCbegin] : undefined;
+  const base = typeof profile.AUCbase === 'number' ? toCelsius(profile.AUCbase, unit) : null;
+  const baseFromEvent = profile.AUCbaseFlag === true;
+  if (begin || base !== null || baseFromEvent) {
+    options.auc = { ...(begin && { begin }), ...(base !== null && { baseC: base }), ...(baseFromEvent && { baseFromEvent }) };
+  }
+
+  const ratings = numberList(profile.loadratings) ?? [];
+  const load = ratings.findIndex((rating) => rating > 0);
+  const eventType = (numberList(profile.load_etypes) ?? [])[load];
+  const fuel = SOURCE_FUEL[(numberList(profile.sourcetypes) ?? [])[load] ?? -1];
+  const toKw = RATING_TO_KW[(numberList(profile.ratingunits) ?? [])[load] ?? -1];
+  if (load >= 0 && fuel && toKw && eventType !== undefined && eventType > 0) {
+    const indexes = numberList(profile.specialevents) ?? [];
+    const types = numberList(profile.specialeventstype) ?? [];
+    const values = numberList(profile.specialeventsvalue) ?? [];
+    // Artisan's getEnergy: value (v − 1) × 10, scaled between the load's 0 % and 100 % event values.
+    const zero = (numberList(profile.loadevent_zeropcts) ?? [])[load] ?? 0;
+    const hundred = (numberList(profile.loadevent_hundpcts) ?? [])[load] ?? 100;
+    const burner: { t: number; pct: number }[] = [];
+    indexes.forEach((index, k) => {
+      if (types[k] !== eventType - 1 || timex[index] === undefined || values[k] === undefined) return;
+      const value = (values[k] - 1) * 10;
+      const pct = hundred > zero ? Math.min(1, Math.max(0, (value - zero) / (hundred - zero))) * 100 : 0;
+      burner.push({ t: timex[index] * 1000, pct });
+    });
+    burner.sort((a, b) => a.t - b.t);
+    const mix = typeof profile.electricEnergyMix === 'number' ? profile.electricEnergyMix : 0;
+    const pressure = Array.isArray(profile.presssure_percents) && profile.presssure_percents[load] === true;
+    options.energy = { ratingKw: ratings[load] * toKw, fuel, burner, renewablePct: mix, ...(pressure && { pressure }) };
+  }
+  return Object.keys(options).length > 0 ? options : undefined;
 }
 
 /** Text fields are stored unicode-escape encoded (Artisan's encodeLocal), so "\\n" in the value is a newline. */

@@ -22,6 +22,8 @@ export function finishImport(format: ImportFormat, parsed: ParsedLog): ImportedR
     };
   }
   const origin = charge.t;
+  const energy = parsed.meta.metricsOptions?.energy;
+  if (energy) energy.burner = energy.burner.map((step) => ({ ...step, t: step.t - origin }));
   return {
     ...base,
     curve: {

@@ -1,4 +1,5 @@
 import type { Curve, CurveSample, RoastEvent } from '../curve.js';
+import type { MetricsOptions } from '../metrics.js';
 
 export type ImportFormat =
   | 'artisan_alog'
@@ -19,6 +20,8 @@ export interface RoastMeta {
   roastedWeightKg?: number;
   /** unit the file stored its temperatures in; the curve is always °C */
   sourceUnit: 'C' | 'F';
+  /** How the log asks metrics to be computed (Artisan: phase temperatures, AUC settings, energy loads). */
+  metricsOptions?: MetricsOptions;
 }
 
 export interface ImportedRoast {

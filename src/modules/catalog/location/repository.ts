@@ -49,7 +49,7 @@ export async function insertLocation(
 
 export async function findLocation(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Location | undefined> {
   const [row] = await q.query<LocationRow>(
-    `select * from locations where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from locations where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toLocation(row);

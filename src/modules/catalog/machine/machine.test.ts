@@ -75,6 +75,8 @@ describe('registering and changing machines', () => {
       maxBatchKg: '12.000',
       connectivity: 'bridge',
       installedAt: '2021-03-15',
+      burnerRatingKw: null,
+      fuel: null,
       isActive: true,
       createdAt: undefined,
       updatedAt: undefined,

@@ -19,7 +19,9 @@ export const machineOperations = [
     description:
       'Refused with 402 `machine_cap_reached` when the plan’s cap of active machines is reached (the problem names `plan`, ' +
       '`machineCap` and `activeMachines`). Batch sizes must satisfy minBatchKg ≤ maxBatchKg ≤ capacityKg (400 naming the field). ' +
-      'The location must exist (404) and not be archived (409 `location_archived`). Codes are unique per organization (409 `duplicate`, naming `code`).',
+      'The location must exist (404) and not be archived (409 `location_archived`). Codes are unique per organization (409 `duplicate`, naming `code`). ' +
+      'Extension fields (not in the specification): `burnerRatingKw` (burner or heater power at 100 %, kW) and `fuel` (lpg, natural_gas, electric); ' +
+      'with both, and burner power in % in the telemetry (a live `burner` channel, or an imported log\'s burner column), completed batches report energy and CO2 as Artisan computes them.',
     permission: 'catalog.machine.write',
     module,
     get: false,
@@ -75,7 +77,7 @@ export const machineOperations = [
       'Only the fields given change; `null` clears an optional field; the code is fixed. Batch sizes are checked together with the stored ones ' +
       '(minBatchKg ≤ maxBatchKg ≤ capacityKg, 400 naming the field this request gave). A new location must exist (404) and not be archived ' +
       '(409 `location_archived`). Re-activating counts against the plan’s cap (402 `machine_cap_reached`); deactivating revokes the machine’s ' +
-      'bridge tokens (the `catalog.machine.updated` event counts them).',
+      'bridge tokens (the `catalog.machine.updated` event counts them). The extension fields `burnerRatingKw` and `fuel` (see registerMachine) change like the others.',
     permission: 'catalog.machine.write',
     module,
     get: false,

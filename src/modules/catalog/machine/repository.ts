@@ -3,7 +3,7 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, isoDate, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
-import type { CONNECTIVITIES, MACHINE_TYPES, MachineFilter, RegisterMachine, UpdateMachine } from './schemas.js';
+import type { CONNECTIVITIES, FUELS, MACHINE_TYPES, MachineFilter, RegisterMachine, UpdateMachine } from './schemas.js';
 
 interface MachineRow {
   id: string;
@@ -19,6 +19,8 @@ interface MachineRow {
   max_batch_kg: string | null;
   connectivity: (typeof CONNECTIVITIES)[number] | null;
   installed_at: Date | string | null;
+  burner_rating_kw: string | null;
+  fuel: (typeof FUELS)[number] | null;
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -39,6 +41,8 @@ const toMachine = (r: MachineRow) => ({
   maxBatchKg: r.max_batch_kg,
   connectivity: r.connectivity,
   installedAt: isoDate(r.installed_at),
+  burnerRatingKw: r.burner_rating_kw,
+  fuel: r.fuel,
   isActive: r.is_active,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
@@ -52,12 +56,12 @@ export async function countActiveMachines(q: Queryable, orgId: string): Promise<
 export async function insertMachine(q: Queryable, orgId: string, input: z.output<typeof RegisterMachine>): Promise<Machine> {
   const [row] = await q.query<MachineRow>(
     `insert into machines (org_id, id, code, name, location_id, brand, model, machine_type, capacity_kg, min_batch_kg,
-                           max_batch_kg, connectivity, installed_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning *`,
+                           max_batch_kg, connectivity, installed_at, burner_rating_kw, fuel)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) returning *`,
     [
       orgId, newId('mch'), input.code, input.name, input.locationId ?? null, input.brand ?? null, input.model ?? null,
       input.machineType ?? null, input.capacityKg ?? null, input.minBatchKg ?? null, input.maxBatchKg ?? null,
-      input.connectivity ?? null, input.installedAt ?? null,
+      input.connectivity ?? null, input.installedAt ?? null, input.burnerRatingKw ?? null, input.fuel ?? null,
     ],
   );
   return toMachine(row);
@@ -65,7 +69,7 @@ export async function insertMachine(q: Queryable, orgId: string, input: z.output
 
 export async function findMachine(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Machine | undefined> {
   const [row] = await q.query<MachineRow>(
-    `select * from machines where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from machines where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toMachine(row);
@@ -84,6 +88,8 @@ export async function updateMachine(q: Queryable, orgId: string, id: string, cha
     max_batch_kg: changes.maxBatchKg,
     connectivity: changes.connectivity,
     installed_at: changes.installedAt,
+    burner_rating_kw: changes.burnerRatingKw,
+    fuel: changes.fuel,
     is_active: changes.isActive,
   });
   const [row] = await q.query<MachineRow>(

@@ -5,7 +5,15 @@ import { dateOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 export const MACHINE_TYPES = ['drum', 'fluid_bed', 'recirculating', 'sample', 'tangential', 'centrifugal'] as const;
 export const CONNECTIVITIES = ['none', 'logger', 'bridge', 'modbus', 'serial', 'cloud_api'] as const;
 
+export const FUELS = ['lpg', 'natural_gas', 'electric'] as const;
+
 const machineType = z.enum(MACHINE_TYPES);
+/** Extension: what the burner burns, for energy and CO2 metrics (Artisan's LPG / natural gas / electricity). */
+const fuel = z.enum(FUELS).describe('extension: lpg, natural_gas or electric; with burnerRatingKw, roast metrics report energy and CO2');
+/** Extension: the burner's (or heater's) power at 100 %, kW (numeric(10,3)). */
+const burnerRatingKw = decimal({ scale: 3, positive: true, max: 9_999_999.999 }).describe(
+  'extension: burner or heater power at 100 %, kW; with fuel and a `burner` channel (%) in the telemetry, roast metrics report energy and CO2',
+);
 const connectivity = z.enum(CONNECTIVITIES);
 const label = z.string().trim().min(1).max(120);
 
@@ -25,6 +33,8 @@ export const RegisterMachine = strict({
   maxBatchKg: capacityKg.optional(),
   connectivity: connectivity.optional(),
   installedAt: date.optional(),
+  burnerRatingKw: burnerRatingKw.optional(),
+  fuel: fuel.optional(),
 });
 
 /** Omitted fields stay as they are; null clears an optional field. The code is the machine's identity and is fixed. */
@@ -40,6 +50,8 @@ export const UpdateMachine = strict({
   maxBatchKg: capacityKg.nullable().optional(),
   connectivity: connectivity.nullable().optional(),
   installedAt: date.nullable().optional(),
+  burnerRatingKw: burnerRatingKw.nullable().optional(),
+  fuel: fuel.nullable().optional(),
   isActive: z.boolean().optional(),
 });
 
@@ -75,6 +87,8 @@ export const Machine = out({
   maxBatchKg: kgOut.nullable(),
   connectivity: connectivity.nullable(),
   installedAt: dateOut.nullable(),
+  burnerRatingKw: z.string().regex(/^\d+\.\d{3}$/).nullable().describe('extension: burner or heater power at 100 %, kW, three decimals'),
+  fuel: z.enum(FUELS).nullable().describe('extension: the burner\'s fuel'),
   /** Only active machines count against the plan's cap and can hold bridge tokens. */
   isActive: z.boolean(),
   createdAt: timeOut,

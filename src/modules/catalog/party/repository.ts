@@ -107,7 +107,7 @@ export async function insertPartner(q: Queryable, orgId: string, input: z.output
 
 export async function findPartner(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Partner | undefined> {
   const [row] = await q.query<PartnerRow>(
-    `select * from partners where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from partners where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toPartner(row);
@@ -171,7 +171,7 @@ export async function insertProducer(q: Queryable, orgId: string, input: z.outpu
 
 export async function findProducer(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Producer | undefined> {
   const [row] = await q.query<ProducerRow>(
-    `select * from producers where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from producers where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toProducer(row);

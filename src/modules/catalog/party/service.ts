@@ -9,3 +9,7 @@ export { findProducer } from './repository.js';
 export function describeProducers(q: Queryable, orgId: string, ids: string[]): Promise<repo.ProducerFacts[]> {
   return repo.describeProducers(q, orgId, ids);
 }
+
+/** A partner by id (undefined when it is not this organization's), with its types and whether it is active. */
+export type { Partner } from './repository.js';
+export { findPartner } from './repository.js';

@@ -61,7 +61,7 @@ export async function insertProduct(q: Queryable, orgId: string, input: NewProdu
 /** forUpdate locks the row: updates and bill-of-materials publication for one product take turns. */
 export async function findProduct(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Product | undefined> {
   const [row] = await q.query<ProductRow>(
-    `select * from products where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from products where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toProduct(row);

@@ -112,18 +112,33 @@ export interface NewGreenLot extends Omit<ImportGreenLotInput, 'weightKg' | 'loc
 
 /** A lot is created empty; its weight only ever arrives as ledger rows. */
 export async function insertLot(q: Queryable, orgId: string, lot: NewGreenLot): Promise<string> {
-  const id = newId('gl');
+  return (await insertLots(q, orgId, [lot]))[0];
+}
+
+/** Lots created empty in one statement (a receipt's many lots), ids in the order given. */
+export async function insertLots(q: Queryable, orgId: string, lots: NewGreenLot[]): Promise<string[]> {
+  const ids = lots.map(() => newId('gl'));
+  const column = <T>(pick: (lot: NewGreenLot) => T | undefined, fallback: T | null = null) => lots.map((lot) => pick(lot) ?? fallback);
   await q.query(
     `insert into green_lots (org_id, id, lot_code, name, supplier_ref, producer_id, partner_id, state, varieties, process_method,
        harvest_year, certifications, bag_count, bag_weight_kg, unit_cost, currency, min_weight_kg, notes)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+     select $1, l.id, l.lot_code, l.name, l.supplier_ref, l.producer_id, l.partner_id, l.state,
+            coalesce((select array_agg(v) from jsonb_array_elements_text(l.varieties) v), '{}'), l.process_method, l.harvest_year,
+            coalesce((select array_agg(c) from jsonb_array_elements_text(l.certifications) c), '{}'), l.bag_count, l.bag_weight_kg,
+            l.unit_cost, l.currency, l.min_weight_kg, l.notes
+     from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::text[], $11::int[],
+                 $12::jsonb[], $13::int[], $14::numeric[], $15::numeric[], $16::text[], $17::numeric[], $18::text[])
+       with ordinality as l(id, lot_code, name, supplier_ref, producer_id, partner_id, state, varieties, process_method, harvest_year,
+                            certifications, bag_count, bag_weight_kg, unit_cost, currency, min_weight_kg, notes, n)
+     order by l.n`,
     [
-      orgId, id, lot.lotCode, lot.name, lot.supplierRef ?? null, lot.producerId ?? null, lot.partnerId ?? null, lot.state,
-      lot.varieties ?? [], lot.processMethod ?? null, lot.harvestYear ?? null, lot.certifications ?? [], lot.bagCount ?? null,
-      lot.bagWeightKg ?? null, lot.unitCost ?? null, lot.currency ?? null, lot.minWeightKg ?? null, lot.notes ?? null,
+      orgId, ids, column((l) => l.lotCode), column((l) => l.name), column((l) => l.supplierRef), column((l) => l.producerId),
+      column((l) => l.partnerId), column((l) => l.state), lots.map((l) => JSON.stringify(l.varieties ?? [])), column((l) => l.processMethod),
+      column((l) => l.harvestYear), lots.map((l) => JSON.stringify(l.certifications ?? [])), column((l) => l.bagCount),
+      column((l) => l.bagWeightKg), column((l) => l.unitCost), column((l) => l.currency), column((l) => l.minWeightKg), column((l) => l.notes),
     ],
   );
-  return id;
+  return ids;
 }
 
 /**
@@ -160,14 +175,26 @@ export interface LockedLot {
 }
 
 /**
- * Locks lots FOR UPDATE in id order, the one order every operation takes them in, so requests touching
- * several lots cannot deadlock each other. Every change to a lot's stock happens under this lock, so the
- * figures returned (and balances read afterwards in the same transaction) are current until commit.
+ * Locks lots in id order, the one order every operation takes them in, so requests touching several lots
+ * cannot deadlock each other. Every change to a lot's stock happens under this lock, so the figures
+ * returned (and balances read afterwards in the same transaction) are current until commit.
+ *
+ * The service's lock order, which every transaction follows (a transaction may skip steps, never go back):
+ *   1. the idempotency key's record (claimed first thing, src/rpc/dispatch.ts);
+ *   2. the organization row (lockOrganization, only where a plan cap is counted);
+ *   3. the operation's own head record: an order, a roast batch, a schedule, a location, a machine, …;
+ *   4. green lots, in id order (this function);
+ *   5. roasted lots, in id order (inventory/roast's lockStockFor, lockRoastedLots, lockRoastedLot);
+ *   6. a material (one per operation).
+ * Row locks are FOR NO KEY UPDATE: no operation changes a key, and this mode does not conflict with the
+ * KEY SHARE locks PostgreSQL's foreign-key checks take on referenced rows, so inserting an order line or
+ * a ledger row that names a lot (in whatever order the lines come) never waits on, or deadlocks with, a
+ * writer holding that lot. What still loses a race is retried by the dispatcher (src/rpc/dispatch.ts).
  */
 export async function lockLots(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, LockedLot>> {
   const rows = await q.query<{ id: string; lot_code: string; state: string; quarantined: boolean; on_hand_kg: string; reserved_kg: string; opening_kg: string }>(
     `select id, lot_code, state, quarantined, on_hand_kg, reserved_kg, opening_kg from green_lots
-     where org_id = $1 and id = any($2::text[]) order by id for update`,
+     where org_id = $1 and id = any($2::text[]) order by id for no key update`,
     [orgId, [...new Set(ids)].sort()],
     { name: 'green.lockLots' },
   );
@@ -543,46 +570,67 @@ export async function replaceCostComponents(
   components: CostComponent[],
   weightBasisKg: string,
 ): Promise<void> {
-  const [{ version }] = await q.query<{ version: number }>(
-    `select coalesce((select version from green_lot_landed_costs where org_id = $1 and lot_id = $2), 0) + 1 as version`,
-    [orgId, lotId],
-  );
-  if (components.length > 0) {
-    await q.query(
-      `insert into green_lot_cost_components (org_id, id, lot_id, version, position, bucket, amount, currency, basis, description)
-       select $1, id, $2, $3, position, bucket, amount, currency, basis, description
-       from unnest($4::text[], $5::text[], $6::numeric[], $7::text[], $8::text[], $9::text[]) with ordinality
-         as c(id, bucket, amount, currency, basis, description, position)`,
-      [
-        orgId,
-        lotId,
-        version,
-        components.map(() => newId('gcc')),
-        components.map((c) => c.bucket),
-        components.map((c) => c.amount),
-        components.map((c) => c.currency),
-        components.map((c) => c.basis),
-        components.map((c) => c.description ?? null),
-      ],
-    );
-  }
+  await replaceCostComponentsOfLots(q, orgId, [{ lotId, components, weightBasisKg }]);
+}
+
+/**
+ * replaceCostComponents for several lots in one statement (a receipt's many lots): each lot's next version of
+ * components, and its rollup computed from the rows just inserted. Caller holds the lots' locks.
+ */
+export async function replaceCostComponentsOfLots(
+  q: Queryable,
+  orgId: string,
+  lots: { lotId: string; components: CostComponent[]; weightBasisKg: string }[],
+): Promise<void> {
+  if (lots.length === 0) return;
+  const flat = lots.flatMap((lot) => lot.components.map((c, i) => ({ ...c, lotId: lot.lotId, position: i + 1 })));
   const bucket = (name: CostBucket) =>
-    `round(coalesce(sum(amount * case basis when 'per_kg' then $4::numeric else 1 end) filter (where bucket = '${name}'), 0), 4) as ${name}`;
+    `round(coalesce(sum(k.amount * case k.basis when 'per_kg' then v.weight_basis_kg else 1 end) filter (where k.bucket = '${name}'), 0), 4) as ${name}`;
   await q.query(
-    `with sums as (
-       select max(currency) as currency, count(*) as component_count, ${bucket('price')}, ${bucket('freight')}, ${bucket('duty')}, ${bucket('carry')}, ${bucket('other')}
-       from green_lot_cost_components where org_id = $1 and lot_id = $2 and version = $3
+    `with versions as (
+       select x.lot_id, x.weight_basis_kg, coalesce(c.version, 0) + 1 as version
+       from unnest($2::text[], $3::numeric[]) as x(lot_id, weight_basis_kg)
+       left join green_lot_landed_costs c on c.org_id = $1 and c.lot_id = x.lot_id
+     ),
+     inserted as (
+       insert into green_lot_cost_components (org_id, id, lot_id, version, position, bucket, amount, currency, basis, description)
+       select $1, k.id, k.lot_id, v.version, k.position, k.bucket, k.amount, k.currency, k.basis, k.description
+       from unnest($4::text[], $5::text[], $6::int[], $7::text[], $8::numeric[], $9::text[], $10::text[], $11::text[])
+         as k(id, lot_id, position, bucket, amount, currency, basis, description)
+       join versions v on v.lot_id = k.lot_id
+       returning lot_id, bucket, amount, currency, basis, id
+     ),
+     -- The components just inserted are not in the statement's snapshot: the rollup reads them from the insert.
+     sums as (
+       select v.lot_id, v.version, v.weight_basis_kg, max(k.currency) as currency, count(k.id) as component_count,
+              ${bucket('price')}, ${bucket('freight')}, ${bucket('duty')}, ${bucket('carry')}, ${bucket('other')}
+       from versions v left join inserted k on k.lot_id = v.lot_id
+       group by v.lot_id, v.version, v.weight_basis_kg
      ),
      rollup as (select *, price + freight + duty + carry + other as total from sums)
      insert into green_lot_landed_costs as lc (org_id, lot_id, version, currency, price, freight, duty, carry, other, total, weight_basis_kg, per_kg)
-     select $1, $2, $3, currency, price, freight, duty, carry, other, total, $4::numeric,
-            case when $4::numeric > 0 and component_count > 0 then round(total / $4::numeric, 4) end
+     select $1, lot_id, version, currency, price, freight, duty, carry, other, total, weight_basis_kg,
+            case when weight_basis_kg > 0 and component_count > 0 then round(total / weight_basis_kg, 4) end
      from rollup
      on conflict (org_id, lot_id) do update set
        version = excluded.version, currency = excluded.currency, price = excluded.price, freight = excluded.freight,
        duty = excluded.duty, carry = excluded.carry, other = excluded.other, total = excluded.total,
        weight_basis_kg = excluded.weight_basis_kg, per_kg = excluded.per_kg, updated_at = now()`,
-    [orgId, lotId, version, weightBasisKg],
+    [
+      orgId,
+      lots.map((l) => l.lotId),
+      lots.map((l) => l.weightBasisKg),
+      flat.map(() => newId('gcc')),
+      flat.map((c) => c.lotId),
+      flat.map((c) => c.position),
+      flat.map((c) => c.bucket),
+      flat.map((c) => c.amount),
+      flat.map((c) => c.currency),
+      flat.map((c) => c.basis),
+      flat.map((c) => c.description ?? null),
+    ],
+    // Planning this statement costs about as much as running it: prepared once per connection instead.
+    { name: 'green.replaceCostComponentsOfLots' },
   );
 }
 
@@ -613,6 +661,13 @@ export interface GreenLotFacts {
   harvestYear: number | null;
   certifications: string[];
   producerId: string | null;
+}
+
+/** Which of the lot codes lots of this organization already have. */
+export async function lotCodesInUse(q: Queryable, orgId: string, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const rows = await q.query<{ lot_code: string }>(`select lot_code from green_lots where org_id = $1 and lot_code = any($2::text[])`, [orgId, codes]);
+  return rows.map((r) => r.lot_code);
 }
 
 /** Which of the ids name no green lot of this organization. */

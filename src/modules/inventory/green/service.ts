@@ -109,3 +109,82 @@ export function findLotFigures(q: Queryable, orgId: string, ids: string[]): Prom
 export function roastableKg(q: Queryable, orgId: string, lotIds: string[], locationId: string | null): Promise<Map<string, string>> {
   return repo.roastableKg(q, orgId, lotIds, locationId);
 }
+
+/** One lot to receive through receiveGreenLots: the lot's facts, its opening weight and where it arrives. */
+export interface GreenLotReceipt {
+  lot: repo.NewGreenLot;
+  weightKg: string;
+  /** null: the unassigned balance. */
+  locationId: string | null;
+  /** The lot's landed-cost components (version 1), spread over the opening weight; none: no landed cost yet. */
+  costComponents: repo.CostComponent[];
+  comment: string;
+  /** Input paths a refusal names: the lot code and the location as the caller's input spells them. */
+  paths: { lotCode: string; locationId: string };
+}
+
+/**
+ * Creates green lots with their opening weight, all or none, as importGreenLot does: each lot is inserted
+ * empty (lot codes unique per organization: 409 duplicate naming paths.lotCode), its cost components set
+ * (version 1) and its weight booked as one `receive` ledger row at its location. A location must exist in
+ * the organization (404 naming paths.locationId) and not be archived (409 location_archived). Lineage is the
+ * caller's to record (it knows where the coffee came from). Answers the lots as they now stand, in order.
+ */
+export async function receiveGreenLots(
+  q: Queryable,
+  orgId: string,
+  credentialId: string,
+  receipts: GreenLotReceipt[],
+): Promise<{ lots: repo.GreenLotWithBalances[]; transactions: repo.LedgerEntry[] }> {
+  const named = [...new Set(receipts.map((r) => r.locationId).filter((l): l is string => l !== null))];
+  if (named.length > 0) {
+    const { locations } = await repo.readStock(q, orgId, [], named);
+    for (const r of receipts) {
+      if (r.locationId === null) continue;
+      const location = locations.get(r.locationId) ?? throwNotFoundAt('location', r.locationId, r.paths.locationId);
+      if (location.archived) {
+        throw conflict('location_archived', `Location ${r.locationId} is archived and cannot receive coffee.`, {
+          errors: [{ path: r.paths.locationId, message: 'archived' }],
+        });
+      }
+    }
+  }
+  // A lot code already used is named by its receipt's path; the unique constraint still guards a concurrent insert.
+  const taken = new Set(await repo.lotCodesInUse(q, orgId, receipts.map((r) => r.lot.lotCode)));
+  const clash = receipts.find((r) => taken.has(r.lot.lotCode));
+  if (clash) {
+    throw conflict('duplicate', `Another lot in this organization already has lot code ${clash.lot.lotCode}.`, {
+      errors: [{ path: clash.paths.lotCode, message: 'already used in this organization' }],
+    });
+  }
+  let lotIds: string[];
+  try {
+    lotIds = await repo.insertLots(q, orgId, receipts.map((r) => r.lot));
+  } catch (error) {
+    if ((error as { constraint?: string }).constraint === 'green_lots_org_id_lot_code_key') {
+      const detail = (error as { detail?: string }).detail ?? '';
+      const clash = receipts.find((r) => detail.includes(`(${orgId}, ${r.lot.lotCode})`)) ?? receipts[0];
+      throw conflict('duplicate', `Another lot in this organization already has lot code ${clash.lot.lotCode}.`, {
+        errors: [{ path: clash.paths.lotCode, message: 'already used in this organization' }],
+      });
+    }
+    throw error;
+  }
+  await repo.replaceCostComponentsOfLots(
+    q,
+    orgId,
+    receipts.flatMap((r, i) => (r.costComponents.length > 0 ? [{ lotId: lotIds[i], components: r.costComponents, weightBasisKg: r.weightKg }] : [])),
+  );
+  const { transactions, lots } = await repo.appendLedger(
+    q,
+    orgId,
+    credentialId,
+    receipts.map((r, i) => ({ lotId: lotIds[i], kind: 'receive' as const, locationId: r.locationId, deltaKg: r.weightKg, comment: r.comment })),
+  );
+  return { lots: lotIds.map((id) => lots.get(id)!), transactions };
+}
+
+function throwNotFoundAt(what: string, id: string, path: string): never {
+  throw notFound(what, id, path);
+}
+export type { CostComponent, GreenLotWithBalances } from './repository.js';

@@ -79,7 +79,7 @@ export async function insertMaterial(q: Queryable, orgId: string, input: NewMate
 /** forUpdate locks the row, which serializes every movement of this material's balance. */
 export async function findMaterial(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Material | undefined> {
   const [row] = await q.query<MaterialRow>(
-    `select ${MATERIAL_COLUMNS} from materials where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select ${MATERIAL_COLUMNS} from materials where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toMaterial(row);

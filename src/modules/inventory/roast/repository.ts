@@ -113,7 +113,7 @@ export async function findBatchOutput(q: Queryable, orgId: string, roastBatchId:
 /** Locks the lot row: every change to its weight happens under this lock, so the figure read is current until commit. */
 export async function lockRoastedLot(q: Queryable, orgId: string, id: string): Promise<{ id: string; lotCode: string; onHand: bigint } | undefined> {
   const [row] = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
-    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = $2 for update`,
+    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = $2 for no key update`,
     [orgId, id],
   );
   return row && { id: row.id, lotCode: row.lot_code, onHand: grams(row.on_hand_kg) };
@@ -149,7 +149,7 @@ export async function lockStockFor(
                 and exists (select 1 from unnest($3::text[], $4::text[]) w(green_lot_id, profile_id)
                             where w.green_lot_id = r.green_lot_id and (w.profile_id is null or w.profile_id = r.profile_id))))
      order by r.id
-     for update of r`,
+     for no key update of r`,
     [orgId, lotIds, greenLots.map((g) => g.greenLotId), greenLots.map((g) => g.profileId)],
   );
   return rows.map((r) => ({
@@ -167,7 +167,7 @@ export async function lockStockFor(
 export async function lockRoastedLots(q: Queryable, orgId: string, ids: string[]): Promise<{ id: string; lotCode: string; onHand: bigint }[]> {
   if (ids.length === 0) return [];
   const rows = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
-    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = any($2::text[]) order by id for update`,
+    `select id, lot_code, on_hand_kg from roasted_lots where org_id = $1 and id = any($2::text[]) order by id for no key update`,
     [orgId, ids],
   );
   return rows.map((r) => ({ id: r.id, lotCode: r.lot_code, onHand: grams(r.on_hand_kg) }));

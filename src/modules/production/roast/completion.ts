@@ -1,7 +1,7 @@
 import type { OperationContext } from '../../../rpc/define.js';
 import { invalidInput } from '../../../rpc/errors.js';
 import type { Curve } from '../../../telemetry/curve.js';
-import { deriveMetrics, downsampleTo1Hz, type RoastMetrics } from '../../../telemetry/metrics.js';
+import { deriveMetrics, downsampleTo1Hz, type MetricsOptions, type RoastMetrics } from '../../../telemetry/metrics.js';
 import { grams } from '../../../lib/grams.js';
 import * as green from '../../inventory/green/service.js';
 import * as roasted from '../../inventory/roast/service.js';
@@ -25,6 +25,8 @@ export interface Completion {
   /** When the coffee was roasted, for the roasted lot's freshness; null: the completion time. */
   roastedAt: string | null;
   event: 'production.roast.batch_completed' | 'production.roast.batch_imported';
+  /** How to compute the metrics: the imported log's own settings, or the machine's energy data for a live batch. */
+  metricsOptions?: MetricsOptions;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function recordCompletion(
 
   const completed = await repo.markCompleted(ctx.tx, ctx.orgId, batch.id, {
     dropWeightKg: completion.dropWeightKg,
-    metrics: curve ? curveMetrics(curve) : null,
+    metrics: curve ? curveMetrics(curve, batch.chargeWeightKg, completion.metricsOptions) : null,
     notes: completion.notes,
     warnings: completion.warnings,
   });
@@ -131,12 +133,9 @@ function consumeGreen(ctx: OperationContext, batch: repo.RoastBatch, greenLotId:
 }
 
 /** The curve's metrics, to 2 decimals; the weight loss is computed from the weights in the database instead. */
-function curveMetrics(curve: Curve): Omit<RoastMetrics, 'weightLossPct'> {
-  const { weightLossPct: _ignored, ...metrics } = deriveMetrics(curve);
-  const rounded = { ...metrics };
-  for (const key of Object.keys(rounded) as (keyof typeof rounded)[]) {
-    const value = rounded[key];
-    rounded[key] = value === null ? null : round2(value);
-  }
-  return rounded;
+function curveMetrics(curve: Curve, chargeWeightKg: string | null, options: MetricsOptions | undefined): Omit<RoastMetrics, 'weightLossPct'> {
+  const { weightLossPct: _ignored, ...metrics } = deriveMetrics(curve, { chargeKg: chargeWeightKg ?? undefined }, options);
+  const rounded: Record<string, unknown> = { ...metrics };
+  for (const [key, value] of Object.entries(rounded)) if (typeof value === 'number') rounded[key] = round2(value);
+  return rounded as Omit<RoastMetrics, 'weightLossPct'>;
 }

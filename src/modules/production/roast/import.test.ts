@@ -35,7 +35,7 @@ describe('importLoggerRoast', () => {
       for (const warning of expected.warnings) assert.ok(batch.warnings.includes(warning), `${name}: warning ${warning}`);
       if (expected.meta.roastedAt) assert.equal(batch.startedAt, expected.meta.roastedAt, name);
 
-      const metrics = deriveMetrics(expected.curve);
+      const metrics = deriveMetrics(expected.curve, undefined, expected.meta.metricsOptions);
       for (const key of ['totalTimeS', 'developmentTimeRatioPct', 'firstCrackStartS', 'dropTempC', 'turningPointS'] as const) {
         assert.equal(batch.metrics[key], metrics[key] === null ? null : Math.round(metrics[key]! * 100) / 100, `${name} ${key}`);
       }

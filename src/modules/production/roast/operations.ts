@@ -1,8 +1,10 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation, type OperationContext } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
-import { downsampleTo1Hz } from '../../../telemetry/metrics.js';
-import { ImportError, importRoastLog } from '../../../telemetry/importers/index.js';
+import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from '../../../telemetry/metrics.js';
+import type { Curve } from '../../../telemetry/curve.js';
+import { ImportError } from '../../../telemetry/importers/index.js';
+import { importRoastLogOffThread } from '../../../telemetry/importers/off-thread.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { findMachine, type Machine } from '../../catalog/machine/service.js';
 import { grams, kgString } from '../../../lib/grams.js';
@@ -86,7 +88,8 @@ export const roastOperations = [
     summary: 'Complete a live batch: store its curve, derive its metrics and book its green and roasted stock.',
     description:
       'The full-fidelity curve is written to object storage and a 1 Hz downsample to ' +
-      'the database, and metrics are derived. When the batch names a green lot, the charge weight is deducted from it (a ' +
+      'the database, and metrics are derived (see getRoastBatch; energy and CO2 need the machine’s burnerRatingKw and fuel and a ' +
+      '`burner` channel in %). When the batch names a green lot, the charge weight is deducted from it (a ' +
       'roast_consume row at the batch’s location when the lot holds the charge there, else at its largest holding; 409 ' +
       'insufficient_stock when no single holding has it) and a loose roasted lot of dropWeightKg (code R-<batchNumber>, at the ' +
       'batch’s location, else where the green came from) opens, with lineage green lot → batch → roasted lot; dropWeightKg is ' +
@@ -124,6 +127,7 @@ export const roastOperations = [
         warnings: curve ? [] : [NO_TELEMETRY_WARNING],
         roastedAt: null,
         event: 'production.roast.batch_completed',
+        metricsOptions: curve && batch.machineId ? await machineEnergy(ctx, batch.machineId, curve) : undefined,
       });
       ctx.afterCommit(async () => {
         await live.publishStatus(ctx.orgId, id, 'completed');
@@ -178,7 +182,9 @@ export const roastOperations = [
     description:
       'Reads Artisan .alog/JSON/CSV, IKAWA, ROEST, Loring and Aillio RoasTime exports, and a Cropster .xls base64-encoded; ' +
       'the batch completes by the same completion path as a live batch: curve, metrics, the importer’s warnings, and with ' +
-      'greenLotId the deduction, roasted lot and lineage (without it no stock moves). The batch starts at the roast time the file ' +
+      'greenLotId the deduction, roasted lot and lineage (without it no stock moves). Metrics follow an Artisan log’s own settings ' +
+      '(phase temperatures for unmarked dry end / first crack, AUC begin and base, energy loads); without energy loads in the log, ' +
+      'the machine’s burnerRatingKw and fuel with a `burner` channel give energy, else it is null. The batch starts at the roast time the file ' +
       'records. Sample times are rebased on the charge event. Unreadable content is refused with 400 unreadable_roast_log ' +
       'naming the problem. Extensions beyond the specification: greenLotId, chargeWeightKg, dropWeightKg, locationId, profileId. ' +
       'Weights recorded in the file win; chargeWeightKg and dropWeightKg are used when the file has none (a differing input is ' +
@@ -204,7 +210,7 @@ export const roastOperations = [
     async handler(ctx, input) {
       let imported;
       try {
-        imported = importRoastLog(input.content);
+        imported = await importRoastLogOffThread(input.content);
       } catch (error) {
         if (!(error instanceof ImportError)) throw error;
         throw new ProblemError(400, 'unreadable_roast_log', `The roast log cannot be imported: ${error.message}.`, {
@@ -233,6 +239,7 @@ export const roastOperations = [
         warnings,
         roastedAt: batch.startedAt,
         event: 'production.roast.batch_imported',
+        metricsOptions: importMetricsOptions(imported.meta.metricsOptions, machine, imported.curve),
       });
       return batchView(ctx.tx, ctx.orgId, completed);
     },
@@ -243,8 +250,11 @@ export const roastOperations = [
     summary: 'A roast batch, with its metrics, profile comparison, roasted lot and curve summary.',
     description:
       'state (live, completed, aborted: then abortedAt and abortReason), source (live, import), weights, exact weight ' +
-      'loss, metrics (charge, turning point, dry end, first crack start/end, second crack, drop: time and bean temperature; drying, ' +
-      'Maillard and development phases; DTR; rate of rise per phase; total time; null while live, when aborted and when completed ' +
+      'loss, metrics (everything Artisan computes, each documented with unit and definition in the RoastMetrics schema: BT and ET at ' +
+      'charge, turning point, dry end, first/second crack start/end, drop and cool end; MET and its time; drying, Maillard, ' +
+      'development and cooling phases with Artisan’s fallbacks for unmarked events; DTR; rate of rise and temperature rise per phase ' +
+      'and in total; AUC with its begin event and base, per-phase areas and temperature-time sums; energy and CO2 per batch and per kg ' +
+      'of green when the log or the machine states a burner rating and fuel; null while live, when aborted and when completed ' +
       'without telemetry), warnings (how it was recorded: the importer’s remarks, or that no telemetry was recorded), ' +
       'profileComparison (target, actual and difference for charge ' +
       'weight, drop temperature, total time and DTR, when the batch has a profile), its roasted lot, and curve: the stored curve’s ' +
@@ -419,4 +429,25 @@ function throwRefNotFound(what: string, id: string, path: string): never {
 
 function throwNotFound(id: string): never {
   throw notFound('roast batch', id);
+}
+
+/**
+ * A live batch's energy inputs: the machine's burner rating and fuel (extension fields) with the curve's `burner`
+ * channel (%). Missing any of them leaves energy metrics null.
+ */
+async function machineEnergy(ctx: OperationContext, machineId: string, curve: Curve): Promise<MetricsOptions | undefined> {
+  const machine = await findMachine(ctx.tx, ctx.orgId, machineId);
+  return energyOptions(machine, curve);
+}
+
+function energyOptions(machine: Machine | undefined, curve: Curve): MetricsOptions | undefined {
+  if (!machine?.burnerRatingKw || !machine.fuel) return undefined;
+  return { energy: { ratingKw: Number(machine.burnerRatingKw), fuel: machine.fuel, burner: burnerFromChannel(curve) } };
+}
+
+/** An imported log's own settings win (Artisan's phases, AUC and energy loads); else the machine's energy data. */
+function importMetricsOptions(fromLog: MetricsOptions | undefined, machine: Machine | undefined, curve: Curve): MetricsOptions | undefined {
+  if (fromLog?.energy) return fromLog;
+  const energy = energyOptions(machine, curve)?.energy;
+  return energy ? { ...fromLog, energy } : fromLog;
 }

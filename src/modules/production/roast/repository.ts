@@ -3,7 +3,9 @@ import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { CurveSample, RoastEvent } from '../../../telemetry/curve.js';
-import type { RoastMetrics } from '../../../telemetry/metrics.js';
+import { METRIC_KEYS, type RoastMetrics } from '../../../telemetry/metrics.js';
+
+const NO_METRICS = Object.fromEntries(METRIC_KEYS.map((key) => [key, null])) as unknown as RoastMetrics;
 import type { ImportFormat } from '../../../telemetry/importers/index.js';
 import type { BatchSource, BatchState, RoastBatchFilterInput } from './schemas.js';
 
@@ -60,7 +62,8 @@ const toBatch = (r: BatchRow) => ({
    * Derived once, at completion, from the whole curve; null while live, when aborted, and for a batch completed
    * without telemetry. weightLossPct repeats the exact figure as a number.
    */
-  metrics: r.metrics && { ...r.metrics, weightLossPct: r.weight_loss_pct === null ? null : Number(r.weight_loss_pct) },
+  // Batches completed before a metric existed read it as null (the stored JSON lacks the key).
+  metrics: r.metrics && { ...NO_METRICS, ...r.metrics, weightLossPct: r.weight_loss_pct === null ? null : Number(r.weight_loss_pct) },
   notes: r.notes,
   startedAt: iso(r.started_at)!,
   completedAt: iso(r.completed_at),
@@ -102,7 +105,7 @@ export async function insertBatch(q: Queryable, orgId: string, credentialId: str
 
 export async function findBatch(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<RoastBatch | undefined> {
   const [row] = await q.query<BatchRow>(
-    `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toBatch(row);

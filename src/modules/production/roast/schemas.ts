@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { code, date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
 import { decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 import { RoastedLot } from '../../inventory/roast/schemas.js';
+import { METRIC_DOCS } from '../../../telemetry/metric-docs.js';
+import { AUC_BEGINS, METRIC_KEYS, type AucBegin, type RoastMetrics as RoastMetricValues } from '../../../telemetry/metrics.js';
 
 export const BATCH_STATES = ['live', 'completed', 'aborted'] as const;
 export const BATCH_SOURCES = ['live', 'import'] as const;
@@ -95,30 +97,21 @@ export type RoastBatchFilterInput = z.output<typeof RoastBatchFilter>;
 // ---------------------------------------------------------------------------------------------------
 // Answers
 
-/** Times in seconds since charge, temperatures in °C, rates of rise in °C/min, all to 2 decimals; null where the curve does not say. */
-export const RoastMetrics = out({
-  chargeTempC: z.number().nullable(),
-  turningPointS: z.number().nullable(),
-  turningPointTempC: z.number().nullable(),
-  dryEndS: z.number().nullable(),
-  dryEndTempC: z.number().nullable(),
-  firstCrackStartS: z.number().nullable(),
-  firstCrackStartTempC: z.number().nullable(),
-  firstCrackEndS: z.number().nullable(),
-  secondCrackStartS: z.number().nullable(),
-  dropS: z.number().nullable(),
-  dropTempC: z.number().nullable(),
-  dryingPhaseS: z.number().nullable(),
-  maillardPhaseS: z.number().nullable(),
-  developmentPhaseS: z.number().nullable(),
-  developmentTimeRatioPct: z.number().nullable(),
-  totalTimeS: z.number().nullable(),
-  rorDryingCPerMin: z.number().nullable(),
-  rorMaillardCPerMin: z.number().nullable(),
-  rorDevelopmentCPerMin: z.number().nullable(),
-  /** The batch's exact weightLossPct as a number; null without both weights. */
-  weightLossPct: z.number().nullable(),
-}).meta({ id: 'RoastMetrics' });
+type MetricField<K extends keyof RoastMetricValues> = z.ZodNullable<K extends 'aucBegin' ? z.ZodEnum<{ [V in AucBegin]: V }> : z.ZodNumber>;
+
+/**
+ * Every metric Artisan computes (see telemetry/metrics.ts), to 2 decimals, null where the curve does not say; each
+ * field's description gives its unit and definition (telemetry/metric-docs.ts), so /docs documents them all.
+ */
+export const RoastMetrics = out(
+  Object.fromEntries(
+    METRIC_KEYS.map((key) => {
+      const { unit, definition } = METRIC_DOCS[key];
+      const field = key === 'aucBegin' ? z.enum(AUC_BEGINS) : z.number();
+      return [key, field.nullable().describe(`${unit}. ${definition}`)];
+    }),
+  ) as { [K in keyof RoastMetricValues]: MetricField<K> },
+).meta({ id: 'RoastMetrics', description: 'Roast metrics as Artisan computes them; times in s since charge, temperatures °C, rates °C/min, areas °C·min, energy BTU, CO2 g.' });
 
 export const RoastBatch = out({
   id: idOut,

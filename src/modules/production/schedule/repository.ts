@@ -113,7 +113,7 @@ export async function insertSchedule(
 
 export async function findSchedule(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Schedule | undefined> {
   const [row] = await q.query<ScheduleRow>(
-    `select * from production_schedules where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    `select * from production_schedules where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,
     [orgId, id],
   );
   return row && toSchedule(row);

@@ -1,0 +1,207 @@
+// The cafe module under load (`node --import tsx bench/cafe.ts`; DATABASE_URL and REDIS_URL for server mode):
+//  (a) shot ingest: 20 espresso machines, each its own bar token, posting one shot per post (a machine's real
+//      pace, one post per shot) through the full channel (guard chain, own budget, validation, one transaction
+//      storing the shot and its hourly rollup, the live session) against a bare route that parses the same
+//      bodies and answers 202, in the same process and run, rounds alternating. Goal: full ≥ 50% of bare.
+//  (b) getSitePerformance over a year of one site against a week of it: the shots (CAFE_BENCH_SHOTS, 1,000,000
+//      on PostgreSQL, 100,000 on PGlite by default) and their rollups are seeded with bare SQL. Goal: ≤ 1.5.
+//  (c) getLiveBar p99 while 100 sites post shots, one every 5 s each (each site's live session holding an hour of shots).
+import type autocannon from 'autocannon';
+import { createOrganization } from '../src/auth/organizations.js';
+import { loadConfig } from '../src/config.js';
+import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
+import { simulatedShot } from '../src/modules/cafe/simulator.js';
+import { load, median, printTable, startBenchApp } from './lib.js';
+
+const MACHINES = 20;
+const SITES = 100;
+/** Each site posts a shot every 5 s (a busy bar: 3 machines × 2 group heads, a shot every 30 s each): 20 posts/s in all. */
+const POST_INTERVAL_MS = 5000;
+
+export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) {
+  const redisUrl = loadConfig().redisUrl;
+  const bench = await startBenchApp(
+    {
+      cafeIngestRateWindows: GENEROUS_WINDOWS,
+      plugins: [
+        (app) => {
+          app.post<{ Params: { machineId: string }; Body: { shots: unknown[] } }>('/bench/bare/cafe/:machineId', async (request, reply) =>
+            reply.code(202).send({ accepted: request.body.shots.length, duplicates: 0 }),
+          );
+        },
+      ],
+    },
+    { redisUrl },
+  );
+  const store = redisUrl ? 'Redis' : 'memory';
+  const { organizationId, apiKey } = await createOrganization(bench.app.databases.owner, 'Bench cafes', 'enterprise');
+  const rpc = async (operation: string, input: unknown) => {
+    const response = await fetch(`${bench.url}/rpc/v1/${operation}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    if (!response.ok) throw new Error(`${operation}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as any;
+  };
+  const postShots = (machineId: string, token: string, shots: unknown[]) =>
+    fetch(`${bench.url}/ingest/v1/cafe/machines/${machineId}/shots`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ shots }),
+    }).then(async (r) => {
+      if (r.status !== 202) throw new Error(`post shots: ${r.status} ${await r.text()}`);
+    });
+
+  // (a) Shot ingest.
+  const ingestSite = await rpc('cafe.createSite', { name: 'Ingest bench', code: 'INGEST', timezone: 'Europe/Berlin' });
+  const machines: { id: string; token: string; n: number }[] = [];
+  for (let i = 0; i < MACHINES; i++) {
+    const machine = await rpc('cafe.registerMachine', { siteId: ingestSite.id, name: `EM ${i}`, code: `EM-${i}`, kind: 'espresso_machine', groupCount: 3 });
+    const { token } = await rpc('cafe.issueBarMachineToken', { machineId: machine.id });
+    machines.push({ id: machine.id, token, n: 0 });
+  }
+  const run = (target: 'full' | 'bare', duration: number) => {
+    let next = 0;
+    const options: autocannon.Options = {
+      url: bench.url,
+      connections: MACHINES,
+      duration,
+      setupClient(client) {
+        const machine = machines[next++ % machines.length];
+        client.setRequests([
+          {
+            method: 'POST',
+            path: target === 'full' ? `/ingest/v1/cafe/machines/${machine.id}/shots` : `/bench/bare/cafe/${machine.id}`,
+            headers: { authorization: `Bearer ${machine.token}`, 'content-type': 'application/json' },
+            setupRequest(request) {
+              const shot = simulatedShot((machine.n++ % 3) + 1, false);
+              request.body = JSON.stringify({ shots: [{ ...shot, shotId: `${target}-${machine.n}-${shot.shotId}` }] });
+              return request;
+            },
+          },
+        ]);
+      },
+    };
+    return load(options);
+  };
+  await run('bare', 2);
+  await run('full', 2);
+  const full: number[] = [];
+  const bare: number[] = [];
+  const details: Record<string, string | number>[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const b = await run('bare', 5);
+    const f = await run('full', 5);
+    bare.push(b.requestsPerSecond);
+    full.push(f.requestsPerSecond);
+    details.push({ round, 'bare posts/s': b.requestsPerSecond, 'bare p99 ms': b.p99Ms, 'full posts/s': f.requestsPerSecond, 'full p99 ms': f.p99Ms, 'non-2xx': b.non2xx + f.non2xx });
+  }
+  const ingestRatio = median(full) / median(bare);
+  printTable(`cafe shot ingest on ${bench.kind} + ${store} live store: ${MACHINES} machines, one shot per post, full channel vs bare route (5 s rounds)`, details);
+  console.log(`ratio full/bare (median of ${rounds} rounds): ${(ingestRatio * 100).toFixed(1)}%  (goal ≥ 50%)`);
+
+  // (b) getSitePerformance, a year against a week.
+  const shots = Number(process.env.CAFE_BENCH_SHOTS ?? (bench.kind === 'postgres' ? 1_000_000 : 100_000));
+  const perfSite = await rpc('cafe.createSite', { name: 'Performance bench', code: 'PERF', timezone: 'Europe/Berlin' });
+  const perfMachines: string[] = [];
+  for (let i = 0; i < 3; i++) perfMachines.push((await rpc('cafe.registerMachine', { siteId: perfSite.id, name: `P ${i}`, code: `P-${i}`, kind: 'espresso_machine', groupCount: 2 })).id);
+  const owner = bench.app.databases.owner;
+  const seeded = Date.now();
+  // Shots between 07:00 and 19:00 UTC every day of 2025, spread over 3 machines × 2 group heads; a fifth off target.
+  await owner.query(
+    `insert into cafe_shots (org_id, id, site_id, machine_id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling)
+     select $1, 'sht_' || lpad(i::text, 12, '0'), $2, ($3::text[])[1 + i % 3], 'b' || i, 1 + (i / 3) % 2,
+            timestamptz '2025-01-01 07:00:00+00' + ((i / $5::int) * interval '1 day') + ((i % $5::int) * (interval '12 hours' / $5::int)),
+            case when i % 5 = 0 then 40 else 28 end, 18, 38, i % 5 = 0, false
+     from generate_series(0, $4::int - 1) as i`,
+    [organizationId, perfSite.id, perfMachines, shots, Math.ceil(shots / 365)],
+  );
+  await owner.query(
+    `insert into cafe_shot_rollups (org_id, site_id, hour, machine_id, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s)
+     select org_id, site_id, hour, machine_id, group_no, (hour at time zone 'Europe/Berlin')::date, extract(hour from hour at time zone 'Europe/Berlin')::int,
+            shots, outside_target, channeling, duration_sum_s
+     from (select org_id, site_id, date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour, machine_id, group_no, count(*) as shots,
+                  count(*) filter (where outside_target) as outside_target, count(*) filter (where channeling) as channeling, sum(duration_s) as duration_sum_s
+           from cafe_shots where org_id = $1 and site_id = $2 group by 1, 2, 3, 4, 5) g`,
+    [organizationId, perfSite.id],
+  );
+  await owner.query(
+    `insert into cafe_sale_rollups (org_id, site_id, hour, local_date, local_hour, lines, shot_equivalents)
+     select org_id, site_id, hour, min(local_date), min(local_hour), sum(shots) / 2, sum(shots) - 3
+     from cafe_shot_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3`,
+    [organizationId, perfSite.id],
+  );
+  await owner.query(`analyze cafe_shots`);
+  await owner.query(`analyze cafe_shot_rollups`);
+  await owner.query(`analyze cafe_sale_rollups`);
+  const [{ n: rollupRows }] = await owner.query<{ n: number }>(`select count(*)::int as n from cafe_shot_rollups where org_id = $1`, [organizationId]);
+  console.log(`\nseeded ${shots.toLocaleString('en')} shots and ${rollupRows.toLocaleString('en')} hourly rollup rows in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+  const timed = async (from: string, to: string, times = 30) => {
+    const ms: number[] = [];
+    for (let i = 0; i < times + 3; i++) {
+      const started = performance.now();
+      await rpc('cafe.getSitePerformance', { siteId: perfSite.id, from, to });
+      if (i >= 3) ms.push(performance.now() - started);
+    }
+    return median(ms);
+  };
+  const week = await timed('2025-06-02', '2025-06-08');
+  const year = await timed('2025-01-01', '2025-12-31');
+  const perfRatio = year / week;
+  printTable(`getSitePerformance on ${bench.kind}: ${shots.toLocaleString('en')} shots in a year, one site (median of 30 sequential calls)`, [
+    { range: 'week', 'median ms': Math.round(week * 100) / 100 },
+    { range: 'year', 'median ms': Math.round(year * 100) / 100 },
+  ]);
+  console.log(`ratio year/week: ${perfRatio.toFixed(2)}  (goal ≤ 1.5)`);
+
+  // (c) getLiveBar while 100 sites post.
+  const sites: { id: string; machineId: string; token: string }[] = [];
+  for (let i = 0; i < SITES; i++) {
+    const site = await rpc('cafe.createSite', { name: `Live ${i}`, code: `LIVE-${i}`, timezone: 'Europe/Berlin' });
+    const machine = await rpc('cafe.registerMachine', { siteId: site.id, name: 'EM', code: 'EM', kind: 'espresso_machine', groupCount: 2 });
+    const { token } = await rpc('cafe.issueBarMachineToken', { machineId: machine.id });
+    sites.push({ id: site.id, machineId: machine.id, token });
+    // An hour of shots already in the session: 120 per group head.
+    const now = Date.now();
+    await postShots(machine.id, token, Array.from({ length: 240 }, (_, k) => simulatedShot((k % 2) + 1, k % 7 === 0, new Date(now - 3_590_000 + k * 14_900))));
+  }
+  let posting = true;
+  let posted = 0;
+  const poster = (async () => {
+    while (posting) {
+      const tick = Date.now();
+      await Promise.all(sites.map((s) => postShots(s.machineId, s.token, [simulatedShot(1 + (posted % 2), false)]).then(() => posted++)));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, POST_INTERVAL_MS - (Date.now() - tick))));
+    }
+  })();
+  let nextSite = 0;
+  const liveRun = () =>
+    load({
+      url: bench.url,
+      connections: 10,
+      duration: 10,
+      setupClient(client) {
+        const site = sites[nextSite++ % sites.length];
+        client.setRequests([
+          {
+            method: 'POST',
+            path: '/rpc/v1/cafe.getLiveBar',
+            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ siteId: site.id }),
+          },
+        ]);
+      },
+    });
+  await liveRun();
+  const live = await liveRun();
+  posting = false;
+  await poster;
+  printTable(`getLiveBar on ${bench.kind} + ${store} live store while ${SITES} sites post (a shot every ${POST_INTERVAL_MS / 1000} s each), 10 connections, 10 s`, [
+    { 'reads/s': live.requestsPerSecond, 'p50 ms': live.p50Ms, 'p99 ms': live.p99Ms, 'non-2xx': live.non2xx, 'shots posted meanwhile': posted },
+  ]);
+  await bench.close();
+  return { ingestRatio, perfRatio, liveP99Ms: live.p99Ms };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchCafe();

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
+import { ProblemError } from '../rpc/errors.js';
+
+/**
+ * Failed authentication is budgeted per client address, on every surface: once an address has been
+ * answered 401 more often than the budget allows, everything it sends is answered 429 (with Retry-After)
+ * until the window has passed, without looking its credentials up. Counted in Redis when REDIS_URL is
+ * set, so the budget is shared by every API process; each process then remembers the block locally, so a
+ * blocked flood costs neither a credential lookup nor a Redis round trip per request.
+ */
+export const FAILED_AUTH_WINDOWS: RateWindow[] = [{ name: 'failed_auth', points: 30, seconds: 60 }];
+
+/** Blocked addresses remembered per process; past this many, expired ones are swept on the next block. */
+const SWEEP_AT = 10_000;
+
+export function failedAuthenticationBudget(limiter: RateLimiter) {
+  const blockedUntil = new Map<string, number>();
+  return (app: FastifyInstance) => {
+    app.addHook('onRequest', async (request) => {
+      const until = blockedUntil.get(request.ip);
+      if (until === undefined) return;
+      const seconds = Math.ceil((until - Date.now()) / 1000);
+      if (seconds <= 0) return void blockedUntil.delete(request.ip);
+      throw new ProblemError(
+        429,
+        'rate_limited',
+        'Too many failed authentications from this address; wait for Retry-After seconds.',
+        {},
+        { 'Retry-After': String(seconds) },
+      );
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      if (reply.statusCode !== 401) return;
+      const decision = await limiter.consume(`ip:${request.ip}`);
+      if (decision.allowed) return;
+      if (blockedUntil.size >= SWEEP_AT) for (const [ip, until] of blockedUntil) if (until <= Date.now()) blockedUntil.delete(ip);
+      blockedUntil.set(request.ip, Date.now() + Number(decision.headers['Retry-After'] ?? 60) * 1000);
+      request.log.warn({ address: request.ip }, 'address blocked after too many failed authentications');
+    });
+  };
+}

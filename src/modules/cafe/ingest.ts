@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CredentialResolver } from '../../auth/credentials.js';
+import { PLAN_TERMS } from '../../auth/plans.js';
+import type { Database } from '../../db/client.js';
+import { bearerCredential, guardChain, noGrant, type BearerPolicy } from '../../http/guards.js';
+import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
+import { ProblemError, conflict, invalidInput, notFound } from '../../rpc/errors.js';
+import { fieldErrors, id } from '../../rpc/schemas.js';
+import type { LiveBarStore } from './live.js';
+import * as repo from './repository.js';
+import { MAX_SHOTS_PER_POST, ShotsPost } from './schemas.js';
+import { judgeShot } from './targets.js';
+
+/**
+ * The shot channel (an extension: the specification names no shot-recording operation): an espresso machine
+ * posts the shots it pulled to POST /ingest/v1/cafe/machines/{machineId}/shots with its bar machine token
+ * (cafe.issueBarMachineToken). It runs the one guard chain with its own budget, like roast telemetry; a post
+ * is one database transaction (the new shots and their hourly rollups together), then the site's live
+ * session takes the new shots, which is all getLiveBar reads.
+ */
+
+/**
+ * Per bar machine token, apart from the API's budget. A machine posts each shot as it ends (one every
+ * ~20 s per group head) or a backlog in batches after an outage: 120 posts a minute is six times a
+ * six-group machine's pace, and the burst window lets a backlog through at 6 posts a second.
+ */
+export const CAFE_INGEST_WINDOWS: RateWindow[] = [
+  { name: 'burst', points: 60, seconds: 10 },
+  { name: 'sustained', points: 120, seconds: 60 },
+];
+
+const MACHINE_CACHE_MS = 60_000;
+
+/** At most this many field errors are listed for one refused post. */
+const MAX_LISTED_ERRORS = 50;
+
+export interface ShotIngestDeps {
+  db: Database;
+  resolvers: CredentialResolver[];
+  limiter: RateLimiter;
+  liveBar: LiveBarStore;
+}
+
+/** Shots are posted only with a machine token; which machine is checked against the path. */
+const MACHINE_TOKENS: BearerPolicy = {
+  accepts: (kind) => kind === 'machine_bridge',
+  refusal: () => new ProblemError(403, 'bridge_token_required', 'Shots are posted with the bar machine’s token (fcb_…), not an API key.'),
+};
+
+const machineIdSchema = id('machineId');
+
+type ShotRequest = FastifyRequest<{ Params: { machineId: string } }>;
+
+export function shotIngestRoutes(deps: ShotIngestDeps) {
+  const admit = guardChain({ authenticate: bearerCredential(deps.resolvers, MACHINE_TOKENS), limiter: deps.limiter, grant: noGrant });
+
+  /**
+   * A bar machine and its site's shot target, remembered for MACHINE_CACHE_MS: no operation changes a bar
+   * machine, its site or the target once created, so the hot path then costs one statement. A machine
+   * unknown here is not remembered.
+   */
+  const machines = new Map<string, { found: NonNullable<Awaited<ReturnType<typeof repo.machineForIngest>>>; until: number }>();
+  async function machineOf(orgId: string, machineId: string) {
+    const key = `${orgId}:${machineId}`;
+    const now = Date.now();
+    const cached = machines.get(key);
+    if (cached && cached.until > now) return cached.found;
+    const found = await deps.db.transaction((tx) => repo.machineForIngest(tx, orgId, machineId), { orgId, readOnly: true });
+    if (found) {
+      if (machines.size >= 10_000) machines.delete(machines.keys().next().value!);
+      machines.set(key, { found, until: now + MACHINE_CACHE_MS });
+    }
+    return found;
+  }
+
+  return async (app: FastifyInstance) => {
+    await app.register(async (ingest) => {
+      // Before the body is read: an unauthenticated or rate-limited caller costs no parsing.
+      ingest.addHook('onRequest', async (request, reply) => void (await admit(request, reply)));
+
+      ingest.post('/ingest/v1/cafe/machines/:machineId/shots', async (request: ShotRequest, reply) => {
+        const principal = request.principal!;
+        const { machineId } = request.params;
+        if (!PLAN_TERMS[principal.plan].modules.has('cafe')) {
+          throw new ProblemError(403, 'module_not_enabled', 'The cafe module is not on this organization’s plan.');
+        }
+        if (principal.machineId !== machineId) {
+          throw new ProblemError(403, 'wrong_machine', `This token belongs to another machine than ${machineId}; a machine posts only its own shots.`);
+        }
+        if (!machineIdSchema.safeParse(machineId).success) throw notFound('bar machine', machineId, 'machineId');
+        const parsed = ShotsPost.safeParse(request.body);
+        if (!parsed.success) throw invalidInput(fieldErrors(parsed.error).slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
+        const { shots } = parsed.data;
+
+        const found = await machineOf(principal.orgId, machineId);
+        // A roasting machine's bridge token names a machine that is not bar equipment: unknown here.
+        if (!found) throw notFound('bar machine', machineId, 'machineId');
+        const { machine, shotTarget } = found;
+        if (machine.kind !== 'espresso_machine') {
+          throw conflict('not_an_espresso_machine', `Bar machine ${machineId} is a ${machine.kind}; only espresso machines post shots.`);
+        }
+        const badGroups = shots.flatMap((shot, i) =>
+          shot.group > machine.groupCount ? [{ path: `shots[${i}].group`, message: `this machine has ${machine.groupCount} group head(s)` }] : [],
+        );
+        if (badGroups.length) throw invalidInput(badGroups.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
+        const judged = shots.map((shot) => ({ ...shot, ...judgeShot(shotTarget, shot) }));
+        const siteId = machine.siteId;
+        const site = { id: siteId, timezone: found.timezone };
+        // One statement stores the new shots and adds them to their hourly rollups: atomic by itself, so it runs
+        // without BEGIN/COMMIT round trips (the `readOnly` path of the database is plain autocommit).
+        const stored = await deps.db.transaction((tx) => repo.insertShots(tx, principal.orgId, site, machineId, judged), {
+          orgId: principal.orgId,
+          readOnly: true,
+        });
+        // After commit: the live session shows only what the database holds. A resent shot was not stored
+        // again and is not shown again.
+        if (stored.length > 0) {
+          await deps.liveBar.record(
+            principal.orgId,
+            siteId,
+            stored.map((s) => ({
+              shotId: s.shot_id,
+              machineId,
+              group: s.group_no,
+              startedAt: new Date(s.started_at).getTime(),
+              durationS: s.duration_s,
+              doseG: s.dose_g,
+              yieldG: s.yield_g,
+              outsideTarget: s.outside_target,
+              channeling: s.channeling,
+            })),
+          );
+        }
+        return reply.code(202).send({ accepted: stored.length, duplicates: shots.length - stored.length });
+      });
+    });
+  };
+}
+
+/** The shot channel's path for the OpenAPI document (/docs), written beside the route. */
+export function shotIngestOpenApiPaths(): Record<string, unknown> {
+  const problem = (description: string) => ({
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  });
+  const postSchema = z.toJSONSchema(ShotsPost, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete postSchema.$schema;
+  const budget = CAFE_INGEST_WINDOWS.map((w) => `${w.points} per ${w.seconds} s`).join(' and ');
+  return {
+    '/ingest/v1/cafe/machines/{machineId}/shots': {
+      post: {
+        operationId: 'cafe.postShots',
+        tags: ['cafe'],
+        summary: 'Post the shots an espresso machine pulled (an extension: the specification names no shot-recording operation).',
+        description:
+          'Only with the bar machine token of this machine (cafe.issueBarMachineToken); another machine’s token is 403 `wrong_machine`. ' +
+          `Up to ${MAX_SHOTS_PER_POST} shots per post: \`shotId\` (the machine’s own id), \`group\` (1-based group head), \`startedAt\` ` +
+          '(RFC 3339), `durationS`, `doseG`, `yieldG`, optional `pressureBar`, `temperatureC`, `flow` series. A shotId the machine posted ' +
+          'before is counted in `duplicates` and stores nothing, so resending is harmless. One bad shot (a group the machine does not ' +
+          'have, a negative duration) refuses the whole post with 400 naming it. Each stored shot is judged against the site’s target, ' +
+          'added to the hourly rollup of its site, machine and group head in the same transaction, and then to the site’s live session. ' +
+          `Rate limit per token, apart from the API’s: ${budget}, with RateLimit headers.`,
+        security: [{ machineBridge: [] }],
+        parameters: [{ name: 'machineId', in: 'path', required: true, schema: { type: 'string' }, description: 'The bar machine (`bm_…`).' }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: postSchema,
+              example: { shots: [{ shotId: 'A-1042', group: 2, startedAt: '2026-11-25T08:14:03Z', durationS: 27.4, doseG: 18.1, yieldG: 38.2 }] },
+            },
+          },
+        },
+        responses: {
+          '202': {
+            description: 'Stored: `accepted` new shots, `duplicates` already stored.',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { accepted: { type: 'integer' }, duplicates: { type: 'integer' } } },
+                example: { accepted: 1, duplicates: 0 },
+              },
+            },
+          },
+          '400': problem('Malformed JSON or an invalid shot; `errors` names each path (`shots[2].group`). Nothing was stored.'),
+          '401': problem('No credential, or one that is invalid, expired or revoked.'),
+          '403': problem('An API key (`bridge_token_required`), another machine’s token (`wrong_machine`), or no cafe module on the plan.'),
+          '404': problem('No such bar machine in the token’s organization.'),
+          '409': problem('The machine is not an espresso machine (`not_an_espresso_machine`).'),
+          '413': problem('Body over 1 MiB.'),
+          '415': problem('Body is not application/json.'),
+          '429': problem('Shot budget exhausted; see Retry-After.'),
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,493 @@
+import type { Queryable } from '../../db/client.js';
+import { SqlParams, iso, isoDate } from '../../db/sql.js';
+import { newId } from '../../lib/ids.js';
+import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
+import type { ShotTarget } from './targets.js';
+import type { MACHINE_KINDS, ShotInput } from './schemas.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Sites
+
+interface SiteRow {
+  id: string;
+  code: string;
+  name: string;
+  location_id: string | null;
+  timezone: string;
+  shot_target: ShotTarget;
+  created_at: Date;
+}
+
+export type Site = ReturnType<typeof toSite>;
+
+const toSite = (r: SiteRow) => ({
+  id: r.id,
+  code: r.code,
+  name: r.name,
+  locationId: r.location_id,
+  timezone: r.timezone,
+  shotTarget: r.shot_target,
+  createdAt: iso(r.created_at)!,
+});
+
+export async function insertSite(
+  q: Queryable,
+  orgId: string,
+  input: { code: string; name: string; locationId: string | null; timezone: string; shotTarget: ShotTarget },
+): Promise<Site> {
+  const [row] = await q.query<SiteRow>(
+    `insert into cafe_sites (org_id, id, code, name, location_id, timezone, shot_target)
+     values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    [orgId, newId('cs'), input.code, input.name, input.locationId, input.timezone, JSON.stringify(input.shotTarget)],
+  );
+  return toSite(row);
+}
+
+export async function findSite(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Site | undefined> {
+  const [row] = await q.query<SiteRow>(`select * from cafe_sites where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`, [orgId, id]);
+  return row && toSite(row);
+}
+
+export async function listSites(q: Queryable, orgId: string, page: Page) {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId)}`];
+  const after = decodeCursor(page.cursor, 'cafe_sites', ['id']);
+  if (after) where.push(`id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<SiteRow>(`select * from cafe_sites where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`, params.values);
+  return pageOf(rows.map(toSite), page.limit, 'cafe_sites', (s) => [s.id]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bar machines
+
+type MachineKind = (typeof MACHINE_KINDS)[number];
+
+interface MachineRow {
+  id: string;
+  site_id: string;
+  code: string;
+  name: string;
+  kind: MachineKind;
+  group_count: number;
+  brand: string | null;
+  model: string | null;
+  device_id: string | null;
+  created_at: Date;
+}
+
+export type BarMachine = ReturnType<typeof toMachine>;
+
+const toMachine = (r: MachineRow) => ({
+  id: r.id,
+  siteId: r.site_id,
+  code: r.code,
+  name: r.name,
+  kind: r.kind,
+  groupCount: r.group_count,
+  brand: r.brand,
+  model: r.model,
+  deviceId: r.device_id,
+  createdAt: iso(r.created_at)!,
+});
+
+export async function insertMachine(
+  q: Queryable,
+  orgId: string,
+  input: { siteId: string; code: string; name: string; kind: MachineKind; groupCount: number; brand?: string; model?: string; deviceId?: string },
+): Promise<BarMachine> {
+  const [row] = await q.query<MachineRow>(
+    `insert into cafe_machines (org_id, id, site_id, code, name, kind, group_count, brand, model, device_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *`,
+    [orgId, newId('bm'), input.siteId, input.code, input.name, input.kind, input.groupCount, input.brand ?? null, input.model ?? null, input.deviceId ?? null],
+  );
+  return toMachine(row);
+}
+
+export async function findMachine(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<BarMachine | undefined> {
+  const [row] = await q.query<MachineRow>(`select * from cafe_machines where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`, [orgId, id]);
+  return row && toMachine(row);
+}
+
+/** A site and its espresso machines in one statement (the live bar's only database read); undefined when not here. */
+export async function siteWithEspressoMachines(q: Queryable, orgId: string, siteId: string): Promise<{ site: Site; machines: BarMachine[] } | undefined> {
+  const [row] = await q.query<SiteRow & { machines: (Omit<MachineRow, 'created_at'> & { created_at: string })[] }>(
+    `select s.*, coalesce((select json_agg(m order by m.code, m.id) from cafe_machines m
+                          where m.org_id = s.org_id and m.site_id = s.id and m.kind = 'espresso_machine'), '[]') as machines
+     from cafe_sites s where s.org_id = $1 and s.id = $2`,
+    [orgId, siteId],
+  );
+  return row && { site: toSite(row), machines: row.machines.map((m) => toMachine({ ...m, created_at: new Date(m.created_at) })) };
+}
+
+export async function listMachines(q: Queryable, orgId: string, filter: { siteId?: string; kind?: string }, page: Page) {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId)}`];
+  if (filter.siteId) where.push(`site_id = ${params.add(filter.siteId)}`);
+  if (filter.kind) where.push(`kind = ${params.add(filter.kind)}`);
+  const after = decodeCursor(page.cursor, 'cafe_machines', ['id']);
+  if (after) where.push(`id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<MachineRow>(`select * from cafe_machines where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`, params.values);
+  return pageOf(rows.map(toMachine), page.limit, 'cafe_machines', (m) => [m.id]);
+}
+
+/** What the shot channel needs of a machine: the machine and its site's timezone and shot target. */
+export async function machineForIngest(
+  q: Queryable,
+  orgId: string,
+  machineId: string,
+): Promise<{ machine: BarMachine; shotTarget: ShotTarget; timezone: string } | undefined> {
+  const [row] = await q.query<MachineRow & { shot_target: ShotTarget; timezone: string }>(
+    `select m.*, s.shot_target, s.timezone from cafe_machines m join cafe_sites s on s.org_id = m.org_id and s.id = m.site_id
+     where m.org_id = $1 and m.id = $2`,
+    [orgId, machineId],
+  );
+  return row && { machine: toMachine(row), shotTarget: row.shot_target, timezone: row.timezone };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Shots
+
+export interface JudgedShot extends ShotInput {
+  outsideTarget: boolean;
+  channeling: boolean;
+}
+
+export interface StoredShotSummary {
+  shot_id: string;
+  group_no: number;
+  started_at: Date;
+  duration_s: number;
+  dose_g: number;
+  yield_g: number;
+  outside_target: boolean;
+  channeling: boolean;
+}
+
+/**
+ * Stores the shots a machine has not posted before (by its own shotId) and adds exactly those to the hourly
+ * rollups, in one statement: a resent shot adds to neither. Answers the newly stored shots.
+ */
+export async function insertShots(
+  q: Queryable,
+  orgId: string,
+  site: { id: string; timezone: string },
+  machineId: string,
+  shots: JudgedShot[],
+): Promise<StoredShotSummary[]> {
+  const seriesOf = (s: JudgedShot) =>
+    s.pressureBar || s.temperatureC || s.flow
+      ? JSON.stringify({ pressureBar: s.pressureBar ?? null, temperatureC: s.temperatureC ?? null, flow: s.flow ?? null })
+      : null;
+  return q.query<StoredShotSummary>(
+    `with incoming as (
+       select * from unnest($4::text[], $5::text[], $6::int[], $7::text[], $8::float8[], $9::float8[], $10::float8[], $11::bool[], $12::bool[], $13::text[])
+         with ordinality as x(id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series, n)
+     ), inserted as (
+       insert into cafe_shots (org_id, id, site_id, machine_id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series)
+       select $1, id, $2, $3, shot_id, group_no, started_at::timestamptz, duration_s, dose_g, yield_g, outside_target, channeling, series::jsonb
+       from incoming order by n
+       on conflict (org_id, machine_id, shot_id) do nothing
+       returning shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling
+     ), rolled as (
+       insert into cafe_shot_rollups (org_id, site_id, hour, machine_id, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s)
+       select $1, $2, g.hour, $3, g.group_no, (g.hour at time zone $14::text)::date, extract(hour from g.hour at time zone $14::text)::int,
+              g.shots, g.outside_target, g.channeling, g.duration_sum_s
+       from (select date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour, group_no, count(*)::int as shots,
+                    count(*) filter (where outside_target)::int as outside_target, count(*) filter (where channeling)::int as channeling,
+                    sum(duration_s) as duration_sum_s
+             from inserted group by 1, 2) g
+       on conflict (org_id, site_id, hour, machine_id, group_no) do update set
+         shots = cafe_shot_rollups.shots + excluded.shots,
+         outside_target = cafe_shot_rollups.outside_target + excluded.outside_target,
+         channeling = cafe_shot_rollups.channeling + excluded.channeling,
+         duration_sum_s = cafe_shot_rollups.duration_sum_s + excluded.duration_sum_s
+     )
+     select * from inserted`,
+    [
+      orgId,
+      site.id,
+      machineId,
+      shots.map(() => newId('sht')),
+      shots.map((s) => s.shotId),
+      shots.map((s) => s.group),
+      shots.map((s) => s.startedAt),
+      shots.map((s) => s.durationS),
+      shots.map((s) => s.doseG),
+      shots.map((s) => s.yieldG),
+      shots.map((s) => s.outsideTarget),
+      shots.map((s) => s.channeling),
+      shots.map(seriesOf),
+      site.timezone,
+    ],
+    // Prepared once per connection: the channel's hot statement.
+    { name: 'cafe_insert_shots' },
+  );
+}
+
+interface ShotRow {
+  id: string;
+  site_id: string;
+  machine_id: string;
+  shot_id: string;
+  group_no: number;
+  started_at: Date;
+  duration_s: number;
+  dose_g: number;
+  yield_g: number;
+  outside_target: boolean;
+  channeling: boolean;
+  series: { pressureBar: number[] | null; temperatureC: number[] | null; flow: number[] | null } | null;
+  received_at: Date;
+}
+
+const toShot = (r: ShotRow) => ({
+  id: r.id,
+  siteId: r.site_id,
+  machineId: r.machine_id,
+  shotId: r.shot_id,
+  group: r.group_no,
+  startedAt: iso(r.started_at)!,
+  durationS: r.duration_s,
+  doseG: r.dose_g,
+  yieldG: r.yield_g,
+  ratio: r.dose_g > 0 ? Math.round((r.yield_g / r.dose_g) * 100) / 100 : null,
+  outsideTarget: r.outside_target,
+  channeling: r.channeling,
+  pressureBar: r.series?.pressureBar ?? null,
+  temperatureC: r.series?.temperatureC ?? null,
+  flow: r.series?.flow ?? null,
+  receivedAt: iso(r.received_at)!,
+});
+
+export async function listShots(
+  q: Queryable,
+  orgId: string,
+  filter: { from: string; to: string; siteId?: string; machineId?: string; group?: number; outsideTarget?: boolean },
+  limit: number,
+) {
+  const params = new SqlParams();
+  const where = [
+    `org_id = ${params.add(orgId)}`,
+    `started_at >= ${params.add(filter.from)}::timestamptz`,
+    `started_at < ${params.add(filter.to)}::timestamptz`,
+  ];
+  if (filter.siteId) where.push(`site_id = ${params.add(filter.siteId)}`);
+  if (filter.machineId) where.push(`machine_id = ${params.add(filter.machineId)}`);
+  if (filter.group !== undefined) where.push(`group_no = ${params.add(filter.group)}`);
+  if (filter.outsideTarget !== undefined) where.push(`outside_target = ${params.add(filter.outsideTarget)}`);
+  const rows = await q.query<ShotRow>(
+    `select * from cafe_shots where ${where.join(' and ')} order by started_at, id limit ${params.add(limit + 1)}`,
+    params.values,
+  );
+  return { items: rows.slice(0, limit).map(toShot), truncated: rows.length > limit };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Performance (rollups only)
+
+export interface ShotFigures {
+  day: string | null;
+  h: number | null;
+  machine_id: string | null;
+  group_no: number | null;
+  shots: number;
+  outside_target: number;
+  channeling: number;
+  duration_sum_s: number;
+}
+
+/** The local day's start of `from` and of the day after `to`, as instants. */
+export async function localRange(q: Queryable, timezone: string, from: string, to: string): Promise<{ start: Date; end: Date }> {
+  const [row] = await q.query<{ start: Date; end: Date }>(
+    `select ($1::date::timestamp at time zone $3::text) as start, (($2::date + 1)::timestamp at time zone $3::text) as "end"`,
+    [from, to, timezone],
+  );
+  return row;
+}
+
+/** Shot rollups of the range, summed per local day, per local hour of day, per group head and in total. */
+export async function shotRollupFigures(q: Queryable, orgId: string, siteId: string, start: Date, end: Date): Promise<ShotFigures[]> {
+  return q.query<ShotFigures>(
+    `select to_char(local_date, 'YYYY-MM-DD') as day, local_hour as h, machine_id, group_no, sum(shots)::int as shots,
+            sum(outside_target)::int as outside_target, sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
+     from cafe_shot_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
+     group by grouping sets ((local_date), (local_hour), (machine_id, group_no), ())`,
+    [orgId, siteId, start, end],
+  );
+}
+
+export interface SaleFigures {
+  day: string | null;
+  h: number | null;
+  shot_equivalents: number;
+}
+
+export async function saleRollupFigures(q: Queryable, orgId: string, siteId: string, start: Date, end: Date): Promise<SaleFigures[]> {
+  return q.query<SaleFigures>(
+    `select to_char(local_date, 'YYYY-MM-DD') as day, local_hour as h, sum(shot_equivalents)::int as shot_equivalents
+     from cafe_sale_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
+     group by grouping sets ((local_date), (local_hour), ())`,
+    [orgId, siteId, start, end],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// POS sales
+
+export interface PosLineInput {
+  posLineId: string;
+  soldAt: string;
+  item: string;
+  quantity: number;
+  shotEquivalents: number;
+}
+
+/**
+ * Stores the lines whose posLineId the site has not seen and adds exactly those to the hourly sale rollups,
+ * in one statement. Answers the lines stored now.
+ */
+export async function insertPosLines(q: Queryable, orgId: string, site: { id: string; timezone: string }, lines: PosLineInput[]): Promise<{ pos_line_id: string; shot_equivalents: number }[]> {
+  return q.query(
+    `with incoming as (
+       select * from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[]) with ordinality as x(id, pos_line_id, sold_at, item, quantity, shot_equivalents, n)
+     ), inserted as (
+       insert into cafe_pos_sales (org_id, id, site_id, pos_line_id, sold_at, item, quantity, shot_equivalents)
+       select $1, id, $2, pos_line_id, sold_at::timestamptz, item, quantity, shot_equivalents from incoming order by n
+       on conflict (org_id, site_id, pos_line_id) do nothing
+       returning pos_line_id, sold_at, quantity, shot_equivalents
+     ), rolled as (
+       insert into cafe_sale_rollups (org_id, site_id, hour, local_date, local_hour, lines, shot_equivalents)
+       select $1, $2, g.hour, (g.hour at time zone $9::text)::date, extract(hour from g.hour at time zone $9::text)::int, g.lines, g.shot_equivalents
+       from (select date_trunc('hour', sold_at at time zone 'UTC') at time zone 'UTC' as hour, count(*)::int as lines,
+                    sum(quantity * shot_equivalents) as shot_equivalents
+             from inserted group by 1) g
+       on conflict (org_id, site_id, hour) do update set
+         lines = cafe_sale_rollups.lines + excluded.lines,
+         shot_equivalents = cafe_sale_rollups.shot_equivalents + excluded.shot_equivalents
+     )
+     select pos_line_id, (quantity * shot_equivalents)::int as shot_equivalents from inserted`,
+    [
+      orgId,
+      site.id,
+      lines.map(() => newId('pos')),
+      lines.map((l) => l.posLineId),
+      lines.map((l) => l.soldAt),
+      lines.map((l) => l.item),
+      lines.map((l) => l.quantity),
+      lines.map((l) => l.shotEquivalents),
+      site.timezone,
+    ],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reconciliations
+
+/** The business day's bounds in the site's timezone and what was pulled (per espresso machine) and sold in it. */
+export async function dayFigures(q: Queryable, orgId: string, siteId: string, timezone: string, businessDate: string) {
+  const [bounds] = await q.query<{ day_start: Date; day_end: Date }>(
+    `select ($1::date::timestamp at time zone $2::text) as day_start, (($1::date + 1)::timestamp at time zone $2::text) as day_end`,
+    [businessDate, timezone],
+  );
+  const machines = await q.query<{ machine_id: string; shots: number }>(
+    `select m.id as machine_id, count(s.id)::int as shots
+     from cafe_machines m
+     left join cafe_shots s on s.org_id = m.org_id and s.machine_id = m.id and s.site_id = m.site_id and s.started_at >= $3 and s.started_at < $4
+     where m.org_id = $1 and m.site_id = $2 and (m.kind = 'espresso_machine' or s.id is not null)
+     group by m.id order by m.id`,
+    [orgId, siteId, bounds.day_start, bounds.day_end],
+  );
+  const [sold] = await q.query<{ shot_equivalents: number }>(
+    `select coalesce(sum(quantity * shot_equivalents), 0)::int as shot_equivalents
+     from cafe_pos_sales where org_id = $1 and site_id = $2 and sold_at >= $3 and sold_at < $4`,
+    [orgId, siteId, bounds.day_start, bounds.day_end],
+  );
+  return { dayStart: bounds.day_start, dayEnd: bounds.day_end, machines, soldShotEquivalents: sold.shot_equivalents };
+}
+
+interface ReconciliationRow {
+  id: string;
+  site_id: string;
+  business_date: Date | string;
+  version: number;
+  timezone: string;
+  day_start: Date;
+  day_end: Date;
+  shots_pulled: number;
+  sale_shot_equivalents: string | number;
+  variance: string | number;
+  machines: { machineId: string; shotsPulled: number; shareOfShots: number }[];
+  created_at: Date;
+}
+
+export type Reconciliation = ReturnType<typeof toReconciliation>;
+
+const toReconciliation = (r: ReconciliationRow) => ({
+  id: r.id,
+  siteId: r.site_id,
+  businessDate: isoDate(r.business_date)!,
+  version: r.version,
+  timezone: r.timezone,
+  dayStart: iso(r.day_start)!,
+  dayEnd: iso(r.day_end)!,
+  hours: Math.round((new Date(r.day_end).getTime() - new Date(r.day_start).getTime()) / 3_600_000),
+  shotsPulled: r.shots_pulled,
+  saleShotEquivalents: Number(r.sale_shot_equivalents),
+  variance: Number(r.variance),
+  machines: r.machines,
+  createdAt: iso(r.created_at)!,
+});
+
+/** Call with the site row locked, so two runs for the same day cannot take the same version. */
+export async function insertReconciliation(
+  q: Queryable,
+  orgId: string,
+  input: {
+    siteId: string;
+    businessDate: string;
+    timezone: string;
+    dayStart: Date;
+    dayEnd: Date;
+    shotsPulled: number;
+    saleShotEquivalents: number;
+    machines: { machineId: string; shotsPulled: number; shareOfShots: number }[];
+  },
+): Promise<Reconciliation> {
+  const [row] = await q.query<ReconciliationRow>(
+    `insert into cafe_reconciliations (org_id, id, site_id, business_date, version, timezone, day_start, day_end, shots_pulled,
+                                       sale_shot_equivalents, variance, machines)
+     select $1, $2, $3, $4::date,
+            coalesce((select max(version) from cafe_reconciliations where org_id = $1 and site_id = $3 and business_date = $4::date), 0) + 1,
+            $5, $6, $7, $8::int, $9::bigint, $8::int - $9::bigint, $10::jsonb
+     returning *`,
+    [
+      orgId, newId('rec'), input.siteId, input.businessDate, input.timezone, input.dayStart, input.dayEnd, input.shotsPulled,
+      input.saleShotEquivalents, JSON.stringify(input.machines),
+    ],
+  );
+  return toReconciliation(row);
+}
+
+export async function listReconciliations(
+  q: Queryable,
+  orgId: string,
+  filter: { siteId?: string; from?: string; to?: string; latestOnly?: boolean },
+  page: Page,
+) {
+  const params = new SqlParams();
+  const where = [`r.org_id = ${params.add(orgId)}`];
+  if (filter.siteId) where.push(`r.site_id = ${params.add(filter.siteId)}`);
+  if (filter.from) where.push(`r.business_date >= ${params.add(filter.from)}::date`);
+  if (filter.to) where.push(`r.business_date <= ${params.add(filter.to)}::date`);
+  if (filter.latestOnly) {
+    where.push(`not exists (select 1 from cafe_reconciliations n where n.org_id = r.org_id and n.site_id = r.site_id
+                and n.business_date = r.business_date and n.version > r.version)`);
+  }
+  const after = decodeCursor(page.cursor, 'cafe_reconciliations', ['id']);
+  if (after) where.push(`r.id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<ReconciliationRow>(
+    `select r.* from cafe_reconciliations r where ${where.join(' and ')} order by r.id limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toReconciliation), page.limit, 'cafe_reconciliations', (r) => [r.id]);
+}

@@ -1,0 +1,264 @@
+import type { Queryable } from '../../db/client.js';
+import { iso } from '../../db/sql.js';
+import { decodeCursor, pageOf } from '../../db/paging.js';
+import type { Page } from '../../rpc/schemas.js';
+import type { Plan } from '../../auth/plans.js';
+import type { Role } from '../../auth/permissions.js';
+
+// ---------------------------------------------------------------------------------------------------
+// OAuth clients (organization data).
+
+interface ClientRow {
+  id: string;
+  role: Role;
+  scopes: string[];
+  label: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export type OAuthClient = ReturnType<typeof toClient>;
+
+const toClient = (r: ClientRow) => ({
+  clientId: r.id,
+  role: r.role,
+  scopes: r.scopes,
+  label: r.label,
+  createdAt: iso(r.created_at)!,
+  revokedAt: iso(r.revoked_at),
+});
+
+export async function insertClient(
+  q: Queryable,
+  orgId: string,
+  client: { id: string; role: Role; scopes: string[]; secretHash: string; label: string | null },
+): Promise<OAuthClient> {
+  const [row] = await q.query<ClientRow>(
+    `insert into oauth_clients (org_id, id, role, scopes, secret_hash, label) values ($1, $2, $3, $4, $5, $6)
+     returning id, role, scopes, label, created_at, revoked_at`,
+    [orgId, client.id, client.role, client.scopes, client.secretHash, client.label],
+  );
+  return toClient(row);
+}
+
+export async function listClients(q: Queryable, orgId: string, filter: { includeRevoked?: boolean }, page: Page) {
+  const after = decodeCursor(page.cursor, 'oauth_clients', ['id']);
+  const rows = await q.query<ClientRow>(
+    `select id, role, scopes, label, created_at, revoked_at from oauth_clients
+     where org_id = $1 and ($2::boolean or revoked_at is null) and ($3::text is null or id > $3)
+     order by id limit $4`,
+    [orgId, filter.includeRevoked ?? false, after ? String(after[0]) : null, page.limit + 1],
+  );
+  return pageOf(rows.map(toClient), page.limit, 'oauth_clients', (c) => [c.clientId]);
+}
+
+export async function findClient(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<OAuthClient | undefined> {
+  const [row] = await q.query<ClientRow>(
+    `select id, role, scopes, label, created_at, revoked_at from oauth_clients where org_id = $1 and id = $2${options.forUpdate ? ' for update' : ''}`,
+    [orgId, id],
+  );
+  return row && toClient(row);
+}
+
+/** Revokes the client; its opaque tokens stop with it (the token lookup joins the live client). */
+export async function revokeClient(q: Queryable, orgId: string, id: string, at: Date): Promise<OAuthClient | undefined> {
+  const [row] = await q.query<ClientRow>(
+    `update oauth_clients set revoked_at = $3 where org_id = $1 and id = $2 and revoked_at is null
+     returning id, role, scopes, label, created_at, revoked_at`,
+    [orgId, id, at],
+  );
+  return row && toClient(row);
+}
+
+/** The organization's clients, revoked ones too: the CLI's listing (owner connection). */
+export async function allClients(q: Queryable, orgId: string): Promise<OAuthClient[]> {
+  const rows = await q.query<ClientRow>(
+    `select id, role, scopes, label, created_at, revoked_at from oauth_clients where org_id = $1 order by created_at, id`,
+    [orgId],
+  );
+  return rows.map(toClient);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Authentication lookups: before the organization is known, through the security-definer functions.
+
+export interface LiveClient {
+  id: string;
+  org_id: string;
+  role: Role;
+  scopes: string[];
+  secret_hash: string;
+  plan: Plan;
+}
+
+export async function liveClient(q: Queryable, clientId: string): Promise<LiveClient | undefined> {
+  const [row] = await q.query<LiveClient>(`select * from firstcrack_oauth_client($1)`, [clientId], { name: 'identity_live_client' });
+  return row;
+}
+
+export interface LiveAccessToken {
+  id: string;
+  org_id: string;
+  client_id: string;
+  role: Role;
+  scope: string[];
+  plan: Plan;
+  issued_at: Date;
+  expires_at: Date;
+}
+
+export async function liveAccessToken(q: Queryable, hash: string, at: Date): Promise<LiveAccessToken | undefined> {
+  const [row] = await q.query<LiveAccessToken>(`select * from firstcrack_oauth_access_token($1, $2)`, [hash, at], { name: 'identity_live_token' });
+  return row;
+}
+
+export async function organizationPlan(q: Queryable, orgId: string): Promise<Plan | undefined> {
+  const [row] = await q.query<{ plan: Plan }>(`select plan from firstcrack_organization_plan($1)`, [orgId], { name: 'identity_org_plan' });
+  return row?.plan;
+}
+
+export async function insertAccessToken(
+  q: Queryable,
+  orgId: string,
+  token: { id: string; clientId: string; hash: string; scope: string[]; issuedAt: Date; expiresAt: Date },
+): Promise<void> {
+  await q.query(
+    `insert into oauth_access_tokens (org_id, id, client_id, token_hash, scope, issued_at, expires_at) values ($1, $2, $3, $4, $5, $6, $7)`,
+    [orgId, token.id, token.clientId, token.hash, token.scope, token.issuedAt, token.expiresAt],
+  );
+}
+
+/** Expired tokens of the organization are of no use to anyone; swept as new ones are issued. */
+export async function deleteExpiredAccessTokens(q: Queryable, orgId: string, before: Date): Promise<void> {
+  await q.query(`delete from oauth_access_tokens where org_id = $1 and expires_at < $2`, [orgId, before]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Signing keys (the service's own).
+
+export interface SigningKeyRow {
+  id: string;
+  alg: string;
+  public_jwk: Record<string, unknown>;
+  private_key_encrypted: string;
+  created_at: Date;
+  retired_at: Date | null;
+}
+
+/** Keys still published at `at`: live ones, and retired ones until `publishFor` after retirement. */
+export async function publishedKeys(q: Queryable, at: Date, publishForSeconds: number): Promise<SigningKeyRow[]> {
+  return q.query<SigningKeyRow>(
+    `select * from signing_keys where retired_at is null or retired_at + make_interval(secs => $2) > $1 order by created_at desc, id desc`,
+    [at, publishForSeconds],
+  );
+}
+
+export async function insertSigningKey(q: Queryable, key: Omit<SigningKeyRow, 'retired_at'>): Promise<void> {
+  await q.query(`insert into signing_keys (id, alg, public_jwk, private_key_encrypted, created_at) values ($1, $2, $3, $4, $5)`, [
+    key.id,
+    key.alg,
+    JSON.stringify(key.public_jwk),
+    key.private_key_encrypted,
+    key.created_at,
+  ]);
+}
+
+/** Retires every live key but `keep`; answers the ids retired. */
+export async function retireKeysExcept(q: Queryable, keep: string, at: Date): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(`update signing_keys set retired_at = $2 where retired_at is null and id <> $1 returning id`, [keep, at]);
+  return rows.map((r) => r.id);
+}
+
+/** Serializes key creation across processes: the first signer of an empty key set creates exactly one key. */
+export async function lockSigningKeys(q: Queryable): Promise<void> {
+  await q.query(`select pg_advisory_xact_lock(hashtext('firstcrack.signing_keys'))`);
+}
+
+export async function liveKeyCount(q: Queryable): Promise<number> {
+  const [row] = await q.query<{ count: number }>(`select count(*)::int as count from signing_keys where retired_at is null`);
+  return row.count;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Users, memberships, sessions.
+
+export interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string | null;
+}
+
+export async function findUserByEmail(q: Queryable, email: string): Promise<UserRow | undefined> {
+  const [row] = await q.query<UserRow>(`select id, email, password_hash from users where lower(email) = lower($1)`, [email]);
+  return row;
+}
+
+export async function findUser(q: Queryable, id: string): Promise<UserRow | undefined> {
+  const [row] = await q.query<UserRow>(`select id, email, password_hash from users where id = $1`, [id]);
+  return row;
+}
+
+export async function insertUser(q: Queryable, user: { id: string; email: string; passwordHash: string | null }): Promise<void> {
+  await q.query(`insert into users (id, email, password_hash) values ($1, $2, $3)`, [user.id, user.email, user.passwordHash]);
+}
+
+export async function setPassword(q: Queryable, userId: string, passwordHash: string | null): Promise<boolean> {
+  const rows = await q.query(`update users set password_hash = $2 where id = $1 returning id`, [userId, passwordHash]);
+  return rows.length > 0;
+}
+
+export async function setLoginLink(q: Queryable, userId: string, hash: string, expiresAt: Date): Promise<void> {
+  await q.query(`update users set login_link_hash = $2, login_link_expires_at = $3 where id = $1`, [userId, hash, expiresAt]);
+}
+
+/** Spends a one-time login link: answers its user once, never again. */
+export async function spendLoginLink(q: Queryable, hash: string, at: Date): Promise<UserRow | undefined> {
+  const [row] = await q.query<UserRow>(
+    `update users set login_link_hash = null, login_link_expires_at = null
+     where login_link_hash = $1 and login_link_expires_at > $2 returning id, email, password_hash`,
+    [hash, at],
+  );
+  return row;
+}
+
+/** Adds the membership, or changes the role of an existing one. */
+export async function upsertMembership(q: Queryable, orgId: string, userId: string, role: Role): Promise<void> {
+  await q.query(
+    `insert into memberships (org_id, user_id, role) values ($1, $2, $3) on conflict (org_id, user_id) do update set role = excluded.role`,
+    [orgId, userId, role],
+  );
+}
+
+export async function userMemberships(q: Queryable, userId: string): Promise<{ org_id: string; name: string; role: Role }[]> {
+  return q.query(`select org_id, name, role from firstcrack_user_memberships($1)`, [userId]);
+}
+
+export async function insertSession(q: Queryable, session: { id: string; userId: string; hash: string; createdAt: Date; expiresAt: Date }): Promise<void> {
+  await q.query(`insert into user_sessions (id, user_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`, [
+    session.id,
+    session.userId,
+    session.hash,
+    session.createdAt,
+    session.expiresAt,
+  ]);
+}
+
+export async function revokeSession(q: Queryable, hash: string, at: Date): Promise<boolean> {
+  const rows = await q.query(`update user_sessions set revoked_at = $2 where token_hash = $1 and revoked_at is null and expires_at > $2 returning id`, [
+    hash,
+    at,
+  ]);
+  return rows.length > 0;
+}
+
+export interface LiveSession {
+  session_id: string;
+  user_id: string;
+  role: Role | null;
+  plan: Plan | null;
+}
+
+export async function liveSession(q: Queryable, hash: string, orgId: string, at: Date): Promise<LiveSession | undefined> {
+  const [row] = await q.query<LiveSession>(`select * from firstcrack_user_session($1, $2, $3)`, [hash, orgId, at], { name: 'identity_live_session' });
+  return row;
+}

@@ -1,0 +1,17 @@
+import type { Queryable } from '../../../db/client.js';
+import * as repo from './repository.js';
+
+/**
+ * What other modules (samples) may ask of green purchase contracts: a contract's header and one line, read
+ * without locking, for checking that a link names a record of the organization.
+ */
+export type { ContractLine, ContractSummary } from './repository.js';
+
+export function findContract(q: Queryable, orgId: string, id: string): Promise<repo.ContractSummary | undefined> {
+  return repo.findContractSummary(q, orgId, id);
+}
+
+/** A contract line with the contract it belongs to. */
+export function findContractLine(q: Queryable, orgId: string, id: string) {
+  return repo.findLine(q, orgId, id);
+}

@@ -1,0 +1,20 @@
+import type { Operation } from './define.js';
+
+/**
+ * What a request costs: the rate-limit points it draws and whether it runs in the heavy lane. Cheap reads
+ * and writes cost 1 point. A request costs more, and is heavy, when
+ *   - its operation declares a cost (a trace walks the lineage graph: 5), or
+ *   - it asks for a page of more than 100 items: 1 point per 100 items (a 200-item page: 2), or
+ *   - its input is larger than 64 KiB: 1 point per 64 KiB (an 840 kB logger import: 14; a 500-line order: about 2).
+ * The greatest of these counts. The RateLimit header of the answer shows the budget after it, and
+ * RateLimit-Cost what the request cost.
+ */
+export const PAGE_ITEMS_PER_POINT = 100;
+export const INPUT_BYTES_PER_POINT = 64 * 1024;
+
+export function requestCost(operation: Operation, input: unknown, inputBytes: number): number {
+  const limit = (input as { page?: { limit?: unknown } } | null)?.page?.limit;
+  const pagePoints = typeof limit === 'number' && limit > PAGE_ITEMS_PER_POINT ? Math.ceil(limit / PAGE_ITEMS_PER_POINT) : 1;
+  const inputPoints = Math.ceil(inputBytes / INPUT_BYTES_PER_POINT);
+  return Math.max(operation.cost ?? 1, pagePoints, inputPoints, 1);
+}

@@ -1,0 +1,80 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashSecret, revokeCredential } from '../auth/credentials.js';
+import { newId } from '../lib/ids.js';
+import { startTestServer } from '../testing/harness.js';
+import { MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
+import { dataOf, machineWithToken, watchStream, type Watch } from './testing.js';
+
+const server = await startTestServer();
+const live = server.app.services.liveSessions;
+const opened: [string, string][] = [];
+const streams: Watch[] = [];
+after(async () => {
+  for (const s of streams) s.close();
+  for (const [orgId, batchId] of opened) await live.discard(orgId, batchId);
+});
+
+async function liveBatch(org: Awaited<ReturnType<typeof server.createOrg>>, code: string): Promise<string> {
+  const { machineId } = await machineWithToken(org, code);
+  const batchId = newId('rb');
+  await live.open({ orgId: org.id, batchId, machineId });
+  opened.push([org.id, batchId]);
+  return batchId;
+}
+
+const watch = async (batchId: string, key: string) => {
+  const stream = await watchStream(`${server.url}/stream/v1/roast/${batchId}`, { authorization: `Bearer ${key}` });
+  streams.push(stream);
+  return stream;
+};
+
+test('open streams are capped per credential and per organization with 429 too_many_streams', async () => {
+  const org = await server.createOrg();
+  const batchId = await liveBatch(org, 'CAP-1');
+  const first = await org.createKey('viewer');
+  for (let i = 0; i < MAX_STREAMS_PER_CREDENTIAL; i++) assert.equal((await watch(batchId, first)).status, 200);
+  const refused = await watch(batchId, first);
+  assert.equal(refused.status, 429);
+  assert.equal(refused.problem.code, 'too_many_streams');
+  assert.match(refused.problem.detail, new RegExp(`${MAX_STREAMS_PER_CREDENTIAL} per credential`));
+
+  // Other credentials of the organization fill it up to its own cap; another organization is not affected.
+  let open = MAX_STREAMS_PER_CREDENTIAL;
+  while (open < MAX_STREAMS_PER_ORGANIZATION) {
+    const key = await org.createKey('viewer');
+    for (let i = 0; i < MAX_STREAMS_PER_CREDENTIAL && open < MAX_STREAMS_PER_ORGANIZATION; i++, open++) assert.equal((await watch(batchId, key)).status, 200);
+  }
+  const orgFull = await watch(batchId, await org.createKey('viewer'));
+  assert.equal(orgFull.status, 429);
+  assert.match(orgFull.problem.detail, new RegExp(`${MAX_STREAMS_PER_ORGANIZATION} per organization`));
+  const other = await server.createOrg();
+  assert.equal((await watch(await liveBatch(other, 'CAP-2'), other.key)).status, 200, 'another organization still opens streams');
+
+  // A closed stream frees its place.
+  for (const s of streams.splice(0)) s.close();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal((await watch(batchId, first)).status, 200, 'a place freed by a closed stream');
+});
+
+test('revoking a key ends its open streams with a closed event, and its requests are refused within 2 s', async () => {
+  const org = await server.createOrg();
+  const batchId = await liveBatch(org, 'REV-1');
+  const key = await org.createKey('viewer');
+  const kept = await watch(batchId, org.key);
+  const stream = await watch(batchId, key);
+  assert.equal(stream.status, 200);
+  const [{ id }] = await server.owner.query<{ id: string }>(`select id from credentials where secret_hash = $1`, [hashSecret(key)]);
+  assert.ok(await revokeCredential(server.owner, id), 'the key was live');
+
+  await stream.until((s) => s.ended, 6000);
+  assert.deepEqual(
+    dataOf(stream, 'closed').map((d) => d.reason),
+    ['credential_revoked'],
+    'the last event says why the stream ended',
+  );
+  assert.equal(kept.ended, false, 'another credential’s stream stays open');
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  const after = await server.call(key, 'catalog.location.listLocations');
+  assert.equal(after.status, 401, 'the revoked key is refused once the 2 s credential cache has passed');
+});
