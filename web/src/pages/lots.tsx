@@ -146,6 +146,8 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
         </>
       ) : null}
 
+      {l ? (
+      <>
       <div class="grid">
         <section class="card">
           <h2>Balances</h2>
@@ -224,6 +226,8 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
         </div>
         <MoreButton more={ledger.more} loading={ledger.loading} />
       </section>
+      </>
+      ) : null}
     </>
   );
 }
