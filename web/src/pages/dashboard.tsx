@@ -121,7 +121,7 @@ export function Dashboard({ session }: { session: Session }) {
             <ul class="plain">
               {materials.data?.items.map((m) => (
                 <li>
-                  {m.name} <span class="muted">({m.sku})</span>: {m.onHand} on hand, reorder at {m.reorderPoint}
+                  {m.name} <span class="muted">({m.sku})</span>: {Number(m.onHand).toLocaleString('en')} on hand, reorder at {Number(m.reorderPoint).toLocaleString('en')}
                 </li>
               ))}
             </ul>
