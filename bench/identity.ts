@@ -10,7 +10,7 @@ import { createOAuthClient } from '../src/modules/identity/service.js';
 
 export async function benchIdentity(rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
   // Signing keys are stored encrypted; a bench run brings its own key (nothing is written to the data directory).
-  process.env.FIRSTCRACK_ENCRYPTION_KEY ??= randomBytes(32).toString('base64');
+  process.env.FIRSTCRACK_SECRET_KEY ??= randomBytes(32).toString('base64');
   const bench = await startBenchApp();
   const owner = bench.app.databases.owner;
   const { organizationId, apiKey } = await createOrganization(owner, 'Bench roastery', 'enterprise');

@@ -18,7 +18,7 @@ export async function startBenchApp(
   /** e.g. `{ redisUrl }` for a benchmark that measures the server-mode stores, or a scratch `dataDir`. */
   configOverrides: Partial<Config> = {},
 ): Promise<{ app: RunningApp; url: string; kind: string; poolSize: number; close(): Promise<void> }> {
-  const config = { ...loadConfig(), logLevel: 'silent', redisUrl: undefined, ...configOverrides };
+  const config = { ...loadConfig(), logLevel: process.env.BENCH_LOG_LEVEL ?? 'silent', redisUrl: undefined, ...configOverrides };
   let databases: Databases;
   let drop = async () => {};
   if (config.databaseUrl) {

@@ -4,14 +4,18 @@ import { benchCatalogRead } from './catalog-read.js';
 import { benchRoastComplete } from './roast-complete.js';
 import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
+import { benchQuality } from './quality.js';
 import { benchSourcing } from './sourcing.js';
 import { benchCafe } from './cafe.js';
 import { benchIdentity } from './identity.js';
+import { benchWebhooks } from './webhooks.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
 await benchTrace();
 await benchTelemetry();
+await benchQuality();
 await benchSourcing();
 await benchCafe();
 await benchIdentity();
+await benchWebhooks();

@@ -16,6 +16,7 @@ import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js'
 import { configuredKeyEncryption } from './auth/key-encryption.js';
 import { Identity, type Clock } from './modules/identity/authority.js';
 import { identityRoutes, LOGIN_ACCOUNT_WINDOWS, LOGIN_ADDRESS_WINDOWS } from './modules/identity/routes.js';
+import { JOBS } from './jobs/catalog.js';
 
 export interface AppOptions {
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
@@ -60,7 +61,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.
   const limiters = await openRateLimiterFactory({ redisUrl: config.redisUrl });
   // Every process declares the queues, so an API-only process can send before any worker has started.
-  const jobs = new JobQueue(databases);
+  const jobs = new JobQueue(databases, JOBS, config);
   await jobs.prepare();
   const services = createServices(config, jobs);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
@@ -71,7 +72,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let server: RunningApp['server'] | undefined;
   const identity = new Identity({
     db: databases.service,
-    keyEncryption: configuredKeyEncryption({ serverMode: Boolean(config.databaseUrl), dataDir: config.dataDir }),
+    keyEncryption: configuredKeyEncryption(config),
     // FIRSTCRACK_BASE_URL names the service as its clients reach it (the JWT issuer and audience); unset, the address it listens on.
     baseUrl: () => process.env.FIRSTCRACK_BASE_URL || listeningUrl(server),
     clock: options.clock,
@@ -109,6 +110,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...(options.plugins ?? []),
     ],
   });
+  if (config.databaseUrl && !config.secretKey) {
+    server.log.warn('FIRSTCRACK_SECRET_KEY is not set: webhook endpoints cannot be created or delivered to until it is (the same key in every process).');
+  }
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers);
   return {
     server,
@@ -149,7 +153,7 @@ export async function runWorkers(
   options: { databases?: Databases; jobWorkers?: WorkerOptions; shutdownTimeoutMs?: number } = {},
 ): Promise<RunningWorkers> {
   const databases = options.databases ?? (await openDatabases(config));
-  const jobs = new JobQueue(databases);
+  const jobs = new JobQueue(databases, JOBS, config);
   try {
     await jobs.prepare();
     await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers);

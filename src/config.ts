@@ -29,6 +29,13 @@ const Env = z.object({
   S3_SECRET_ACCESS_KEY: unsetIfEmpty(z.string()),
   S3_FORCE_PATH_STYLE: unsetIfEmpty(z.stringbool({ error: 'must be true or false' })),
   S3_PREFIX: unsetIfEmpty(z.string().refine((prefix) => !prefix.startsWith('/'), 'must not start with /')),
+  FIRSTCRACK_SECRET_KEY: unsetIfEmpty(
+    z.string().refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value), 'must be base64 of 32 random bytes (openssl rand -base64 32)'),
+  ),
+  WEBHOOK_ALLOW_PRIVATE_URLS: unsetIfEmpty(z.stringbool({ error: 'must be true or false' })),
+  WEBHOOK_RETRY_SCHEDULE: unsetIfEmpty(
+    z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be comma-separated seconds, e.g. 0,5,300'),
+  ),
 });
 
 /** Settings that only make sense together, judged on the raw variables so they are reported alongside malformed values. */
@@ -72,7 +79,24 @@ export interface Config {
   redisUrl?: string;
   logLevel: string;
   s3?: S3Config;
+  /** Base64 of the 32-byte key secrets are stored under (required in server mode; embedded: a key file in dataDir). */
+  secretKey?: string;
+  webhooks: WebhookConfig;
 }
+
+export interface WebhookConfig {
+  /** http:// and private addresses allowed (development and tests only); cloud metadata addresses never are. */
+  allowPrivateUrls: boolean;
+  /** Delay before each attempt, in seconds: Svix's schedule unless set (tests set a fast one). */
+  retryScheduleSeconds: number[];
+  /** An endpoint whose attempts have all failed for this long is disabled (5 days). */
+  disableAfterMs: number;
+  /** A 2xx within this time is success. */
+  timeoutMs: number;
+}
+
+/** Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (each with jitter). */
+export const SVIX_RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = Env.safeParse(env);
@@ -98,6 +122,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           prefix: e.S3_PREFIX ? e.S3_PREFIX.replace(/\/*$/, '/') : '',
         }
       : undefined,
+    secretKey: e.FIRSTCRACK_SECRET_KEY,
+    webhooks: {
+      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS ?? false,
+      retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE ? e.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number) : SVIX_RETRY_SCHEDULE_SECONDS,
+      disableAfterMs: 5 * 24 * 3600 * 1000,
+      timeoutMs: 15_000,
+    },
   };
 }
 

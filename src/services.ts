@@ -13,6 +13,7 @@ import { MemoryLiveBarStore, RedisLiveBarStore } from './modules/cafe/live.js';
 export function createServices(config: Config, jobs: JobSender): Services {
   return {
     jobs,
+    config,
     liveSessions: config.redisUrl
       ? // Its own connections (commands and a subscriber), closed with the store.
         new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })

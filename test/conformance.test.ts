@@ -38,6 +38,9 @@ const EXTENSIONS: Record<string, string[]> = {
   'catalog.machine.registerMachine': ['burnerRatingKw', 'fuel'],
   'catalog.machine.updateMachine': ['burnerRatingKw', 'fuel'],
   'cafe.createSite': ['shotTarget'],
+  // The feed's resume position (the specification names no paging for it).
+  'webhooks.listEvents': ['cursor'],
+  'quality.cupping.getCuppingTable': ['cupperName'],
 };
 
 /**

@@ -48,10 +48,13 @@ const TABLE_OWNERS: Record<string, string[]> = {
   orders: ['customers', 'orders', 'order_lines', 'fulfillments', 'order_allocations', 'roast_demand'],
   lineage: ['lineage_edges'],
   traceability: ['certificates'],
+  'quality/cupping': ['cupping_sessions', 'cupping_session_samples', 'cupping_scores'],
+  'quality/grading': ['gradings'],
   'sourcing/contract': ['green_contracts', 'green_contract_lines', 'green_contract_shipments', 'green_contract_receipt_lines', 'green_contract_milestones'],
   'sourcing/sample': ['samples'],
   cafe: ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_reconciliations'],
   identity: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions'],
+  webhooks: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
 };
 
 /**

@@ -25,7 +25,7 @@ import { CliError, UsageError, type Command, type CommandInput } from './run.js'
 export const ENVIRONMENT_HELP = `Environment: PORT (8080), HOST (127.0.0.1), FIRSTCRACK_DATA_DIR (./.firstcrack), DATABASE_URL, DATABASE_POOL_SIZE,
 REDIS_URL, LOG_LEVEL, S3_BUCKET (blobs in S3-compatible storage) with S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
 S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE, S3_PREFIX, FIRSTCRACK_BASE_URL (the URL clients reach the service at: the JWT
-issuer and audience), FIRSTCRACK_ENCRYPTION_KEY (32 bytes base64: encrypts signing keys; required with DATABASE_URL).`;
+issuer and audience), FIRSTCRACK_SECRET_KEY (32 bytes base64: encrypts webhook secrets and signing keys; required with DATABASE_URL).`;
 
 function config(): Config {
   try {
@@ -480,7 +480,7 @@ const keysRotate: Command = {
     const cfg = config();
     await withDatabases(async (db) => {
       const [{ Identity }, { configuredKeyEncryption, EncryptionKeyError }] = await Promise.all([import('../modules/identity/authority.js'), import('../auth/key-encryption.js')]);
-      const identity = new Identity({ db: db.owner, keyEncryption: configuredKeyEncryption({ serverMode: Boolean(cfg.databaseUrl), dataDir: cfg.dataDir }), baseUrl: () => '' });
+      const identity = new Identity({ db: db.owner, keyEncryption: configuredKeyEncryption(cfg), baseUrl: () => '' });
       try {
         const result = await identity.rotateKeys();
         console.log(values.json ? JSON.stringify(result) : `Signing with ${result.kid} now${result.retired.length ? `; retired ${result.retired.join(', ')} (published until their tokens expire)` : ''}.`);

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { Databases } from '../db/open.js';
+import type { Config } from '../config.js';
+import type { JobSender } from './queue.js';
 import { runHousekeeping } from './maintenance.js';
+import { webhookDeliveryJob } from '../modules/webhooks/delivery.js';
 
 /** What a job's handler may use. Jobs span organizations, so they get both connections, not a request's transaction. */
 export interface JobContext {
@@ -11,6 +14,10 @@ export interface JobContext {
   retryCount: number;
   /** Aborted when the job's timeout has passed: the queue has then already failed the attempt. */
   signal: AbortSignal;
+  /** The process's configuration (settings a job needs, such as the webhook delivery settings). */
+  config: Config;
+  /** Sends further jobs, in a transaction the job opens (a retry, a fan-out). */
+  jobs: JobSender;
 }
 
 /** The logging a job needs; pino's and fastify's loggers both fit. */
@@ -37,6 +44,8 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   timeoutSeconds: number;
   /** How many jobs of this kind one worker process runs at once (default 1). */
   concurrency?: number;
+  /** How often an idle worker of this kind polls (seconds, at least 0.5); the worker options' value by default. */
+  pollingIntervalSeconds?: number;
   /** Run on a schedule: a 5-field cron expression in UTC, with the payload every run gets. */
   schedule?: { cron: string; payload: z.input<Payload> };
   handler(ctx: JobContext, payload: z.output<Payload>): Promise<void>;
@@ -60,6 +69,7 @@ export const JOBS = {
       for (const task of await runHousekeeping(ctx.databases.owner)) ctx.log.info(task, 'housekeeping task done');
     },
   }),
+  webhookDelivery: webhookDeliveryJob,
 } satisfies Record<string, JobDefinition<any>>;
 
 export type JobCatalog = Record<string, JobDefinition<any>>;

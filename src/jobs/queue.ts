@@ -2,6 +2,7 @@ import PgBoss from 'pg-boss';
 import type { z } from 'zod';
 import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from '../db/client.js';
 import type { Databases } from '../db/open.js';
+import { loadConfig, type Config } from '../config.js';
 import { JOBS, type JobCatalog, type JobDefinition, type JobLog } from './catalog.js';
 
 /** Created by the migration `*_jobs_queue.sql`; pg-boss never creates or migrates it itself. */
@@ -18,6 +19,11 @@ export interface WorkerOptions {
 export interface StopOptions {
   /** How long running jobs get to finish before they are failed (and retried later). */
   timeoutMs?: number;
+}
+
+export interface SendOptions {
+  /** Not run before this time. */
+  startAfter?: Date;
 }
 
 type Payload<C extends JobCatalog, Name extends keyof C> = z.input<C[Name]['payload']>;
@@ -42,6 +48,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
   constructor(
     private readonly databases: Databases,
     private readonly catalog: C = JOBS as unknown as C,
+    private readonly config: Config = loadConfig(),
   ) {
     this.boss = new PgBoss({ db: ownerExecutor(databases.owner), schema: QUEUE_SCHEMA, migrate: false });
     // pg-boss reports failures of its own background work (polling, maintenance) here; unheard, an
@@ -54,13 +61,16 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
    * must be in the catalog and the payload must satisfy the job's schema; the stored payload is the
    * schema's output.
    */
-  async send<Name extends keyof C & string>(tx: Queryable, job: Name, payload: Payload<C, Name>): Promise<string> {
+  async send<Name extends keyof C & string>(tx: Queryable, job: Name, payload: Payload<C, Name>, options: SendOptions = {}): Promise<string> {
     const definition = this.definition(job);
     const parsed = definition.payload.safeParse(payload);
     if (!parsed.success) {
       throw new InvalidJobPayloadError(`Invalid payload for job ${job}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
     }
-    const id = await this.boss.send(job, parsed.data as object, { db: transactionExecutor(tx) });
+    const id = await this.boss.send(job, parsed.data as object, {
+      db: transactionExecutor(tx),
+      ...(options.startAfter ? { startAfter: options.startAfter } : {}),
+    });
     // pg-boss inserts by joining the queue's row: no row means the queue was never declared.
     if (!id) throw new Error(`The queue ${job} does not exist; the process must call prepare() before sending.`);
     return id;
@@ -101,7 +111,11 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
         workerId = await this.boss.work<object>(
           name,
           // pg-boss refuses a pollingIntervalSeconds key holding undefined.
-          { batchSize: 1, includeMetadata: true, ...(options.pollingIntervalSeconds ? { pollingIntervalSeconds: options.pollingIntervalSeconds } : {}) },
+          {
+            batchSize: 1,
+            includeMetadata: true,
+            ...((definition.pollingIntervalSeconds ?? options.pollingIntervalSeconds) ? { pollingIntervalSeconds: definition.pollingIntervalSeconds ?? options.pollingIntervalSeconds } : {}),
+          },
           async ([job]) => {
             // A worker that found a job asks again at once instead of sleeping a polling interval: it
             // sleeps only once the queue is empty.
@@ -109,6 +123,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
             await this.run(name, definition, job, log);
           },
         );
+        this.workerIds.set(name, [...(this.workerIds.get(name) ?? []), workerId]);
       }
     }
   }
@@ -126,6 +141,13 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     this.stopped = true;
   }
 
+  /** Wakes this process's idle workers of `job` at once (after a commit that sent one), instead of at their next poll. */
+  wake(job: keyof C & string): void {
+    for (const workerId of this.workerIds.get(job) ?? []) this.boss.notifyWorker(workerId);
+  }
+
+  private readonly workerIds = new Map<string, string[]>();
+
   private definition(job: string): JobDefinition {
     if (!Object.hasOwn(this.catalog, job)) throw new UnknownJobError(`No job named ${JSON.stringify(job)} in the job catalog.`);
     return this.catalog[job];
@@ -139,7 +161,15 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
       const parsed = definition.payload.safeParse(job.data);
       if (!parsed.success) throw new InvalidJobPayloadError(`Stored payload of job ${name} no longer fits its schema: ${parsed.error.message}`);
       await definition.handler(
-        { databases: this.databases, log, jobId: job.id, retryCount: job.retryCount, signal: AbortSignal.timeout(definition.timeoutSeconds * 1000) },
+        {
+          databases: this.databases,
+          log,
+          jobId: job.id,
+          retryCount: job.retryCount,
+          signal: AbortSignal.timeout(definition.timeoutSeconds * 1000),
+          config: this.config,
+          jobs: this as unknown as JobSender,
+        },
         parsed.data,
       );
       log.info(details, 'job done');
@@ -154,7 +184,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
 }
 
 /** The part of a queue an operation uses: sending production jobs inside its transaction. */
-export type JobSender = Pick<JobQueue<typeof JOBS>, 'send'>;
+export type JobSender = Pick<JobQueue<typeof JOBS>, 'send'> & Partial<Pick<JobQueue<typeof JOBS>, 'wake'>>;
 
 /** pg-boss's statements run through the transaction: the job is written (or not) with everything else. */
 function transactionExecutor(tx: Queryable): PgBoss.Db {

@@ -10,6 +10,7 @@ import type { EventDefinition, EventPayload } from '../events/define.js';
 import type { ProblemCode } from './problem-codes.js';
 import type { JobName, JobPayload } from '../jobs/catalog.js';
 import type { JobSender } from '../jobs/queue.js';
+import type { Config } from '../config.js';
 
 /** Infrastructure handlers may use besides the transaction; each has an embedded and a server implementation. */
 export interface Services {
@@ -18,6 +19,8 @@ export interface Services {
   jobs: JobSender;
   /** Cafe sites' live bar sessions (the shots of the last hour): memory embedded, Redis in server mode. */
   liveBar: LiveBarStore;
+  /** The process's configuration, for settings an operation applies (webhook URL rules, the secret key). */
+  config: Config;
 }
 
 export interface OperationContext<Events extends EventDefinition = EventDefinition> {

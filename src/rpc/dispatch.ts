@@ -88,6 +88,7 @@ export class Dispatcher {
     const { principal, operation } = request;
     const key = request.idempotencyKey;
     const afterCommit: (() => Promise<void>)[] = [];
+    let wakeQueued = false;
     try {
       const result = await this.db.transaction(
         async (tx) => {
@@ -103,7 +104,12 @@ export class Dispatcher {
             afterCommit: (work) => void afterCommit.push(work),
             emit: async (type, data) => {
               if (this.checkContract) checkEvent(operation, type, data);
-              await writeEvent(tx, principal.orgId, type, data);
+              const { deliveries } = await writeEvent(tx, this.services.jobs, principal.orgId, type, data);
+              // Workers in this process take the new deliveries at once rather than at their next poll.
+              if (deliveries > 0 && !wakeQueued) {
+                wakeQueued = true;
+                afterCommit.push(async () => this.services.jobs.wake?.('webhookDelivery'));
+              }
             },
             enqueue: (job, payload) => this.services.jobs.send(tx, job, payload),
           };

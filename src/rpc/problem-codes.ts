@@ -37,6 +37,8 @@ export const PROBLEM_CODES = {
   insufficient_reservation: { status: 409, meaning: 'Less is reserved than the change releases or consumes.' },
   negative_balance: { status: 409, meaning: 'The change would take a balance below zero.' },
   lot_quarantined: { status: 409, meaning: 'The lot is quarantined: it cannot be reserved, split, merged or roasted.' },
+  lot_not_quarantined: { status: 409, meaning: 'The lot is not in quarantine, so there is nothing to release.' },
+  cupping_session_finalized: { status: 409, meaning: 'The cupping session is finalized: its scores and results are closed.' },
   lot_reserved: { status: 409, meaning: 'The lot holds reserved coffee the change would touch.' },
   lot_empty: { status: 409, meaning: 'The lot holds nothing to act on.' },
   stock_spread_across_locations: { status: 409, meaning: 'No single location holds the weight; transfer the coffee to one location first.' },
@@ -57,6 +59,8 @@ export const PROBLEM_CODES = {
   sample_already_transferred: { status: 409, meaning: 'The sample was already transferred to inventory as a green lot.' },
   location_not_cafe: { status: 409, meaning: 'The location is not a cafe location (kind `cafe`), so no cafe site can be placed there.' },
   not_an_espresso_machine: { status: 409, meaning: 'The bar machine is not an espresso machine, so it pulls no shots.' },
+  webhook_url_refused: { status: 400, meaning: 'The webhook URL is not https, or names or resolves to a private, loopback, link-local or cloud metadata address (`errors` names `url`).' },
+  endpoint_not_active: { status: 409, meaning: 'The webhook endpoint is disabled or deleted; re-enable it (updateEndpoint status active) first.' },
   unreadable_roast_log: { status: 400, meaning: 'The uploaded roast log could not be read in the format given.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

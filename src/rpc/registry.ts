@@ -13,10 +13,13 @@ import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
 import { scheduleOperations } from '../modules/production/schedule/operations.js';
 import { cafeOperations } from '../modules/cafe/operations.js';
 import { orderOperations } from '../modules/orders/operations.js';
+import { cuppingOperations } from '../modules/quality/cupping/operations.js';
+import { gradingOperations } from '../modules/quality/grading/operations.js';
 import { traceabilityOperations } from '../modules/traceability/operations.js';
 import { contractOperations } from '../modules/sourcing/contract/operations.js';
 import { sampleOperations } from '../modules/sourcing/sample/operations.js';
 import { identityOperations } from '../modules/identity/operations.js';
+import { webhookOperations } from '../modules/webhooks/operations.js';
 
 /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
 export const operations: readonly Operation[] = [
@@ -33,10 +36,13 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...traceabilityOperations,
   ...scheduleOperations,
+  ...cuppingOperations,
+  ...gradingOperations,
   ...contractOperations,
   ...sampleOperations,
   ...cafeOperations,
   ...identityOperations,
+  ...webhookOperations,
 ];
 
 export const registry: ReadonlyMap<string, Operation> = (() => {

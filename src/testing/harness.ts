@@ -90,7 +90,10 @@ export async function startTestServer(
   process.env.FIRSTCRACK_CHECK_CONTRACT ??= '1';
   // Live sessions and blobs go to a directory of this test file's own.
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-test-'));
-  const config = { ...loadConfig(), dataDir, logLevel: process.env.LOG_LEVEL ?? 'silent', ...options.config };
+  const base = loadConfig();
+  // Server mode needs the shared secret key; a test run makes its own.
+  const secretKey = base.secretKey ?? (base.databaseUrl ? randomBytes(32).toString('base64') : undefined);
+  const config = { ...base, secretKey, dataDir, logLevel: process.env.LOG_LEVEL ?? 'silent', ...options.config };
   let databases: Databases;
   let drop: () => Promise<void> = async () => {};
   if (config.databaseUrl) {

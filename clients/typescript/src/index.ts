@@ -140,3 +140,77 @@ function retryAfterMs(header: string | null): number | undefined {
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
+
+/** A webhook delivery's body: the event envelope. */
+export interface WebhookEvent<Data = Record<string, unknown>> {
+  id: string;
+  type: string;
+  createdAt: string;
+  organizationId: string;
+  data: Data;
+}
+
+export class WebhookVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+export interface VerifyWebhookOptions {
+  /** How far Service-Timestamp may be from now, in seconds (default 300): older deliveries are refused as replays. */
+  toleranceSeconds?: number;
+  /** The current time in milliseconds (tests). */
+  now?: number;
+}
+
+/**
+ * Checks a webhook delivery and returns its event: `Service-Signature` must hold a `v1,` value equal to the
+ * base64 HMAC-SHA256, keyed with the endpoint's secret (the whole `whsec_…` string), of
+ * `<Service-Timestamp>.<raw body>`; during a secret rotation either of the two values may match. The
+ * timestamp must be within the tolerance. `body` is the raw request body, exactly as received (parse it
+ * only afterwards). Throws WebhookVerificationError otherwise. Deduplicate on the returned `id`
+ * (= Service-Event-Id): a redelivery carries the same id. Uses Web Crypto (Node 20+, browsers, workers).
+ */
+export async function verifyWebhook<Data = Record<string, unknown>>(
+  secret: string,
+  headers: Headers | Record<string, string | string[] | undefined>,
+  body: string | Uint8Array,
+  options: VerifyWebhookOptions = {},
+): Promise<WebhookEvent<Data>> {
+  const header = (name: string): string | undefined => {
+    if (headers instanceof Headers) return headers.get(name) ?? undefined;
+    const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+    const value = key === undefined ? undefined : headers[key];
+    return Array.isArray(value) ? value.join(' ') : value;
+  };
+  const timestamp = header('service-timestamp');
+  const signatures = header('service-signature');
+  if (!timestamp || !/^\d+$/.test(timestamp)) throw new WebhookVerificationError('Service-Timestamp is missing or not unix seconds.');
+  if (!signatures) throw new WebhookVerificationError('Service-Signature is missing.');
+  const tolerance = options.toleranceSeconds ?? 300;
+  const now = (options.now ?? Date.now()) / 1000;
+  if (Math.abs(now - Number(timestamp)) > tolerance) throw new WebhookVerificationError('Service-Timestamp is outside the tolerance (a replay, or a skewed clock).');
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const expected = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(`${timestamp}.${text}`)));
+  const matches = signatures.split(' ').some((value) => {
+    const [version, signature] = value.split(',');
+    if (version !== 'v1' || !signature) return false;
+    let given: Uint8Array;
+    try {
+      given = Uint8Array.from(atob(signature), (c) => c.charCodeAt(0));
+    } catch {
+      return false;
+    }
+    if (given.length !== expected.length) return false;
+    let difference = 0;
+    for (let i = 0; i < given.length; i++) difference |= given[i] ^ expected[i];
+    return difference === 0;
+  });
+  if (!matches) throw new WebhookVerificationError('No Service-Signature value matches this secret.');
+  const event = JSON.parse(text) as WebhookEvent<Data>;
+  if (event.id !== header('service-event-id')) throw new WebhookVerificationError('Service-Event-Id does not name the signed event.');
+  return event;
+}

@@ -2912,6 +2912,170 @@ export interface Operations {
     };
     output: ProductionSchedule;
   };
+  'quality.cupping.createCuppingSession': {
+    input: {
+      sessionNumber: string;
+      name: string;
+      mode?: 'open' | 'blind' | 'double_blind';
+      scheduledAt?: string;
+      /**
+       * @minItems 1
+       * @maxItems 200
+       */
+      samples: [
+        (
+          | {
+              kind: 'green_lot';
+              id: string;
+            }
+          | {
+              kind: 'sample';
+              id: string;
+            }
+          | {
+              kind: 'roast_batch';
+              id: string;
+            }
+          | {
+              kind: 'roasted_lot';
+              id: string;
+            }
+          | {
+              kind: 'outside';
+              name: string;
+            }
+        ),
+        ...(
+          | {
+              kind: 'green_lot';
+              id: string;
+            }
+          | {
+              kind: 'sample';
+              id: string;
+            }
+          | {
+              kind: 'roast_batch';
+              id: string;
+            }
+          | {
+              kind: 'roasted_lot';
+              id: string;
+            }
+          | {
+              kind: 'outside';
+              name: string;
+            }
+        )[]
+      ];
+    };
+    output: CreatedCuppingSession;
+  };
+  'quality.cupping.submitCuppingScore': {
+    input: {
+      sessionSampleId: string;
+      cupperName?: string;
+      scores: {
+        fragranceAroma: number;
+        flavor: number;
+        aftertaste: number;
+        acidity: number;
+        body: number;
+        balance: number;
+        uniformity: number;
+        cleanCup: number;
+        sweetness: number;
+        overall: number;
+      };
+      defectsPenalty?: number;
+      /**
+       * @maxItems 30
+       */
+      descriptors?: string[];
+      notes?: string;
+    };
+    output: SubmittedCuppingScore;
+  };
+  'quality.cupping.getCuppingTable': {
+    input: {
+      sessionId: string;
+      cupperName?: string;
+    };
+    output: CuppingTable;
+  };
+  'quality.cupping.finalizeCuppingSession': {
+    input: {
+      sessionId: string;
+    };
+    output: FinalizedCuppingSession;
+  };
+  'quality.cupping.listCuppingSessions': {
+    input: {
+      filter?: {
+        status?: 'open' | 'finalized';
+        mode?: 'open' | 'blind' | 'double_blind';
+        scheduledFrom?: string;
+        scheduledTo?: string;
+        q?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: CuppingSession[];
+      nextCursor: string | null;
+    };
+  };
+  'quality.grading.recordGrading': {
+    input: {
+      greenLotId?: string;
+      sampleId?: string;
+      standard?: 'sca' | 'coe' | 'brazil_ny' | 'indonesian' | 'vietnamese' | 'custom';
+      moisturePct?: number;
+      waterActivity?: number;
+      screenSizeAvg?: number;
+      densityGPerL?: number;
+      defectsPrimary?: number;
+      defectsSecondary?: number;
+      screenDistribution?: {
+        [k: string]: number | undefined;
+      };
+      defectCounts?: {
+        [k: string]: number | undefined;
+      };
+      notes?: string;
+    };
+    output: RecordedGrading;
+  };
+  'quality.grading.releaseQuarantine': {
+    input: {
+      greenLotId: string;
+      reason: string;
+    };
+    output: GreenLot;
+  };
+  'quality.grading.listGradings': {
+    input: {
+      filter?: {
+        greenLotId?: string;
+        sampleId?: string;
+        standard?: 'sca' | 'coe' | 'brazil_ny' | 'indonesian' | 'vietnamese' | 'custom';
+        result?: 'pass' | 'fail' | 'not_judged';
+        gradedFrom?: string;
+        gradedTo?: string;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: Grading[];
+      nextCursor: string | null;
+    };
+  };
   'sourcing.contract.createContract': {
     input: {
       contractNumber: string;
@@ -3674,6 +3838,111 @@ export interface Operations {
     };
     output: OAuthClient;
   };
+  'webhooks.createEndpoint': {
+    input: {
+      url: string;
+      description?: string;
+      /**
+       * @maxItems 100
+       */
+      eventTypes?: string[];
+    };
+    output: WebhookEndpointWithSecret;
+  };
+  'webhooks.getEndpoint': {
+    input: {
+      id: string;
+    };
+    output: WebhookEndpoint;
+  };
+  'webhooks.listEndpoints': {
+    input: {
+      filter?: {
+        status?: 'active' | 'disabled';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: WebhookEndpoint[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.updateEndpoint': {
+    input: {
+      id: string;
+      description?: string | null;
+      /**
+       * @maxItems 100
+       */
+      eventTypes?: string[];
+      status?: 'active' | 'disabled';
+    };
+    output: WebhookEndpoint;
+  };
+  'webhooks.deleteEndpoint': {
+    input: {
+      id: string;
+    };
+    output: WebhookEndpoint;
+  };
+  'webhooks.rotateSecret': {
+    input: {
+      id: string;
+      overlapMinutes?: number;
+    };
+    output: WebhookEndpointWithSecret;
+  };
+  'webhooks.listEvents': {
+    input: {
+      filter?: {
+        /**
+         * @minItems 1
+         * @maxItems 100
+         */
+        types?: [string, ...string[]];
+        from?: string;
+        to?: string;
+      };
+      limit?: number;
+      cursor?: string;
+    };
+    output: {
+      items: EventEnvelope[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.listEventTypes': {
+    input: {};
+    output: {
+      items: EventType[];
+    };
+  };
+  'webhooks.listDeliveries': {
+    input: {
+      filter?: {
+        endpointId?: string;
+        eventId?: string;
+        status?: 'pending' | 'succeeded' | 'failed' | 'canceled';
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: WebhookDelivery[];
+      nextCursor: string | null;
+    };
+  };
+  'webhooks.redeliver': {
+    input: {
+      id: string;
+    };
+    output: WebhookDelivery;
+  };
 }
 export interface Location {
   id: string;
@@ -3713,6 +3982,7 @@ export interface GreenLotWithBalances {
   notes: string | null;
   quarantined: boolean;
   quarantineReason: string | null;
+  quarantine: GreenLotQuarantine | null;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -3733,6 +4003,14 @@ export interface GreenLotWithBalances {
   createdAt: string;
   updatedAt: string;
   balances: GreenLotBalance[];
+}
+export interface GreenLotQuarantine {
+  reason: string;
+  quarantinedAt: string;
+  quarantinedBy: string;
+  releasedAt: string | null;
+  releasedBy: string | null;
+  releaseReason: string | null;
 }
 export interface GreenLotLandedCostRollup {
   version: number;
@@ -3835,6 +4113,7 @@ export interface GreenLotDetail {
   notes: string | null;
   quarantined: boolean;
   quarantineReason: string | null;
+  quarantine: GreenLotQuarantine | null;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -3856,6 +4135,7 @@ export interface GreenLotDetail {
   updatedAt: string;
   balances: GreenLotBalance[];
   costComponents: GreenLotCostComponent[];
+  cupping: PublishedCupping | null;
 }
 export interface GreenLotCostComponent {
   id: string;
@@ -3868,6 +4148,15 @@ export interface GreenLotCostComponent {
   basis: 'total' | 'per_kg';
   description: string | null;
   createdAt: string;
+}
+export interface PublishedCupping {
+  sessionId: string;
+  sessionNumber: string;
+  sessionSampleId: string;
+  finalizedAt: string;
+  meanScore: string | null;
+  stddevScore: string | null;
+  cupperCount: number;
 }
 export interface GreenLot {
   id: string;
@@ -3889,6 +4178,7 @@ export interface GreenLot {
   notes: string | null;
   quarantined: boolean;
   quarantineReason: string | null;
+  quarantine: GreenLotQuarantine | null;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -4726,6 +5016,7 @@ export interface RoastedLotDetail {
   createdAt: string;
   updatedAt: string;
   transactions: RoastedLotTransaction[];
+  cupping: PublishedCupping | null;
 }
 export interface Customer {
   id: string;
@@ -4984,6 +5275,7 @@ export interface RoastedLotTraceability {
   roastBatches: ChainRoastBatch[];
   greenLots: ChainGreenLot[];
   producers: ChainProducer[];
+  cupScores?: ChainCupScore[];
   chain: {
     nodes: TraceNode[];
     edges: TraceEdge[];
@@ -5030,6 +5322,14 @@ export interface ChainProducer {
   processMethods: string[];
   farmSizeHa: number | null;
 }
+export interface ChainCupScore {
+  kind: 'green_lot' | 'roast_batch' | 'roasted_lot';
+  id: string;
+  sessionNumber: string;
+  meanScore: string | null;
+  cupperCount: number;
+  finalizedAt: string;
+}
 export interface Certificate {
   id: string;
   roastedLotId: string;
@@ -5047,6 +5347,7 @@ export interface CertificateSnapshot {
   roastBatches: ChainRoastBatch[];
   greenLots: ChainGreenLot[];
   producers: ChainProducer[];
+  cupScores?: ChainCupScore[];
   chain: {
     nodes: TraceNode[];
     edges: TraceEdge[];
@@ -5174,6 +5475,205 @@ export interface ScheduledBatch {
    * an exact decimal as a string
    */
   expectedLossPct: string;
+}
+export interface CreatedCuppingSession {
+  session: CuppingSession;
+  samples: {
+    sessionSampleId: string;
+    blindCode: string;
+    identity: CuppingCoffeeIdentity;
+  }[];
+}
+export interface CuppingSession {
+  id: string;
+  sessionNumber: string;
+  name: string;
+  mode: 'open' | 'blind' | 'double_blind';
+  scheduledAt: string | null;
+  status: 'open' | 'finalized';
+  sampleCount: number;
+  scoreCount: number;
+  finalizedAt: string | null;
+  finalizedBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface CuppingCoffeeIdentity {
+  position: number;
+  kind: 'green_lot' | 'sample' | 'roast_batch' | 'roasted_lot' | 'outside';
+  id: string | null;
+  code: string | null;
+  name: string | null;
+}
+export interface SubmittedCuppingScore {
+  id: string;
+  sessionId: string;
+  sessionSampleId: string;
+  blindCode: string;
+  cupperName: string | null;
+  scores: {
+    fragranceAroma: number;
+    flavor: number;
+    aftertaste: number;
+    acidity: number;
+    body: number;
+    balance: number;
+    uniformity: number;
+    cleanCup: number;
+    sweetness: number;
+    overall: number;
+  };
+  totalScore: number;
+  defectsPenalty: number;
+  finalScore: number;
+  descriptors: string[];
+  notes: string | null;
+  revision: number;
+  credentialId: string;
+  createdAt: string;
+  updatedAt: string;
+  replaced: boolean;
+}
+export interface CuppingTable {
+  session: CuppingSession;
+  identitiesHidden: boolean;
+  otherCuppersHidden: boolean;
+  coffees: CuppingTableCoffee[];
+}
+export interface CuppingTableCoffee {
+  sessionSampleId: string;
+  blindCode: string;
+  identity: CuppingCoffeeIdentity | null;
+  scoreCount: number;
+  scores: CuppingScore[];
+  result: CuppingResult | null;
+}
+export interface CuppingScore {
+  id: string;
+  sessionId: string;
+  sessionSampleId: string;
+  blindCode: string;
+  cupperName: string | null;
+  scores: {
+    fragranceAroma: number;
+    flavor: number;
+    aftertaste: number;
+    acidity: number;
+    body: number;
+    balance: number;
+    uniformity: number;
+    cleanCup: number;
+    sweetness: number;
+    overall: number;
+  };
+  totalScore: number;
+  defectsPenalty: number;
+  finalScore: number;
+  descriptors: string[];
+  notes: string | null;
+  revision: number;
+  credentialId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface CuppingResult {
+  meanScore: string | null;
+  stddevScore: string | null;
+  minScore: string | null;
+  maxScore: string | null;
+  cupperCount: number;
+  attributeMeans: {
+    /**
+     * an exact decimal as a string
+     */
+    fragranceAroma: string;
+    /**
+     * an exact decimal as a string
+     */
+    flavor: string;
+    /**
+     * an exact decimal as a string
+     */
+    aftertaste: string;
+    /**
+     * an exact decimal as a string
+     */
+    acidity: string;
+    /**
+     * an exact decimal as a string
+     */
+    body: string;
+    /**
+     * an exact decimal as a string
+     */
+    balance: string;
+    /**
+     * an exact decimal as a string
+     */
+    uniformity: string;
+    /**
+     * an exact decimal as a string
+     */
+    cleanCup: string;
+    /**
+     * an exact decimal as a string
+     */
+    sweetness: string;
+    /**
+     * an exact decimal as a string
+     */
+    overall: string;
+  } | null;
+  topDescriptors: {
+    descriptor: string;
+    count: number;
+  }[];
+}
+export interface FinalizedCuppingSession {
+  session: CuppingSession;
+  coffees: {
+    sessionSampleId: string;
+    blindCode: string;
+    identity: CuppingCoffeeIdentity;
+    result: CuppingResult;
+  }[];
+}
+export interface RecordedGrading {
+  grading: Grading;
+  lot: GreenLot | null;
+}
+export interface Grading {
+  id: string;
+  greenLotId: string | null;
+  sampleId: string | null;
+  standard: 'sca' | 'coe' | 'brazil_ny' | 'indonesian' | 'vietnamese' | 'custom';
+  moisturePct: string | null;
+  waterActivity: string | null;
+  screenSizeAvg: string | null;
+  densityGPerL: string | null;
+  defectsPrimary: number | null;
+  defectsSecondary: number | null;
+  screenDistribution: {
+    [k: string]: number | undefined;
+  } | null;
+  defectCounts: {
+    [k: string]: number | undefined;
+  } | null;
+  notes: string | null;
+  result: 'pass' | 'fail' | 'not_judged';
+  grade: string | null;
+  checks: GradingCheck[];
+  reasons: string[];
+  quarantinedLot: boolean;
+  credentialId: string;
+  createdAt: string;
+}
+export interface GradingCheck {
+  rule: string;
+  passed: boolean;
+  measured: string;
+  limit: string;
+  message: string;
 }
 export interface Contract {
   id: string;
@@ -5612,6 +6112,75 @@ export interface OAuthClient {
   label: string | null;
   createdAt: string;
   revokedAt: string | null;
+}
+export interface WebhookEndpointWithSecret {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  status: 'active' | 'disabled';
+  disabledReason: ('manual' | 'failing') | null;
+  disabledAt: string | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+  secret: string;
+}
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  status: 'active' | 'disabled';
+  disabledReason: ('manual' | 'failing') | null;
+  disabledAt: string | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  createdAt: string;
+  organizationId: string;
+  data: {
+    [k: string]: unknown | undefined;
+  };
+}
+export interface EventType {
+  type: string;
+  description: string;
+  payloadSchema: {
+    [k: string]: unknown | undefined;
+  };
+  emittedBy: string[];
+}
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  attempts: WebhookAttempt[];
+  createdAt: string;
+  updatedAt: string;
+}
+export interface WebhookAttempt {
+  attempt: number;
+  startedAt: string;
+  latencyMs: number;
+  statusCode: number | null;
+  succeeded: boolean;
+  responseBody: string | null;
+  error: string | null;
 }
 
 export type OperationName = keyof Operations;
@@ -7456,6 +8025,192 @@ export const OPERATIONS = {
       "rate_limited"
     ]
   },
+  "quality.cupping.createCuppingSession": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.submitCuppingScore": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "cupping_session_finalized",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.getCuppingTable": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.finalizeCuppingSession": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "cupping_session_finalized",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.cupping.listCuppingSessions": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.grading.recordGrading": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.grading.releaseQuarantine": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "lot_not_quarantined",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "quality.grading.listGradings": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
   "sourcing.contract.createContract": {
     "get": false,
     "errors": [
@@ -8148,6 +8903,230 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "oauth_client_revoked",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.createEndpoint": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "webhook_url_refused",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.getEndpoint": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listEndpoints": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.updateEndpoint": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.deleteEndpoint": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.rotateSecret": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listEvents": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listEventTypes": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.listDeliveries": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "webhooks.redeliver": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "endpoint_not_active",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

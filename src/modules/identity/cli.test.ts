@@ -18,7 +18,7 @@ async function environment(): Promise<NodeJS.ProcessEnv> {
   if (!DATABASE_URL) return base;
   const database = await createTestDatabase(DATABASE_URL);
   after(() => database.drop());
-  return { ...base, DATABASE_URL: database.url, FIRSTCRACK_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  return { ...base, DATABASE_URL: database.url, FIRSTCRACK_SECRET_KEY: randomBytes(32).toString('base64') };
 }
 
 test('oauth-client, keys and user commands: JSON answers, secrets once, mistakes are exit 2', async () => {

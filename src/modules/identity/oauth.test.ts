@@ -12,7 +12,7 @@ import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { makeOAuthClient } from './tenancy.cases.js';
 
 // Server mode signs with the key from the environment; the embedded mode keeps one in the data directory.
-process.env.FIRSTCRACK_ENCRYPTION_KEY ??= randomBytes(32).toString('base64');
+process.env.FIRSTCRACK_SECRET_KEY ??= randomBytes(32).toString('base64');
 
 let offsetMs = 0;
 const clock = () => new Date(Date.now() + offsetMs);
@@ -171,7 +171,7 @@ test('JWTs are refused with another audience, issuer, type, algorithm key or aft
   const claims = decodePart(good.split('.')[1]);
   // The service's own private key, read back as the service does: the checks beyond the signature are what is tested.
   const [row] = await server.owner.query<{ private_key_encrypted: string }>(`select private_key_encrypted from signing_keys where id = $1`, [header.kid]);
-  const encryption = configuredKeyEncryption({ serverMode: server.kind === 'postgres', dataDir });
+  const encryption = configuredKeyEncryption({ secretKey: process.env.FIRSTCRACK_SECRET_KEY, dataDir });
   const key = await importPKCS8(encryption.decrypt(row.private_key_encrypted), 'ES256');
   const forge = (changes: Record<string, unknown>, protectedHeader: Record<string, unknown> = header) =>
     new SignJWT({ ...claims, ...changes }).setProtectedHeader(protectedHeader as { alg: string }).sign(key);

@@ -4,7 +4,8 @@ import * as green from '../inventory/green/service.js';
 import * as lineage from '../lineage/service.js';
 import * as orders from '../orders/service.js';
 import * as roasting from '../production/roast/service.js';
-import type { ChainGreenLotOutput, ChainProducerOutput, ChainRoastBatchOutput } from './schemas.js';
+import * as cupping from '../quality/cupping/service.js';
+import type { ChainCupScoreOutput, ChainGreenLotOutput, ChainProducerOutput, ChainRoastBatchOutput } from './schemas.js';
 
 /**
  * What traceability learns from the modules that own the records of a roasted lot's chain, each through
@@ -16,19 +17,40 @@ export interface ChainDetails {
   roastBatches: ChainRoastBatchOutput[];
   greenLots: ChainGreenLotOutput[];
   producers: ChainProducerOutput[];
+  cupScores: ChainCupScoreOutput[];
 }
 
 /**
  * The records behind a backward trace's nodes: roast batches, green lots (their coffee facts, never their
  * cost) and producers (those the lineage names and those the green lots name).
  */
-export async function chainDetails(q: Queryable, orgId: string, ids: { roastBatches: string[]; greenLots: string[]; producers: string[] }): Promise<ChainDetails> {
+export async function chainDetails(
+  q: Queryable,
+  orgId: string,
+  ids: { roastedLot: string; roastBatches: string[]; greenLots: string[]; producers: string[] },
+): Promise<ChainDetails> {
   const roastBatches = await roasting.describeBatches(q, orgId, ids.roastBatches);
   const greenLots = await green.describeLots(q, orgId, ids.greenLots);
   const producerIds = new Set(ids.producers);
   for (const lot of greenLots) if (lot.producerId !== null) producerIds.add(lot.producerId);
   const producers = await party.describeProducers(q, orgId, [...producerIds]);
-  return { roastBatches, greenLots, producers };
+  const cupScores = await latestCupScores(q, orgId, [
+    { kind: 'roasted_lot', id: ids.roastedLot },
+    ...roastBatches.map((b) => ({ kind: 'roast_batch' as const, id: b.id })),
+    ...greenLots.map((g) => ({ kind: 'green_lot' as const, id: g.id })),
+  ]);
+  return { roastBatches, greenLots, producers, cupScores };
+}
+
+/** The latest published cupping of each record that has one, in the order asked. */
+async function latestCupScores(q: Queryable, orgId: string, refs: { kind: ChainCupScoreOutput['kind']; id: string }[]): Promise<ChainCupScoreOutput[]> {
+  const published = await cupping.publishedCupping(q, orgId, refs);
+  return refs.flatMap((ref) => {
+    const latest = published.get(`${ref.kind}:${ref.id}`)?.[0];
+    return latest
+      ? [{ ...ref, sessionNumber: latest.sessionNumber, meanScore: latest.meanScore, cupperCount: latest.cupperCount, finalizedAt: latest.finalizedAt }]
+      : [];
+  });
 }
 
 export type OrderLineSummary = orders.OrderLineSummary;

@@ -84,8 +84,8 @@ export const traceabilityOperations = [
     description:
       'The lot, the roast batches that made it, the green lots they roasted (through splits and merges) with their coffee ' +
       'facts (never their cost), and the producers with their details (region, altitude, coordinates, varieties, processes), ' +
-      'plus the lineage graph and its readable steps from origin to roasted lot. 404 when the lot does not exist in this ' +
-      'organization.',
+      'plus the lineage graph and its readable steps from origin to roasted lot, and `cupScores`: the latest published cupping of ' +
+      'the lot, its batches and green lots. 404 when the lot does not exist in this organization.',
     permission: 'traceability.read',
     module,
     get: true,
@@ -168,7 +168,7 @@ async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string
   if (!roastedLot) return undefined;
   const graph = (await lineage.trace(q, orgId, 'backward', { kind: 'roasted_lot', id: roastedLotId }, TRACE_DEPTH_LIMIT))!;
   const idsOf = (kind: NodeKind) => graph.nodes.filter((n) => n.kind === kind).map((n) => n.id);
-  const details = await chain.chainDetails(q, orgId, { roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
+  const details = await chain.chainDetails(q, orgId, { roastedLot: roastedLotId, roastBatches: idsOf('roast_batch'), greenLots: idsOf('green_lot'), producers: idsOf('producer') });
   return {
     roastedLot,
     ...details,

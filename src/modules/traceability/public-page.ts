@@ -139,9 +139,11 @@ export function certificatePagesOpenApiPaths(): Record<string, unknown> {
 
 /** The parts of a snapshot (getRoastedLotTraceability's answer at issue time) the page shows. */
 interface Snapshot {
-  roastedLot: { lotCode: string; form: string; roastedAt: string; weightLossPct: string | null };
-  roastBatches: { batchNumber: string; startedAt: string | null; completedAt: string | null }[];
-  greenLots: { lotCode: string; name: string; varieties: string[]; processMethod: string | null; harvestYear: number | null; certifications: string[]; producerId: string | null }[];
+  roastedLot: { id: string; lotCode: string; form: string; roastedAt: string; weightLossPct: string | null };
+  roastBatches: { id: string; batchNumber: string; startedAt: string | null; completedAt: string | null }[];
+  /** Absent from certificates issued before cupping existed. */
+  cupScores?: { kind: string; id: string; meanScore: string | null; cupperCount: number }[];
+  greenLots: { id: string; lotCode: string; name: string; varieties: string[]; processMethod: string | null; harvestYear: number | null; certifications: string[]; producerId: string | null }[];
   producers: {
     id: string;
     name: string;
@@ -198,15 +200,22 @@ ${fact('Region', place)}${fact('Altitude', altitude(p.altitudeMinM, p.altitudeMa
 </dl></li>`;
 }
 
-function greenLotCard(g: Snapshot['greenLots'][number]): string {
+/** "86.25 (5 cuppers)": the record's published cup score, if it has one. */
+function cupScore(s: Snapshot, kind: string, id: string): string | undefined {
+  const score = s.cupScores?.find((c) => c.kind === kind && c.id === id);
+  if (!score?.meanScore) return undefined;
+  return `${score.meanScore} (${score.cupperCount} ${score.cupperCount === 1 ? 'cupper' : 'cuppers'})`;
+}
+
+function greenLotCard(s: Snapshot, g: Snapshot['greenLots'][number]): string {
   return `<li class="step"><h3>${escapeHtml(g.name)}</h3><p class="kind">Green coffee lot ${escapeHtml(g.lotCode)}</p><dl>
-${fact('Process', g.processMethod && words(g.processMethod))}${fact('Varieties', g.varieties.join(', '))}${fact('Harvest', g.harvestYear?.toString())}${fact('Certifications', g.certifications.join(', '))}
+${fact('Process', g.processMethod && words(g.processMethod))}${fact('Varieties', g.varieties.join(', '))}${fact('Harvest', g.harvestYear?.toString())}${fact('Certifications', g.certifications.join(', '))}${fact('Cup score', cupScore(s, 'green_lot', g.id))}
 </dl></li>`;
 }
 
-function roastCard(b: Snapshot['roastBatches'][number]): string {
+function roastCard(s: Snapshot, b: Snapshot['roastBatches'][number]): string {
   const roastedAt = b.completedAt ?? b.startedAt;
-  return `<li class="step"><h3>Roast batch ${escapeHtml(b.batchNumber)}</h3><dl>${fact('Roasted on', roastedAt && day(roastedAt))}</dl></li>`;
+  return `<li class="step"><h3>Roast batch ${escapeHtml(b.batchNumber)}</h3><dl>${fact('Roasted on', roastedAt && day(roastedAt))}${fact('Cup score', cupScore(s, 'roast_batch', b.id))}</dl></li>`;
 }
 
 export function renderCertificatePage(certificate: PublicCertificate, token: string): string {
@@ -218,10 +227,10 @@ export function renderCertificatePage(certificate: PublicCertificate, token: str
 <p class="lead">Roasted lot <strong>${escapeHtml(s.roastedLot.lotCode)}</strong>, roasted on <strong>${escapeHtml(day(s.roastedLot.roastedAt))}</strong>.</p></header>
 <main>
 ${section('Grown by', s.producers.map(producerCard))}
-${section('Green coffee', s.greenLots.map(greenLotCard))}
-${section('Roasted', s.roastBatches.map(roastCard))}
+${section('Green coffee', s.greenLots.map((g) => greenLotCard(s, g)))}
+${section('Roasted', s.roastBatches.map((b) => roastCard(s, b)))}
 <h2>Your coffee</h2><ol class="journey"><li class="step"><h3>Roasted lot ${escapeHtml(s.roastedLot.lotCode)}</h3><dl>
-${fact('Roasted on', day(s.roastedLot.roastedAt))}${fact('Form', words(s.roastedLot.form))}</dl></li></ol>
+${fact('Roasted on', day(s.roastedLot.roastedAt))}${fact('Form', words(s.roastedLot.form))}${fact('Cup score', cupScore(s, 'roasted_lot', s.roastedLot.id))}</dl></li></ol>
 <section class="certificate"><h2>Certificate</h2><dl>${fact('Certificate', certificate.id)}${fact('Issued on', day(certificate.issuedAt))}</dl>
 <p class="note">This record was frozen when the certificate was issued.</p>
 <img class="qr" src="${certificatePath(token)}/qr.svg" width="200" height="200" alt="QR code linking to this certificate"></section>
@@ -236,9 +245,10 @@ const FAILED_PAGE = messagePage('Something went wrong', 'The certificate could n
 /** What a person sees for a problem: the page names what happened in words, without the problem's internals. */
 /** The documentation's example page: the page itself, rendered from a small certificate. */
 const EXAMPLE_SNAPSHOT: Snapshot = {
-  roastedLot: { lotCode: 'R-2026-0312-01', form: 'whole_bean', roastedAt: '2026-03-12T08:40:00.000Z', weightLossPct: '14.20' },
-  roastBatches: [{ batchNumber: 'B-0412', startedAt: '2026-03-12T08:26:00.000Z', completedAt: '2026-03-12T08:40:00.000Z' }],
-  greenLots: [{ lotCode: 'ETH-GER-24', name: 'Ethiopia Gerba', varieties: ['74110', 'Heirloom'], processMethod: 'washed', harvestYear: 2025, certifications: ['organic'], producerId: 'prod_01' }],
+  roastedLot: { id: 'rl_01', lotCode: 'R-2026-0312-01', form: 'whole_bean', roastedAt: '2026-03-12T08:40:00.000Z', weightLossPct: '14.20' },
+  roastBatches: [{ id: 'rb_01', batchNumber: 'B-0412', startedAt: '2026-03-12T08:26:00.000Z', completedAt: '2026-03-12T08:40:00.000Z' }],
+  cupScores: [{ kind: 'green_lot', id: 'gl_01', meanScore: '87.25', cupperCount: 4 }],
+  greenLots: [{ id: 'gl_01', lotCode: 'ETH-GER-24', name: 'Ethiopia Gerba', varieties: ['74110', 'Heirloom'], processMethod: 'washed', harvestYear: 2025, certifications: ['organic'], producerId: 'prod_01' }],
   producers: [
     {
       id: 'prod_01', name: 'Gerba Cooperative', kind: 'cooperative', country: 'ET', region: 'Sidama', subregion: 'Bensa',

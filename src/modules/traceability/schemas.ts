@@ -134,6 +134,17 @@ export const ChainProducer = Producer.pick({
   farmSizeHa: true,
 }).meta({ id: 'ChainProducer' });
 
+/** A record of the chain as its latest finalized cupping session published it. */
+export const ChainCupScore = out({
+  kind: z.enum(['green_lot', 'roast_batch', 'roasted_lot']),
+  id: idOut,
+  sessionNumber: z.string(),
+  /** Mean final score of the session's cuppers, 2 decimals; null when nobody scored it. */
+  meanScore: z.string().nullable(),
+  cupperCount: z.number().int().nonnegative(),
+  finalizedAt: timeOut,
+}).meta({ id: 'ChainCupScore' });
+
 export const RoastedLotTraceability = out({
   roastedLot: RoastedLot,
   /** By start. */
@@ -142,6 +153,8 @@ export const RoastedLotTraceability = out({
   greenLots: z.array(ChainGreenLot),
   /** Those the lineage names and those the green lots name, by name. */
   producers: z.array(ChainProducer),
+  /** The published cup scores of the roasted lot, its batches and green lots (latest session each). Absent from certificates issued before cupping existed. */
+  cupScores: z.array(ChainCupScore).optional(),
   /** The backward trace from the roasted lot. */
   chain: out({
     nodes: z.array(TraceNode),
@@ -187,4 +200,5 @@ export const Certificate = out({ ...certificateFields, snapshot: CertificateSnap
 export type ChainRoastBatchOutput = z.output<typeof ChainRoastBatch>;
 export type ChainGreenLotOutput = z.output<typeof ChainGreenLot>;
 export type ChainProducerOutput = z.output<typeof ChainProducer>;
+export type ChainCupScoreOutput = z.output<typeof ChainCupScore>;
 export type CertificateSnapshotOutput = z.output<typeof CertificateSnapshot>;

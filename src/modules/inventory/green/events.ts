@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from '../../../events/define.js';
 import { out } from '../../../rpc/outputs.js';
-import { GreenLotLandedCost, GreenLotMerge, GreenLotSplit, GreenLotTransaction, GreenLotTransfer, GreenLotWithBalances, LineageEdge } from './schemas.js';
+import { GreenLot, GreenLotLandedCost, GreenLotMerge, GreenLotSplit, GreenLotTransaction, GreenLotTransfer, GreenLotWithBalances, LineageEdge } from './schemas.js';
 
 const change = out({ lot: GreenLotWithBalances, transactions: z.array(GreenLotTransaction) });
 
@@ -21,3 +21,9 @@ export const costComponentsSet = defineEvent(
   'A green lot’s landed-cost components were replaced (a new version) and its rollup recomputed.',
   GreenLotLandedCost,
 );
+export const lotQuarantined = defineEvent(
+  'inventory.green.lot_quarantined',
+  'A green lot was put in quarantine (e.g. by a failing grading): it cannot be reserved, split, merged or roasted until released.',
+  out({ lot: GreenLot }),
+);
+export const lotReleased = defineEvent('inventory.green.lot_released', 'A green lot’s quarantine was released, with the reason, who and when.', out({ lot: GreenLot }));

@@ -7,6 +7,7 @@ import { grams, kgString } from '../../../lib/grams.js';
 import * as lineageService from '../../lineage/service.js';
 import * as repo from './repository.js';
 import { largestHolding } from './service.js';
+import { publishedCupping } from '../../quality/cupping/service.js';
 import {
   AdjustGreenLotQuantity,
   ById,
@@ -82,7 +83,8 @@ export const greenOperations = [
     description:
       'Totals: on hand, reserved, and available = on hand − reserved. `balances` lists each location holding the lot ' +
       '(locationId null: not placed anywhere yet); `landedCost` is the rollup (null until components were set) and ' +
-      '`costComponents` its current components. Another organization’s lot answers 404 like a missing one.',
+      '`costComponents` its current components; `cupping` the latest finalized cupping of the lot (mean, spread, cupper count), ' +
+      'null when never cupped. Another organization’s lot answers 404 like a missing one.',
     permission: 'inventory.green.read',
     module,
     get: true,
@@ -90,7 +92,9 @@ export const greenOperations = [
     output: GreenLotDetail,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findLotDetail(ctx.tx, ctx.orgId, id)) ?? throwLotNotFound(id);
+      const lot = (await repo.findLotDetail(ctx.tx, ctx.orgId, id)) ?? throwLotNotFound(id);
+      const cuppings = await publishedCupping(ctx.tx, ctx.orgId, [{ kind: 'green_lot', id }]);
+      return { ...lot, cupping: cuppings.get(`green_lot:${id}`)?.[0] ?? null };
     },
   }),
 

@@ -30,6 +30,11 @@ interface GreenLotRow {
   notes: string | null;
   quarantined: boolean;
   quarantine_reason: string | null;
+  quarantined_at: Date | null;
+  quarantined_by: string | null;
+  quarantine_released_at: Date | null;
+  quarantine_released_by: string | null;
+  quarantine_release_reason: string | null;
   on_hand_kg: string;
   reserved_kg: string;
   available_kg: string;
@@ -73,7 +78,9 @@ const toGreenLot = (r: GreenLotWithCostRow) => ({
   minWeightKg: r.min_weight_kg,
   notes: r.notes,
   quarantined: r.quarantined,
-  quarantineReason: r.quarantine_reason,
+  /** The reason of the quarantine the lot is in now; null when it is not quarantined. */
+  quarantineReason: r.quarantined ? r.quarantine_reason : null,
+  quarantine: toQuarantine(r),
   onHandKg: r.on_hand_kg,
   reservedKg: r.reserved_kg,
   /** On hand minus reserved; a quarantined lot has the weight but none of it may be promised. */
@@ -84,6 +91,19 @@ const toGreenLot = (r: GreenLotWithCostRow) => ({
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
 });
+
+/** The lot's latest quarantine: why, who and when, and its release once released (null: never quarantined by a grading). */
+const toQuarantine = (r: GreenLotRow) =>
+  r.quarantined_at === null
+    ? null
+    : {
+        reason: r.quarantine_reason ?? '',
+        quarantinedAt: iso(r.quarantined_at)!,
+        quarantinedBy: r.quarantined_by!,
+        releasedAt: iso(r.quarantine_released_at),
+        releasedBy: r.quarantine_released_by,
+        releaseReason: r.quarantine_release_reason,
+      };
 
 const toLandedCost = (r: LandedCostColumns) => ({
   version: r.lc_version ?? 0,
@@ -722,4 +742,27 @@ export async function roastableKg(q: Queryable, orgId: string, lotIds: string[],
     [orgId, lotIds, locationId],
   );
   return new Map(rows.map((r) => [r.id, r.available_kg]));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Quarantine
+
+/** Puts the lot in quarantine with its reason, who and when (clearing the previous release). Caller holds the lot lock. */
+export async function setQuarantine(q: Queryable, orgId: string, lotId: string, reason: string, by: string): Promise<void> {
+  await q.query(
+    `update green_lots set quarantined = true, quarantine_reason = $3, quarantined_at = now(), quarantined_by = $4,
+       quarantine_released_at = null, quarantine_released_by = null, quarantine_release_reason = null, updated_at = now()
+     where org_id = $1 and id = $2`,
+    [orgId, lotId, reason, by],
+  );
+}
+
+/** Releases the lot's quarantine, recording why, who and when. Caller holds the lot lock. */
+export async function clearQuarantine(q: Queryable, orgId: string, lotId: string, reason: string, by: string): Promise<void> {
+  await q.query(
+    `update green_lots set quarantined = false, quarantine_released_at = now(), quarantine_released_by = $4,
+       quarantine_release_reason = $3, updated_at = now()
+     where org_id = $1 and id = $2`,
+    [orgId, lotId, reason, by],
+  );
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { code, currency, id, kg, money, name, page, strict, text } from '../../../rpc/schemas.js';
 import { grams } from '../../../lib/grams.js';
 import { currencyOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
+import { PublishedCupping } from '../../quality/cupping/schemas.js';
 
 export const GREEN_STATES = ['green', 'parchment', 'dry_cherry', 'wet_parchment', 'raw_green', 'decaf_green'] as const;
 export type GreenState = (typeof GREEN_STATES)[number];
@@ -190,6 +191,17 @@ export const GreenLotCostComponent = out({
   createdAt: timeOut,
 }).meta({ id: 'GreenLotCostComponent' });
 
+/** A lot's latest quarantine: why, who (a credential id) and when, and who released it, when and why. */
+export const GreenLotQuarantine = out({
+  reason: z.string(),
+  quarantinedAt: timeOut,
+  quarantinedBy: idOut,
+  /** null while the lot is still in this quarantine. */
+  releasedAt: timeOut.nullable(),
+  releasedBy: idOut.nullable(),
+  releaseReason: z.string().nullable(),
+}).meta({ id: 'GreenLotQuarantine' });
+
 export const GreenLot = out({
   id: idOut,
   lotCode: z.string(),
@@ -209,7 +221,10 @@ export const GreenLot = out({
   minWeightKg: kgOut.nullable(),
   notes: z.string().nullable(),
   quarantined: z.boolean(),
+  /** Why the lot is in quarantine now; null when it is not. */
   quarantineReason: z.string().nullable(),
+  /** The latest quarantine (kept after its release); null when the lot was never quarantined by a grading. */
+  quarantine: GreenLotQuarantine.nullable(),
   /** May be negative after a recount. */
   onHandKg: kgOut,
   reservedKg: kgOut,
@@ -237,7 +252,11 @@ export const GreenLotBalance = out({
 export const GreenLotWithBalances = GreenLot.extend({ balances: z.array(GreenLotBalance) }).meta({ id: 'GreenLotWithBalances' });
 
 /** A lot with where it is held and the components of its current landed cost. */
-export const GreenLotDetail = GreenLotWithBalances.extend({ costComponents: z.array(GreenLotCostComponent) }).meta({ id: 'GreenLotDetail' });
+export const GreenLotDetail = GreenLotWithBalances.extend({
+  costComponents: z.array(GreenLotCostComponent),
+  /** The latest finalized cupping of the lot (its published mean and spread); null when never cupped in a finalized session. */
+  cupping: PublishedCupping.nullable(),
+}).meta({ id: 'GreenLotDetail' });
 
 /** One row of a lot's ledger: a stock change at a location, or (reserve, release) a reservation change. */
 export const GreenLotTransaction = out({

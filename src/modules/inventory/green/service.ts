@@ -110,6 +110,44 @@ export function roastableKg(q: Queryable, orgId: string, lotIds: string[], locat
   return repo.roastableKg(q, orgId, lotIds, locationId);
 }
 
+export type { GreenLot } from './repository.js';
+
+/**
+ * Puts a lot in quarantine with the reason, who (a credential id) and when, under the lot's lock: from then
+ * on it cannot be reserved, split, merged or roasted (409 lot_quarantined) until released. A lot already in
+ * quarantine stays in its quarantine unchanged (its reason is the first one's): `quarantined` false says
+ * this call changed nothing. 404 naming greenLotId for a lot this organization does not have.
+ */
+export async function quarantineGreenLot(
+  q: Queryable,
+  orgId: string,
+  lotId: string,
+  reason: string,
+  by: string,
+): Promise<{ lot: repo.GreenLot; quarantined: boolean }> {
+  const locked = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound(lotId);
+  if (!locked.quarantined) await repo.setQuarantine(q, orgId, lotId, reason, by);
+  return { lot: (await repo.findLot(q, orgId, lotId))!, quarantined: !locked.quarantined };
+}
+
+/**
+ * Releases a lot's quarantine, recording the reason, who and when on the lot, under the lot's lock. A lot
+ * that is not in quarantine is 409 lot_not_quarantined; 404 naming greenLotId for a lot this organization
+ * does not have.
+ */
+export async function releaseGreenLotQuarantine(q: Queryable, orgId: string, lotId: string, reason: string, by: string): Promise<repo.GreenLot> {
+  const locked = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound(lotId);
+  if (!locked.quarantined) {
+    throw conflict('lot_not_quarantined', `Green lot ${locked.lotCode} is not in quarantine.`, { errors: [{ path: 'greenLotId', message: 'not quarantined' }] });
+  }
+  await repo.clearQuarantine(q, orgId, lotId, reason, by);
+  return (await repo.findLot(q, orgId, lotId))!;
+}
+
+/** A lot as getGreenLot answers it (without balances), read without locking; undefined when this organization has none. */
+export function findGreenLot(q: Queryable, orgId: string, lotId: string): Promise<repo.GreenLot | undefined> {
+  return repo.findLot(q, orgId, lotId);
+}
 /** One lot to receive through receiveGreenLots: the lot's facts, its opening weight and where it arrives. */
 export interface GreenLotReceipt {
   lot: repo.NewGreenLot;

@@ -6,6 +6,7 @@ import { pageOut } from '../../../rpc/outputs.js';
 import * as repo from './repository.js';
 import { AdjustRoastedLotQuantity, ById, ListRoastedLots, RoastedLot, RoastedLotChange, RoastedLotDetail } from './schemas.js';
 import { roastedLotAdjusted } from './events.js';
+import { publishedCupping } from '../../quality/cupping/service.js';
 
 const module = 'inventory' as const;
 
@@ -44,7 +45,8 @@ export const roastedLotOperations = [
     summary: 'A roasted lot with its whole ledger.',
     description:
       'Its form (loose, packaged, blended), the roast batch and green lot it came from, when it was roasted, its weight loss, ' +
-      'best-before day, opening and on-hand weight, and `transactions`, oldest first. Another organization’s lot answers 404 ' +
+      'best-before day, opening and on-hand weight, `transactions`, oldest first, and `cupping`: the latest finalized cupping ' +
+      'of the lot or of its roast batch (null when neither was cupped). Another organization’s lot answers 404 ' +
       'like a missing one.',
     permission: 'inventory.roast.read',
     module,
@@ -78,7 +80,9 @@ export const roastedLotOperations = [
 /** A roasted lot with its whole ledger, oldest first. */
 async function roastedLotWithLedger(q: Queryable, orgId: string, id: string) {
   const lot = (await repo.findRoastedLot(q, orgId, id)) ?? throwNotFound(id);
-  return { ...lot, transactions: await repo.listRoastedLedger(q, orgId, id) };
+  const refs = [{ kind: 'roasted_lot' as const, id }, ...(lot.roastBatchId ? [{ kind: 'roast_batch' as const, id: lot.roastBatchId }] : [])];
+  const cuppings = [...(await publishedCupping(q, orgId, refs)).values()].flat().sort((a, b) => (a.finalizedAt === b.finalizedAt ? b.sessionId.localeCompare(a.sessionId) : a.finalizedAt < b.finalizedAt ? 1 : -1));
+  return { ...lot, transactions: await repo.listRoastedLedger(q, orgId, id), cupping: cuppings[0] ?? null };
 }
 
 function throwNotFound(id: string): never {

@@ -3,6 +3,7 @@ import { date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
 import { dateOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 import { grams } from '../../../lib/grams.js';
 import { ADJUSTMENT_REASONS, NEGATIVE_ONLY_REASONS } from '../green/schemas.js';
+import { PublishedCupping } from '../../quality/cupping/schemas.js';
 
 export const ROASTED_FORMS = ['loose', 'packaged', 'blended'] as const;
 /** A roast's output, an adjustment, or a shipment (`fulfilment`, written by the orders module). */
@@ -88,7 +89,11 @@ export const RoastedLotTransaction = out({
 }).meta({ id: 'RoastedLotTransaction' });
 
 /** A roasted lot with its whole ledger, oldest first. */
-export const RoastedLotDetail = RoastedLot.extend({ transactions: z.array(RoastedLotTransaction) }).meta({ id: 'RoastedLotDetail' });
+export const RoastedLotDetail = RoastedLot.extend({
+  transactions: z.array(RoastedLotTransaction),
+  /** The latest finalized cupping of this lot or of the roast batch that made it; null when neither was cupped. */
+  cupping: PublishedCupping.nullable(),
+}).meta({ id: 'RoastedLotDetail' });
 
 /** What a change of a roasted lot answers: the lot as it now stands and the ledger rows written. */
 export const RoastedLotChange = out({ lot: RoastedLot, transactions: z.array(RoastedLotTransaction) }).meta({ id: 'RoastedLotChange' });

@@ -1,0 +1,154 @@
+// Webhook delivery under load, against a local receiver (node:http on 127.0.0.1):
+//  (a) throughput: N events committed at once (a few transactions through writeEvent, as operations write
+//      them), each queued for one endpoint, delivered by the service's workers (sign, SSRF check, POST, record
+//      the attempt) — against a bare loop in the same process posting the same signed bodies with the same
+//      concurrency and nothing else. Goal: service ≥ 50 % of bare.
+//  (b) latency: events committed at 200 per second (each its own transaction, as an operation commits) for
+//      LATENCY_SECONDS; from the commit to the receiver's arrival of its webhook. Goal: p99 < 500 ms.
+// `node --import tsx -e "const m = await import('./bench/webhooks.ts'); await m.benchWebhooks();"`; set
+// DATABASE_URL for the server-mode numbers (the goals are stated for it).
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createOrganization } from '../src/auth/organizations.js';
+import { loadConfig } from '../src/config.js';
+import { writeEvent } from '../src/events/emit.js';
+import { DELIVERY_CONCURRENCY } from '../src/modules/webhooks/delivery.js';
+import { signatureHeader } from '../src/modules/webhooks/signing.js';
+import { median, printTable, startBenchApp } from './lib.js';
+
+const EVENTS = Number(process.env.WEBHOOK_BENCH_EVENTS ?? 1000);
+const LATENCY_SECONDS = Number(process.env.LATENCY_SECONDS ?? 10);
+const RATE = 200;
+
+const now = () => performance.timeOrigin + performance.now();
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+export async function benchWebhooks() {
+  // The receiver: counts arrivals and notes when each event id arrived.
+  const arrivals = new Map<string, number>();
+  let received = 0;
+  const waiters: (() => void)[] = [];
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      const id = String(req.headers['service-event-id'] ?? '');
+      if (id && !arrivals.has(id)) arrivals.set(id, now());
+      res.writeHead(200).end('ok');
+      for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  receiver.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const until = async (predicate: () => boolean) => {
+    while (!predicate()) await new Promise<void>((resolve) => (waiters.push(resolve), setTimeout(resolve, 50)));
+  };
+
+  const base = loadConfig();
+  const bench = await startBenchApp({}, { webhooks: { ...base.webhooks, allowPrivateUrls: true }, secretKey: base.secretKey ?? randomBytes(32).toString('base64') });
+  try {
+    const { organizationId, apiKey } = await createOrganization(bench.app.databases.owner, 'Bench roastery', 'enterprise');
+    const rpc = async (operation: string, input: unknown) => {
+      const response = await fetch(`${bench.url}/rpc/v1/${operation}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      });
+      if (!response.ok) throw new Error(`${operation}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as any;
+    };
+    const throughputEndpoint = await rpc('webhooks.createEndpoint', { url: `${receiverUrl}/throughput`, eventTypes: ['catalog.location.archived'] });
+
+    // (a) The service: EVENTS events committed in transactions of 100, then delivered by the workers.
+    const service = bench.app.databases.service;
+    const started = now();
+    const before = received;
+    for (let i = 0; i < EVENTS; i += 100) {
+      await service.transaction(async (tx) => {
+        for (let j = i; j < Math.min(EVENTS, i + 100); j++) await writeEvent(tx, bench.app.jobs, organizationId, 'catalog.location.archived', { n: j });
+      }, { orgId: organizationId });
+      bench.app.jobs.wake('webhookDelivery');
+    }
+    await until(() => received - before >= EVENTS);
+    const serviceSeconds = (now() - started) / 1000;
+
+    // The bare loop: the same signed bodies, the same concurrency, straight to the receiver.
+    const secret = throughputEndpoint.secret as string;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const bodies = Array.from({ length: EVENTS }, (_, n) =>
+      JSON.stringify({ id: `evt_bare${n}`, type: 'catalog.location.archived', createdAt: new Date().toISOString(), organizationId, data: { n } }),
+    );
+    const post = (body: string, n: number) =>
+      new Promise<void>((resolve, reject) => {
+        const timestamp = Math.floor(Date.now() / 1000);
+        const request = http.request(`${receiverUrl}/bare`, {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'service-event-id': `evt_bare${n}`,
+            'service-timestamp': String(timestamp),
+            'service-signature': signatureHeader([secret], timestamp, body),
+          },
+        });
+        request.on('response', (response) => {
+          response.resume();
+          response.on('end', () => resolve());
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    const bareStarted = now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: DELIVERY_CONCURRENCY }, async () => {
+        while (next < EVENTS) {
+          const n = next++;
+          await post(bodies[n], n);
+        }
+      }),
+    );
+    const bareSeconds = (now() - bareStarted) / 1000;
+    agent.destroy();
+
+    // (b) Commit-to-receiver latency at RATE events a second, each event committed in its own transaction the
+    // way an operation commits it (writeEvent, then waking this process's workers as the dispatcher does).
+    await rpc('webhooks.createEndpoint', { url: `${receiverUrl}/latency`, eventTypes: ['catalog.location.created'] });
+    const committed = new Map<string, number>();
+    const commits: Promise<void>[] = [];
+    const latencyStarted = now();
+    for (let i = 0; i < RATE * LATENCY_SECONDS; i++) {
+      const due = latencyStarted + (i * 1000) / RATE;
+      const wait = due - now();
+      if (wait > 0) await sleep(wait);
+      commits.push(
+        service
+          .transaction((tx) => writeEvent(tx, bench.app.jobs, organizationId, 'catalog.location.created', { n: i }), { orgId: organizationId })
+          .then(({ id }) => {
+            committed.set(id, now());
+            bench.app.jobs.wake('webhookDelivery');
+          }),
+      );
+    }
+    await Promise.all(commits);
+    const sent = now() - latencyStarted;
+    await until(() => [...committed.keys()].every((id) => arrivals.has(id)));
+    const latencies = [...committed].map(([id, at]) => arrivals.get(id)! - at);
+
+    printTable(`Webhooks on ${bench.kind} (${EVENTS} deliveries; latency over ${LATENCY_SECONDS} s at ${RATE}/s, achieved ${((RATE * LATENCY_SECONDS) / (sent / 1000)).toFixed(0)}/s)`, [
+      { measure: 'deliveries/s (service)', value: (EVENTS / serviceSeconds).toFixed(0) },
+      { measure: 'posts/s (bare loop)', value: (EVENTS / bareSeconds).toFixed(0) },
+      { measure: 'service / bare (goal ≥ 50%)', value: `${((100 * bareSeconds) / serviceSeconds).toFixed(1)}%` },
+      { measure: 'commit→receiver p50 ms', value: median(latencies).toFixed(1) },
+      { measure: 'commit→receiver p99 ms (goal < 500)', value: percentile(latencies, 0.99).toFixed(1) },
+      { measure: 'commit→receiver max ms', value: Math.max(...latencies).toFixed(1) },
+    ]);
+  } finally {
+    await bench.close();
+    receiver.closeAllConnections();
+    receiver.close();
+  }
+}

@@ -1,0 +1,226 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import type { JobContext, JobDefinition } from '../../jobs/catalog.js';
+import type { WebhookConfig } from '../../config.js';
+import { decryptSecret, loadSecretKey } from '../../crypto/secrets.js';
+import { readEvent } from '../../events/feed.js';
+import { writeEvent } from '../../events/emit.js';
+import { newSecret } from '../../lib/ids.js';
+import * as repo from './repository.js';
+import { checkUrlShape, hostOf, resolveChecked } from './ssrf.js';
+import { signatureHeader } from './signing.js';
+
+/**
+ * Webhook delivery: one job per attempt. The job carries the delivery's current token; a job whose token
+ * the delivery no longer holds (redelivered, canceled, already attempted) does nothing, so a duplicate or
+ * late job never sends twice under one schedule. A failed attempt schedules the next as a new job at the
+ * schedule's next delay (Svix's: 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each +0–20 % jitter) and
+ * completes; the queue's own retries only cover a worker that died or overran (the job is then run again:
+ * at least once).
+ *
+ * Isolation: a worker process runs up to DELIVERY_CONCURRENCY attempts at once. One endpoint may hold at
+ * most BUSY_ENDPOINT_SLOTS of them, so some slots are always left for the others; an endpoint that is
+ * slow (an attempt in flight or finished past SLOW_MS within the last minute) holds at most
+ * SLOW_ENDPOINT_SLOTS. A job for an endpoint at its share is put back for a second later (no attempt
+ * counted). A fast endpoint gets most of the worker; a hung one a few slots, never all of them.
+ */
+export const DELIVERY_CONCURRENCY = 16;
+export const BUSY_ENDPOINT_SLOTS = 12;
+export const SLOW_ENDPOINT_SLOTS = 4;
+const SLOW_MS = 1000;
+const SLOW_MEMORY_MS = 60_000;
+const DEFER_MS = 1000;
+const RESPONSE_KEEP_BYTES = 1024;
+const RESPONSE_READ_LIMIT = 256 * 1024;
+
+const DeliveryJob = z.object({ orgId: z.string(), deliveryId: z.string(), token: z.string() }).strict();
+
+/** Per endpoint, in this process: when each attempt in flight started, and until when it counts as slow. */
+const loads = new Map<string, { started: number[]; slowUntil: number }>();
+
+function admit(endpointId: string): number | undefined {
+  const load = loads.get(endpointId) ?? { started: [], slowUntil: 0 };
+  const now = Date.now();
+  const slow = load.slowUntil > now || load.started.some((t) => now - t > SLOW_MS);
+  if (load.started.length >= (slow ? SLOW_ENDPOINT_SLOTS : BUSY_ENDPOINT_SLOTS)) return undefined;
+  load.started.push(now);
+  loads.set(endpointId, load);
+  return now;
+}
+
+function release(endpointId: string, startedAt: number): void {
+  const load = loads.get(endpointId);
+  if (!load) return;
+  load.started.splice(load.started.indexOf(startedAt), 1);
+  const now = Date.now();
+  if (now - startedAt > SLOW_MS) load.slowUntil = now + SLOW_MEMORY_MS;
+  if (load.started.length === 0 && load.slowUntil <= now) loads.delete(endpointId);
+}
+
+export const webhookDeliveryJob: JobDefinition<typeof DeliveryJob> = {
+  summary: 'Sends one webhook delivery attempt, records it, and schedules the next on failure (or disables a failing endpoint).',
+  payload: DeliveryJob,
+  // Only for a worker killed or overrunning mid-attempt: failed answers are retried on the webhook schedule.
+  retry: { limit: 25, delaySeconds: 5, backoff: true },
+  // The 15 s answer timeout plus the database work around it; a worker killed mid-attempt is retried after this.
+  timeoutSeconds: 30,
+  concurrency: DELIVERY_CONCURRENCY,
+  // Idle workers poll every 2 s; a commit in this process wakes them at once (the dispatcher's afterCommit).
+  pollingIntervalSeconds: 2,
+  handler: deliver,
+};
+
+async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Promise<void> {
+  const { orgId, deliveryId, token } = job;
+  const settings = ctx.config.webhooks;
+  const db = ctx.databases.service;
+  const loaded = await db.transaction(
+    async (tx) => {
+      const target = await repo.findAttemptTarget(tx, orgId, deliveryId);
+      if (!target || target.jobToken !== token || target.status !== 'pending') return undefined;
+      return { target, event: await readEvent(tx, orgId, target.eventId) };
+    },
+    { orgId, readOnly: true },
+  );
+  if (!loaded) return; // stale job: the delivery moved on without it
+  const { target, event } = loaded;
+  if (target.endpointDeleted || target.endpointStatus !== 'active' || !event) {
+    await db.transaction((tx) => repo.cancelDelivery(tx, orgId, deliveryId, token), { orgId });
+    return;
+  }
+  const admitted = admit(target.endpointId);
+  if (admitted === undefined) {
+    await db.transaction((tx) => ctx.jobs.send(tx, 'webhookDelivery', job, { startAfter: new Date(Date.now() + DEFER_MS) }), { orgId });
+    return;
+  }
+  let result: repo.AttemptResult;
+  try {
+    const key = loadSecretKey(ctx.config);
+    const secrets = [target.secretEncrypted, ...(target.previousSecretEncrypted ? [target.previousSecretEncrypted] : [])].map((s) => decryptSecret(key, s));
+    result = await sendSigned(target.url, event.id, JSON.stringify(event), secrets, settings);
+  } finally {
+    release(target.endpointId, admitted);
+  }
+
+  // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
+  if (result.succeeded && (await db.transaction((tx) => repo.recordSuccess(tx, orgId, deliveryId, token, result), { orgId, readOnly: true }))) return;
+
+  const schedule = settings.retryScheduleSeconds;
+  const step = target.scheduleStep + 1;
+  const next = !result.succeeded && step < schedule.length ? { token: newSecret(12), dueAt: new Date(Date.now() + withJitter(schedule[step])) } : null;
+  await db.transaction(
+    async (tx) => {
+      const owned = await repo.recordAttempt(tx, orgId, deliveryId, token, result, next);
+      if (owned && next) await ctx.jobs.send(tx, 'webhookDelivery', { orgId, deliveryId, token: next.token }, { startAfter: next.dueAt });
+      const { disable } = await repo.noteEndpointOutcome(tx, orgId, target.endpointId, result.succeeded, result.startedAt, settings.disableAfterMs);
+      if (disable) {
+        const endpoint = await repo.updateEndpoint(tx, orgId, target.endpointId, { status: 'disabled', disabledReason: 'failing' });
+        await repo.cancelPendingDeliveries(tx, orgId, target.endpointId);
+        await writeEvent(tx, ctx.jobs, orgId, 'webhooks.endpoint.disabled', { endpoint, reason: 'failing' });
+        ctx.log.warn({ orgId, endpointId: target.endpointId }, 'webhook endpoint disabled: its deliveries kept failing');
+      }
+    },
+    { orgId },
+  );
+  if (next && next.dueAt.getTime() - Date.now() < 1000) ctx.jobs.wake?.('webhookDelivery');
+}
+
+/** The delay in milliseconds, plus 0–20 % jitter so retries of many deliveries spread out. */
+const withJitter = (seconds: number) => Math.round(seconds * 1000 * (1 + Math.random() * 0.2));
+
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 8 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 8 }),
+};
+
+/**
+ * POSTs the signed envelope to the URL: the host is resolved and every address checked (SSRF rules) right
+ * before connecting, and the connection goes to the checked address. No redirects; a 2xx answer within
+ * the timeout is success, anything else a failure with its reason.
+ */
+export async function sendSigned(url: string, eventId: string, body: string, secrets: string[], settings: Pick<WebhookConfig, 'allowPrivateUrls' | 'timeoutMs'>): Promise<repo.AttemptResult> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const failure = (error: string, statusCode: number | null = null, responseBody: string | null = null): repo.AttemptResult => ({
+    startedAt,
+    latencyMs: Math.round(performance.now() - started),
+    statusCode,
+    succeeded: false,
+    responseBody,
+    error,
+  });
+  const refusal = checkUrlShape(url, settings.allowPrivateUrls);
+  if (refusal) return failure(`URL refused: ${refusal}`);
+  const target = new URL(url);
+  const host = hostOf(target);
+  const resolved = await resolveChecked(host, settings.allowPrivateUrls);
+  if ('refused' in resolved) return failure(`address refused: ${resolved.refused}`);
+  if ('unresolved' in resolved) return failure(resolved.unresolved);
+
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secure = target.protocol === 'https:';
+  return new Promise<repo.AttemptResult>((resolve) => {
+    let settled = false;
+    const settle = (result: repo.AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const request = (secure ? https : http).request({
+      method: 'POST',
+      protocol: target.protocol,
+      host: resolved.address,
+      port: target.port || (secure ? 443 : 80),
+      path: `${target.pathname}${target.search}`,
+      agent: secure ? agents.https : agents.http,
+      // The certificate is checked for the URL's host; the connection goes to the checked address.
+      servername: isIP(host) ? undefined : host,
+      headers: {
+        host: target.host,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'user-agent': 'Firstcrack-Webhooks/1',
+        'service-event-id': eventId,
+        'service-timestamp': String(timestamp),
+        'service-signature': signatureHeader(secrets, timestamp, body),
+      },
+    });
+    const timer = setTimeout(() => {
+      request.destroy();
+      settle(failure(`no answer within ${settings.timeoutMs / 1000} s`));
+    }, settings.timeoutMs);
+    request.on('error', (error) => settle(failure(`connection failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+    request.on('response', (response) => {
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      let readBytes = 0;
+      const finish = () => {
+        const status = response.statusCode ?? 0;
+        const text = kept.length ? Buffer.concat(kept).toString('utf8') : null;
+        if (status >= 200 && status < 300) {
+          settle({ startedAt, latencyMs: Math.round(performance.now() - started), statusCode: status, succeeded: true, responseBody: text, error: null });
+        } else {
+          settle(failure(status >= 300 && status < 400 ? `answered ${status}: redirects are not followed` : `answered ${status}`, status, text));
+        }
+      };
+      response.on('data', (chunk: Buffer) => {
+        readBytes += chunk.length;
+        if (keptBytes < RESPONSE_KEEP_BYTES) {
+          const part = chunk.subarray(0, RESPONSE_KEEP_BYTES - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+        }
+        if (readBytes > RESPONSE_READ_LIMIT) {
+          response.destroy();
+          finish();
+        }
+      });
+      response.on('end', finish);
+      response.on('error', () => finish());
+    });
+    request.end(body);
+  });
+}

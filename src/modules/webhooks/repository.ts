@@ -1,0 +1,416 @@
+import type { Queryable } from '../../db/client.js';
+import { SqlParams, iso, setClause } from '../../db/sql.js';
+import { newId } from '../../lib/ids.js';
+import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
+
+interface EndpointRow {
+  id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  status: 'active' | 'disabled';
+  disabled_reason: 'manual' | 'failing' | null;
+  disabled_at: Date | null;
+  consecutive_failures: number;
+  failing_since: Date | null;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export type Endpoint = ReturnType<typeof toEndpoint>;
+
+const toEndpoint = (r: EndpointRow) => ({
+  id: r.id,
+  url: r.url,
+  description: r.description,
+  eventTypes: r.event_types,
+  status: r.status,
+  disabledReason: r.disabled_reason,
+  disabledAt: iso(r.disabled_at),
+  consecutiveFailures: r.consecutive_failures,
+  failingSince: iso(r.failing_since),
+  // An overlap that has ended is no overlap.
+  previousSecretExpiresAt: r.previous_secret_expires_at && new Date(r.previous_secret_expires_at) > new Date() ? iso(r.previous_secret_expires_at) : null,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+  deletedAt: iso(r.deleted_at),
+});
+
+export async function insertEndpoint(
+  q: Queryable,
+  orgId: string,
+  input: { url: string; description?: string; eventTypes: string[]; secretEncrypted: string },
+): Promise<Endpoint> {
+  const [row] = await q.query<EndpointRow>(
+    `insert into webhook_endpoints (org_id, id, url, description, event_types, secret_encrypted)
+     values ($1, $2, $3, $4, $5, $6) returning *`,
+    [orgId, newId('whe'), input.url, input.description ?? null, input.eventTypes, input.secretEncrypted],
+  );
+  return toEndpoint(row);
+}
+
+/** A live (not deleted) endpoint. */
+export async function findEndpoint(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Endpoint | undefined> {
+  const [row] = await q.query<EndpointRow>(
+    `select * from webhook_endpoints where org_id = $1 and id = $2 and deleted_at is null${options.forUpdate ? ' for update' : ''}`,
+    [orgId, id],
+  );
+  return row && toEndpoint(row);
+}
+
+export async function updateEndpoint(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  changes: { description?: string | null; eventTypes?: string[]; status?: 'active' | 'disabled'; disabledReason?: 'manual' | 'failing' },
+): Promise<Endpoint> {
+  const params = new SqlParams();
+  const set = setClause(params, { description: changes.description, event_types: changes.eventTypes, status: changes.status });
+  const statusEffects =
+    changes.status === 'active'
+      ? // Re-enabling clears the failure count and run (the specification's rule).
+        `, disabled_reason = null, disabled_at = null, consecutive_failures = 0, failing_since = null`
+      : changes.status === 'disabled'
+        ? `, disabled_reason = ${params.add(changes.disabledReason ?? 'manual')}, disabled_at = now()`
+        : '';
+  const [row] = await q.query<EndpointRow>(
+    `update webhook_endpoints set ${set ? `${set}, ` : ''}updated_at = now()${statusEffects}
+     where org_id = ${params.add(orgId)} and id = ${params.add(id)} returning *`,
+    params.values,
+  );
+  return toEndpoint(row);
+}
+
+export async function deleteEndpoint(q: Queryable, orgId: string, id: string): Promise<Endpoint> {
+  const [row] = await q.query<EndpointRow>(
+    `update webhook_endpoints set deleted_at = now(), updated_at = now() where org_id = $1 and id = $2 returning *`,
+    [orgId, id],
+  );
+  return toEndpoint(row);
+}
+
+/** The new secret signs from now on; the previous one also signs until the overlap ends (none when 0). */
+export async function rotateSecret(q: Queryable, orgId: string, id: string, secretEncrypted: string, overlapMinutes: number): Promise<Endpoint> {
+  const [row] = await q.query<EndpointRow>(
+    `update webhook_endpoints set
+       previous_secret_encrypted = case when $4::int > 0 then secret_encrypted end,
+       previous_secret_expires_at = case when $4::int > 0 then now() + make_interval(mins => $4::int) end,
+       secret_encrypted = $3, updated_at = now()
+     where org_id = $1 and id = $2 returning *`,
+    [orgId, id, secretEncrypted, overlapMinutes],
+  );
+  return toEndpoint(row);
+}
+
+export async function listEndpoints(q: Queryable, orgId: string, filter: { status?: string }, page: Page) {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId)}`, 'deleted_at is null'];
+  if (filter.status) where.push(`status = ${params.add(filter.status)}`);
+  const after = decodeCursor(page.cursor, 'webhook_endpoints', ['id']);
+  if (after) where.push(`id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<EndpointRow>(
+    `select * from webhook_endpoints where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toEndpoint), page.limit, 'webhook_endpoints', (e) => [e.id]);
+}
+
+/** Active endpoints subscribed to `type`: an empty subscription, the exact type, or a matching prefix wildcard. */
+export async function subscribedEndpointIds(q: Queryable, orgId: string, type: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `select id from webhook_endpoints
+     where org_id = $1 and status = 'active' and deleted_at is null
+       and (cardinality(event_types) = 0
+            or $2 = any(event_types)
+            or exists (select 1 from unnest(event_types) p where right(p, 2) = '.*' and starts_with($2, left(p, -1))))`,
+    [orgId, type],
+    { name: 'webhooks_subscribed_endpoints' },
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function insertDeliveries(
+  q: Queryable,
+  orgId: string,
+  event: { id: string; type: string },
+  deliveries: { id: string; endpointId: string; token: string }[],
+): Promise<void> {
+  await q.query(
+    `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
+     select $1, d.id, d.endpoint_id, $2, $3, d.token, now()
+     from unnest($4::text[], $5::text[], $6::text[]) as d (id, endpoint_id, token)`,
+    [orgId, event.id, event.type, deliveries.map((d) => d.id), deliveries.map((d) => d.endpointId), deliveries.map((d) => d.token)],
+  );
+}
+
+export const newDeliveryId = () => newId('whd');
+
+/** Pending deliveries of an endpoint that stops (disabled, deleted) are canceled; their queued jobs become stale. */
+export async function cancelPendingDeliveries(q: Queryable, orgId: string, endpointId: string): Promise<void> {
+  await q.query(
+    `update webhook_deliveries set status = 'canceled', job_token = null, next_attempt_at = null, updated_at = now()
+     where org_id = $1 and endpoint_id = $2 and status = 'pending'`,
+    [orgId, endpointId],
+  );
+}
+
+interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'canceled';
+  schedule_step: number;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  job_token: string | null;
+  created_at: Date;
+  updated_at: Date;
+  attempts: AttemptRow[] | null;
+}
+
+interface AttemptRow {
+  attempt: number;
+  started_at: string;
+  latency_ms: number;
+  status_code: number | null;
+  succeeded: boolean;
+  response_body: string | null;
+  error: string | null;
+}
+
+export type Delivery = ReturnType<typeof toDelivery>;
+
+const toDelivery = (r: DeliveryRow) => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  status: r.status,
+  attemptCount: r.attempt_count,
+  nextAttemptAt: iso(r.next_attempt_at),
+  attempts: (r.attempts ?? []).map((a) => ({
+    attempt: a.attempt,
+    startedAt: iso(a.started_at)!,
+    latencyMs: a.latency_ms,
+    statusCode: a.status_code,
+    succeeded: a.succeeded,
+    responseBody: a.response_body,
+    error: a.error,
+  })),
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+const ATTEMPTS = `(select json_agg(json_build_object('attempt', a.attempt, 'started_at', a.started_at, 'latency_ms', a.latency_ms,
+    'status_code', a.status_code, 'succeeded', a.succeeded, 'response_body', a.response_body, 'error', a.error) order by a.attempt)
+  from webhook_attempts a where a.org_id = d.org_id and a.delivery_id = d.id) as attempts`;
+
+export async function findDelivery(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<(Delivery & { jobToken: string | null; scheduleStep: number }) | undefined> {
+  const [row] = await q.query<DeliveryRow>(
+    options.forUpdate
+      ? `select d.*, null as attempts from webhook_deliveries d where d.org_id = $1 and d.id = $2 for update`
+      : `select d.*, ${ATTEMPTS} from webhook_deliveries d where d.org_id = $1 and d.id = $2`,
+    [orgId, id],
+  );
+  return row && { ...toDelivery(row), jobToken: row.job_token, scheduleStep: row.schedule_step };
+}
+
+export async function listDeliveries(q: Queryable, orgId: string, filter: { endpointId?: string; eventId?: string; status?: string }, page: Page) {
+  const params = new SqlParams();
+  const where = [`d.org_id = ${params.add(orgId)}`];
+  if (filter.endpointId) where.push(`d.endpoint_id = ${params.add(filter.endpointId)}`);
+  if (filter.eventId) where.push(`d.event_id = ${params.add(filter.eventId)}`);
+  if (filter.status) where.push(`d.status = ${params.add(filter.status)}`);
+  const after = decodeCursor(page.cursor, 'webhook_deliveries', ['id']);
+  if (after) where.push(`d.id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<DeliveryRow>(
+    `select d.*, ${ATTEMPTS} from webhook_deliveries d where ${where.join(' and ')} order by d.id limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toDelivery), page.limit, 'webhook_deliveries', (d) => [d.id]);
+}
+
+/** Redeliver: the schedule starts over under a new job token (any job still queued for it becomes stale). */
+export async function restartDelivery(q: Queryable, orgId: string, id: string, token: string): Promise<void> {
+  await q.query(
+    `update webhook_deliveries set status = 'pending', schedule_step = 0, job_token = $3, next_attempt_at = now(), updated_at = now()
+     where org_id = $1 and id = $2`,
+    [orgId, id, token],
+  );
+}
+
+/** What an attempt needs: the delivery, its endpoint's address, state and secrets. */
+export interface AttemptTarget {
+  deliveryId: string;
+  eventId: string;
+  status: string;
+  jobToken: string | null;
+  scheduleStep: number;
+  endpointId: string;
+  url: string;
+  endpointStatus: 'active' | 'disabled';
+  endpointDeleted: boolean;
+  secretEncrypted: string;
+  previousSecretEncrypted: string | null;
+}
+
+export async function findAttemptTarget(q: Queryable, orgId: string, deliveryId: string): Promise<AttemptTarget | undefined> {
+  const [row] = await q.query<{
+    id: string; event_id: string; status: string; job_token: string | null; schedule_step: number; endpoint_id: string; url: string;
+    endpoint_status: 'active' | 'disabled'; deleted: boolean; secret_encrypted: string; previous_secret_encrypted: string | null;
+  }>(
+    `select d.id, d.event_id, d.status, d.job_token, d.schedule_step, d.endpoint_id, e.url, e.status as endpoint_status,
+            e.deleted_at is not null as deleted, e.secret_encrypted,
+            case when e.previous_secret_expires_at > now() then e.previous_secret_encrypted end as previous_secret_encrypted
+     from webhook_deliveries d join webhook_endpoints e on e.org_id = d.org_id and e.id = d.endpoint_id
+     where d.org_id = $1 and d.id = $2`,
+    [orgId, deliveryId],
+    { name: 'webhooks_attempt_target' },
+  );
+  return (
+    row && {
+      deliveryId: row.id,
+      eventId: row.event_id,
+      status: row.status,
+      jobToken: row.job_token,
+      scheduleStep: row.schedule_step,
+      endpointId: row.endpoint_id,
+      url: row.url,
+      endpointStatus: row.endpoint_status,
+      endpointDeleted: row.deleted,
+      secretEncrypted: row.secret_encrypted,
+      previousSecretEncrypted: row.previous_secret_encrypted,
+    }
+  );
+}
+
+export interface AttemptResult {
+  startedAt: Date;
+  latencyMs: number;
+  statusCode: number | null;
+  succeeded: boolean;
+  responseBody: string | null;
+  error: string | null;
+}
+
+/**
+ * Records an attempt and moves the delivery on, if the attempt's job still owns it (its token matches):
+ * succeeded; pending under `next` (a new token and due time); or failed once the schedule is spent.
+ * Returns whether the job owned the delivery.
+ */
+export async function recordAttempt(
+  q: Queryable,
+  orgId: string,
+  deliveryId: string,
+  token: string,
+  result: AttemptResult,
+  next: { token: string; dueAt: Date } | null,
+): Promise<boolean> {
+  // The row lock orders concurrent attempts of one delivery (a stale job racing a redelivered one).
+  const [lock] = await q.query<{ owned: boolean }>(
+    `select coalesce(job_token = $3, false) as owned from webhook_deliveries where org_id = $1 and id = $2 for update`,
+    [orgId, deliveryId, token],
+  );
+  const owned = Boolean(lock?.owned);
+  const [row] = owned
+    ? await q.query<{ attempt_count: number }>(
+        `update webhook_deliveries set
+           attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, updated_at = now(),
+           status = case when $3 then 'succeeded' when $4::text is null then 'failed' else 'pending' end,
+           job_token = case when $3 then null else $4::text end,
+           next_attempt_at = case when $3 then null else $5::timestamptz end
+         where org_id = $1 and id = $2 returning attempt_count`,
+        [orgId, deliveryId, result.succeeded, result.succeeded ? null : (next?.token ?? null), next?.dueAt ?? null],
+      )
+    : // A redeliver (or a cancel) took the delivery meanwhile: the attempt is history all the same.
+      await q.query<{ attempt_count: number }>(
+        `update webhook_deliveries set attempt_count = attempt_count + 1 where org_id = $1 and id = $2 returning attempt_count`,
+        [orgId, deliveryId],
+      );
+  await q.query(
+    `insert into webhook_attempts (org_id, delivery_id, attempt, started_at, latency_ms, status_code, succeeded, response_body, error)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [orgId, deliveryId, row.attempt_count, result.startedAt, result.latencyMs, result.statusCode, result.succeeded, result.responseBody, result.error],
+  );
+  return owned;
+}
+
+/**
+ * The hot path in one statement: a successful attempt of a job that still owns its delivery is recorded,
+ * the delivery marked succeeded and the endpoint's failure run ended. Returns false (nothing written) when
+ * the job no longer owns the delivery; the caller then records the attempt the general way.
+ */
+export async function recordSuccess(q: Queryable, orgId: string, deliveryId: string, token: string, result: AttemptResult): Promise<boolean> {
+  const [row] = await q.query<{ owned: number }>(
+    `with d as (
+       update webhook_deliveries set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
+         job_token = null, next_attempt_at = null, updated_at = now()
+       where org_id = $1 and id = $2 and job_token = $3
+       returning attempt_count, endpoint_id),
+     a as (
+       insert into webhook_attempts (org_id, delivery_id, attempt, started_at, latency_ms, status_code, succeeded, response_body, error)
+       select $1, $2, d.attempt_count, $4, $5, $6, true, $7, null from d
+       returning 1),
+     e as (
+       update webhook_endpoints set consecutive_failures = 0, failing_since = null
+       where org_id = $1 and id = (select endpoint_id from d) and (consecutive_failures <> 0 or failing_since is not null)
+       returning 1)
+     -- Data-modifying CTEs run once whether or not the final select reads them.
+     select count(*)::int as owned from d`,
+    [orgId, deliveryId, token, result.startedAt, result.latencyMs, result.statusCode, result.responseBody],
+    { name: 'webhooks_record_success' },
+  );
+  return row.owned === 1;
+}
+
+/** Cancels one delivery whose endpoint stopped, if the job still owns it. */
+export async function cancelDelivery(q: Queryable, orgId: string, deliveryId: string, token: string): Promise<void> {
+  await q.query(
+    `update webhook_deliveries set status = 'canceled', job_token = null, next_attempt_at = null, updated_at = now()
+     where org_id = $1 and id = $2 and job_token = $3`,
+    [orgId, deliveryId, token],
+  );
+}
+
+/**
+ * The endpoint's failure run after an attempt: a success ends it; a failure extends it. Returns the
+ * endpoint (locked) and whether this failure makes it due for disabling under the rule.
+ */
+export async function noteEndpointOutcome(
+  q: Queryable,
+  orgId: string,
+  endpointId: string,
+  succeeded: boolean,
+  startedAt: Date,
+  disableAfterMs: number,
+): Promise<{ disable: boolean }> {
+  if (succeeded) {
+    await q.query(
+      `update webhook_endpoints set consecutive_failures = 0, failing_since = null
+       where org_id = $1 and id = $2 and (consecutive_failures <> 0 or failing_since is not null)`,
+      [orgId, endpointId],
+    );
+    return { disable: false };
+  }
+  const [row] = await q.query<{ disable: boolean }>(
+    `update webhook_endpoints set consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, $3)
+     where org_id = $1 and id = $2
+     returning status = 'active' and deleted_at is null and coalesce(failing_since, $3) <= now() - make_interval(secs => $4::double precision / 1000) as disable`,
+    [orgId, endpointId, startedAt, disableAfterMs],
+  );
+  return { disable: Boolean(row?.disable) };
+}
+
+/** For tests and snapshots: an endpoint's stored secrets (encrypted). */
+export async function storedSecrets(q: Queryable, orgId: string, id: string) {
+  const [row] = await q.query<{ secret_encrypted: string; previous_secret_encrypted: string | null }>(
+    `select secret_encrypted, previous_secret_encrypted from webhook_endpoints where org_id = $1 and id = $2`,
+    [orgId, id],
+  );
+  return row;
+}

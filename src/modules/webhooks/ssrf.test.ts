@@ -1,0 +1,71 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer } from '../../testing/harness.js';
+import { assertRefusedWithout } from '../../testing/problems.js';
+import { checkAddress, checkUrlShape, resolveChecked } from './ssrf.js';
+import { sendSigned } from './delivery.js';
+import { startReceiver } from './testing.js';
+
+// The default: WEBHOOK_ALLOW_PRIVATE_URLS unset.
+const server = await startTestServer();
+const receiver = await startReceiver();
+after(() => receiver.close());
+
+test('createEndpoint refuses http and every private, loopback, link-local, CGNAT, multicast and metadata address', async () => {
+  assert.equal(server.app.services.config.webhooks.allowPrivateUrls, false);
+  const org = await server.createOrg();
+  const snapshot = () => org.call('webhooks.listEndpoints', {}).then((r) => r.body);
+  for (const url of [
+    'http://93.184.215.14/hook',
+    'https://127.0.0.1/hook',
+    'https://127.8.9.10:8443/hook',
+    'https://localhost/hook',
+    'https://api.localhost/hook',
+    'https://10.1.2.3/hook',
+    'https://172.16.0.1/hook',
+    'https://192.168.1.1/hook',
+    'https://100.64.0.1/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://169.254.10.10/hook',
+    'https://224.0.0.1/hook',
+    'https://0.0.0.0/hook',
+    'https://[::1]/hook',
+    'https://[fd00:ec2::254]/hook',
+    'https://[fe80::1]/hook',
+    'https://[fc00::1]/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+    'https://[::ffff:a9fe:a9fe]/hook',
+    'https://[64:ff9b::a00:1]/hook',
+    'https://metadata.google.internal/computeMetadata',
+    'https://user:pass@93.184.215.14/hook',
+    `${receiver.url}/ok`,
+  ]) {
+    await assertRefusedWithout(snapshot, () => org.call('webhooks.createEndpoint', { url }), 400, 'webhook_url_refused', 'url');
+  }
+  assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
+  const accepted = await org.call('webhooks.createEndpoint', { url: 'https://93.184.215.14/hook' });
+  assert.equal(accepted.status, 200, 'a public https address is accepted');
+});
+
+test('names are resolved and every address checked; metadata stays refused with the development allowance', async () => {
+  const resolved = await resolveChecked('localhost', false);
+  assert.ok('refused' in resolved, `localhost resolves to loopback and is refused: ${JSON.stringify(resolved)}`);
+  assert.ok('address' in (await resolveChecked('localhost', true)), 'allowed for development');
+  for (const address of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '::ffff:169.254.169.254']) {
+    assert.equal(checkAddress(address, true).allowed, false, `${address} is refused even with the allowance`);
+  }
+  assert.ok(checkUrlShape('http://metadata.google.internal/', true), 'metadata host names are refused with the allowance');
+  assert.equal(checkUrlShape('http://127.0.0.1:9000/hook', true), undefined, 'the allowance admits http and loopback');
+  assert.equal(checkAddress('8.8.8.8', false).allowed, true);
+  assert.equal(checkAddress('2606:4700:4700::1111', false).allowed, true);
+});
+
+test('the check runs again at connect time: a delivery to a refused address never connects', async () => {
+  // An endpoint stored while the allowance was on (or whose name later resolves elsewhere) is checked per attempt.
+  const result = await sendSigned(`${receiver.url}/ok`, 'evt_0', '{}', ['whsec_x'], { allowPrivateUrls: false, timeoutMs: 2000 });
+  assert.equal(result.succeeded, false);
+  assert.match(result.error!, /refused/);
+  assert.equal(receiver.received.length, 0, 'no connection was made');
+  const allowed = await sendSigned(`${receiver.url}/ok`, 'evt_0', '{}', ['whsec_x'], { allowPrivateUrls: true, timeoutMs: 2000 });
+  assert.equal(allowed.succeeded, true, 'the same address with the allowance connects');
+});

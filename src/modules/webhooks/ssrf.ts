@@ -1,0 +1,121 @@
+import { BlockList, isIP } from 'node:net';
+import { lookup } from 'node:dns/promises';
+
+/**
+ * Where webhooks may not go. Checked when an endpoint is created or changed (its host resolved now) and
+ * again for every connection: the delivery resolves the host itself, checks every address, and connects to
+ * the address it checked, so a DNS answer that changes between the check and the connect (rebinding)
+ * cannot reach a refused address. Redirects are never followed.
+ *
+ * The ranges are Svix's: loopback, private (RFC 1918, unique local), link-local, CGNAT, multicast,
+ * reserved and documentation ranges, and IPv6 forms embedding an IPv4 address. Cloud metadata services are
+ * refused even where private addresses are allowed for development.
+ */
+const PRIVATE = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+
+const METADATA = new BlockList();
+for (const address of ['169.254.169.254', '169.254.170.2', '169.254.169.123', '100.100.100.200', '192.0.0.192']) METADATA.addAddress(address, 'ipv4');
+METADATA.addAddress('fd00:ec2::254', 'ipv6');
+const METADATA_HOSTS = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'metadata.azure.com', 'instance-data', 'instance-data.ec2.internal']);
+
+export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/** The IPv4 address an IPv6 one embeds (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16), if any. */
+function embeddedIpv4(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1];
+  const groups = expandIpv6(lower);
+  if (!groups) return undefined;
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return v4(groups[6], groups[7]);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return v4(groups[6], groups[7]);
+  if (groups[0] === 0x2002) return v4(groups[1], groups[2]);
+  return undefined;
+}
+
+function expandIpv6(address: string): number[] | undefined {
+  if (isIP(address) !== 6 || address.includes('.')) return undefined;
+  const [head, tail] = address.split('::');
+  const parse = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const h = parse(head);
+  const t = parse(tail);
+  const zeros = address.includes('::') ? 8 - h.length - t.length : 0;
+  return [...h, ...Array(zeros).fill(0), ...t];
+}
+
+/** Whether a webhook may connect to this IP address. */
+export function checkAddress(address: string, allowPrivate: boolean): AddressVerdict {
+  const family = isIP(address);
+  if (family === 0) return { allowed: false, reason: `${address} is not an IP address` };
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  const v4 = family === 6 ? embeddedIpv4(address) : undefined;
+  if (METADATA.check(address, type) || (v4 && METADATA.check(v4, 'ipv4'))) {
+    return { allowed: false, reason: `${address} is a cloud metadata address` };
+  }
+  if (allowPrivate) return { allowed: true };
+  if (PRIVATE.check(address, type) || (v4 && PRIVATE.check(v4, 'ipv4'))) {
+    return { allowed: false, reason: `${address} is a loopback, private, link-local, shared or reserved address` };
+  }
+  return { allowed: true };
+}
+
+/** A URL's host as a bare name or address (IPv6 brackets removed). */
+export const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+/**
+ * Rules a webhook URL must meet before any lookup: https (http only where private addresses are
+ * allowed), no credentials in it, no metadata host names. Returns the refusal, or undefined.
+ */
+export function checkUrlShape(raw: string, allowPrivate: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute https URL';
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must be an https URL';
+  if (url.username || url.password) return 'must not carry a user name or password';
+  const host = hostOf(url).toLowerCase().replace(/\.$/, '');
+  if (METADATA_HOSTS.has(host)) return 'must not name a cloud metadata service';
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local'))) {
+    return 'must not name a local or internal host';
+  }
+  if (isIP(host)) {
+    const verdict = checkAddress(host, allowPrivate);
+    if (!verdict.allowed) return `must not point to ${verdict.reason.replace(/^\S+ is /, '')}`;
+  }
+  return undefined;
+}
+
+/**
+ * Resolves the host and checks every address it resolves to; any refused address refuses the URL (a
+ * host answering with one public and one private address is refused). Returns the first address, which
+ * the caller connects to. A lookup failure is reported as such (`unresolved`).
+ */
+export async function resolveChecked(host: string, allowPrivate: boolean): Promise<{ address: string; family: 4 | 6 } | { refused: string } | { unresolved: string }> {
+  if (isIP(host)) {
+    const verdict = checkAddress(host, allowPrivate);
+    return verdict.allowed ? { address: host, family: isIP(host) as 4 | 6 } : { refused: verdict.reason };
+  }
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = await lookup(host, { all: true, verbatim: true });
+  } catch (error) {
+    return { unresolved: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})` };
+  }
+  if (addresses.length === 0) return { unresolved: `${host} does not resolve` };
+  for (const { address } of addresses) {
+    const verdict = checkAddress(address, allowPrivate);
+    if (!verdict.allowed) return { refused: `${host} resolves to ${verdict.reason}` };
+  }
+  return { address: addresses[0].address, family: addresses[0].family as 4 | 6 };
+}
