@@ -10,6 +10,7 @@ import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
 import { DOWNLOAD_WINDOWS, reportDownloads } from './modules/reporting/downloads.js';
+import { consolePages } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
@@ -108,6 +109,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       certificatePages(databases.service, { limiter: publicPageLimiter }),
       identityHttp,
       reportDownloads(databases.service, services.blobs, { limiter: downloadLimiter }),
+      consolePages(),
       ...(options.plugins ?? []),
     ],
   });

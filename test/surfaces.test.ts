@@ -20,6 +20,7 @@ const SURFACES: [method: string, path: string][] = [
   ['get', '/api/auth/oauth2/jwks'],
   ['get', '/.well-known/oauth-authorization-server'],
   ['post', '/api/auth/login'],
+  ['get', '/app/{path}'],
 ];
 
 type Media = { schema?: unknown; example?: unknown };

@@ -122,7 +122,7 @@ const serve: Command = {
     -d '{"name":"Main roastery","code":"HQ","kind":"roastery"}'\n`);
     }
     console.log(
-      `Firstcrack listening on ${address} (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}${apiOnly ? ', API only' : ''}). API reference: ${address}/docs`,
+      `Firstcrack listening on ${address} (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}${apiOnly ? ', API only' : ''}). API reference: ${address}/docs, console: ${address}/app/`,
     );
     const stop = async () => {
       await app.close();
@@ -296,6 +296,87 @@ const apikeyRevoke: Command = {
   },
 };
 
+const replayRoastCommand: Command = {
+  path: ['replay-roast'],
+  summary: 'replay a roast log live: start a batch and post its samples and events through the bridge channel',
+  details:
+    'Reads the log with the importers (Artisan .alog/.json/.csv, IKAWA, Roest, Loring, Aillio; a Cropster .xls is read as binary), ' +
+    'starts a batch on the machine with the API (production.roast.startRoastBatch) and posts the samples to ' +
+    '/ingest/v1/roast/{batchId}/samples with the machine\'s bridge token as they happened, --speed times as fast, so the ' +
+    'roast can be watched live in the console (/app/). Without --bridge-token a token is issued for the replay. ' +
+    'The batch stays live at the end unless --complete is given. Credentials: --api-key or FIRSTCRACK_API_KEY ' +
+    '(a user access token works too, with --org).',
+  options: {
+    file: { type: 'string', value: 'PATH', description: 'the roast log', required: true },
+    machine: { type: 'string', value: 'ID', description: 'the machine (mch_…) the batch roasts on', required: true },
+    speed: { type: 'string', value: 'N', description: 'how many times faster than real time, 0.1 to 1000 (default 1)' },
+    url: { type: 'string', value: 'URL', description: 'the service (default http://HOST:PORT from the environment, http://127.0.0.1:8080)' },
+    'api-key': { type: 'string', value: 'KEY', description: 'the API key (default FIRSTCRACK_API_KEY)' },
+    org: { type: 'string', value: 'ID', description: 'the organization (X-Service-Org), for a user access token' },
+    'bridge-token': { type: 'string', value: 'TOKEN', description: "the machine's bridge token (fcb_…); default: issue one" },
+    'batch-number': { type: 'string', value: 'B', description: 'the batch number (default REPLAY-<time>)' },
+    'charge-kg': { type: 'string', value: 'KG', description: "the charge weight (default the log's green weight, else 10)" },
+    profile: { type: 'string', value: 'ID', description: 'the roast profile (prf_…)' },
+    'green-lot': { type: 'string', value: 'ID', description: 'the green lot consumed (gl_…)' },
+    complete: { type: 'boolean', description: 'complete the batch after the last sample' },
+    'drop-kg': { type: 'string', value: 'KG', description: 'the drop weight, with --complete' },
+    json: { type: 'boolean', description: 'print the result as JSON' },
+  },
+  async run({ values }) {
+    const speed = values.speed === undefined ? 1 : Number(values.speed);
+    if (!Number.isFinite(speed) || speed < 0.1 || speed > 1000) throw new UsageError('--speed must be a number from 0.1 to 1000', this);
+    const token = (values['api-key'] as string | undefined) ?? process.env.FIRSTCRACK_API_KEY;
+    if (!token) throw new UsageError('--api-key (or FIRSTCRACK_API_KEY) is required', this);
+    const { readFileSync, existsSync } = await import('node:fs');
+    const file = text(values, 'file');
+    if (!existsSync(file)) throw new UsageError(`no file ${file}`, this);
+    const bytes = readFileSync(file);
+    // A binary Excel workbook (OLE2) goes to the importers base64-encoded; text logs as UTF-8.
+    const isOle2 = bytes.subarray(0, 4).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]));
+    const content = isOle2 ? bytes.toString('base64') : bytes.toString('utf8');
+    const baseUrl = (values.url as string | undefined) ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? '8080'}`;
+    const { replayRoast, ReplayError } = await import('../telemetry/replay.js');
+    const { ImportError } = await import('../telemetry/importers/index.js');
+    const controller = new AbortController();
+    const interrupt = () => controller.abort(new CliError('interrupted; the batch stays live', 130));
+    process.once('SIGINT', interrupt);
+    try {
+      const result = await replayRoast({
+        baseUrl,
+        token,
+        organizationId: values.org as string | undefined,
+        machineId: text(values, 'machine'),
+        content,
+        speed,
+        bridgeToken: values['bridge-token'] as string | undefined,
+        batchNumber: values['batch-number'] as string | undefined,
+        chargeWeightKg: values['charge-kg'] as string | undefined,
+        profileId: values.profile as string | undefined,
+        greenLotId: values['green-lot'] as string | undefined,
+        complete: values.complete === true,
+        dropWeightKg: values['drop-kg'] as string | undefined,
+        signal: controller.signal,
+        onBatch: (batch) => {
+          if (!values.json) console.log(`Batch ${batch.batchNumber} (${batch.id}) is live: ${baseUrl}/app/#/batches/${batch.id}`);
+        },
+        onProgress: (p) => {
+          if (!values.json && process.stdout.isTTY) process.stdout.write(`\r${p.samplesSent}/${p.samplesTotal} samples, events: ${p.events.join(' ') || '-'}   `);
+        },
+      });
+      if (values.json) console.log(JSON.stringify(result));
+      else console.log(`${process.stdout.isTTY ? '\n' : ''}Replayed ${result.samples} samples and ${result.events} events in ${result.posts} posts${result.completed ? '; the batch is completed' : '; the batch is still live'}.`);
+    } catch (error) {
+      if (error instanceof ImportError) throw new UsageError(`${file}: ${error.message}`, this);
+      // A refused request (bad machine, missing permission) is the caller's to fix: one line, exit 2.
+      if (error instanceof ReplayError && error.status !== undefined && error.status < 500) throw new UsageError(error.message, this);
+      if (error instanceof TypeError && /fetch failed/.test(error.message)) throw new CliError(`cannot reach ${baseUrl}: is the service running?`, 1);
+      throw error;
+    } finally {
+      process.off('SIGINT', interrupt);
+    }
+  },
+};
+
 // ---------------------------------------------------------------------------------------------------
 // Identity: OAuth clients, signing keys, users (src/modules/identity).
 
@@ -322,7 +403,7 @@ async function identityRefusalsAsUsage(command: Command, work: () => Promise<voi
 function loginLink(token: string): string {
   const cfg = config();
   const base = (process.env.FIRSTCRACK_BASE_URL || `http://${cfg.host}:${cfg.port}`).replace(/\/+$/, '');
-  return `${base}/api/auth/login#loginToken=${token}`;
+  return `${base}/app/#loginToken=${token}`;
 }
 
 const oauthClientCreate: Command = {
@@ -537,5 +618,5 @@ const simulateBar: Command = {
 export const COMMANDS: Command[] = [
   serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke,
   oauthClientCreate, oauthClientList, oauthClientRevoke, keysRotate, userCreate, userAddMembership, userResetPassword,
-  simulateBar,
+  simulateBar, replayRoastCommand,
 ];

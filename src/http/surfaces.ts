@@ -2,6 +2,7 @@ import { healthOpenApiPaths } from './health.js';
 import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
 import { certificatePagesOpenApiPaths } from '../modules/traceability/public-page.js';
 import { reportDownloadsOpenApiPaths } from '../modules/reporting/downloads.js';
+import { consoleOpenApiPaths } from './console.js';
 import { shotIngestOpenApiPaths } from '../modules/cafe/ingest.js';
 import { identityOpenApiPaths } from '../modules/identity/openapi.js';
 
@@ -17,5 +18,6 @@ export function surfaceOpenApiPaths(): Record<string, unknown> {
     ...shotIngestOpenApiPaths(),
     ...identityOpenApiPaths(),
     ...reportDownloadsOpenApiPaths(),
+    ...consoleOpenApiPaths(),
   };
 }

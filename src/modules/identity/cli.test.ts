@@ -54,7 +54,7 @@ test('oauth-client, keys and user commands: JSON answers, secrets once, mistakes
 
   const user = json(run('user', 'create', '--email', 'roaster@example.com', '--org', organizationId, '--role', 'admin', '--json'));
   assert.match(user.userId, /^usr_/);
-  assert.match(user.loginLink, /^https:\/\/roast\.example\/api\/auth\/login#loginToken=fcl_/);
+  assert.match(user.loginLink, /^https:\/\/roast\.example\/app\/#loginToken=fcl_/);
   assert.deepEqual(json(run('user', 'create', '--email', 'pw@example.com', '--org', organizationId, '--role', 'viewer', '--password', 'a long enough password', '--json')).loginLink, undefined);
   refused(run('user', 'create', '--email', 'ROASTER@example.com', '--org', organizationId, '--role', 'admin'), /exists already/);
   const { organizationId: secondOrg } = json(run('org', 'create', '--name', 'Second', '--plan', 'pro', '--json'));

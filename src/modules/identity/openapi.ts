@@ -150,7 +150,7 @@ export function identityOpenApiPaths(): Record<string, unknown> {
         tags,
         summary: 'Log a user in: a session token for the user’s organizations.',
         description:
-          'Body `{ "email", "password" }`, or `{ "loginToken" }` from a one-time login link (`…/api/auth/login#loginToken=fcl_…`, printed by ' +
+          'Body `{ "email", "password" }`, or `{ "loginToken" }` from a one-time login link (`…/app/#loginToken=fcl_…`, opened in the console, printed by ' +
           '`firstcrack user create` without --password; spent on first use, good for 24 hours). The session token (`fcu_…`) lives ' +
           `${SESSION_SECONDS / 3600} hours unless logged out; send it as \`Authorization: Bearer\` with \`X-Service-Org\` naming the organization ` +
           'to act in: without the header 400 `organization_required`; an organization the user is not a member of is 404 ' +

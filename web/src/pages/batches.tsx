@@ -1,0 +1,548 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { OperationOutput } from '../../../clients/typescript/src/index.ts';
+import type { RoastChart } from '../chart.ts';
+import { CurveBuffer, eventLabel, phasesOf, type Reference } from '../curve.ts';
+
+/** The chart (uPlot) is loaded by the pages that draw one: the dashboard's first load does not carry it. */
+const loadChart = () => import('../chart.ts');
+import { call, can, problemFields, type Session } from '../session.ts';
+import { followBatch, type Follow } from '../stream.ts';
+import { Badge, ErrorBox, Field, kg, Link, Loading, mmss, MoreButton, navigate, useLoad, usePaged, when } from '../ui.tsx';
+
+type Batch = OperationOutput<'production.roast.getRoastBatch'>;
+type State = 'live' | 'completed' | 'aborted';
+
+export function Batches({ session }: { session: Session }) {
+  const [state, setState] = useState<State | ''>('');
+  const list = usePaged(
+    (cursor) =>
+      call(session, 'production.roast.listRoastBatches', { filter: state ? { state } : {}, page: { limit: 25, ...(cursor ? { cursor } : {}) } }),
+    [session, state],
+  );
+  return (
+    <>
+      <h1>Roast batches</h1>
+      <div class="filters">
+        <label>
+          State{' '}
+          <select value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value as State)}>
+            <option value="">all</option>
+            <option value="live">live</option>
+            <option value="completed">completed</option>
+            <option value="aborted">aborted</option>
+          </select>
+        </label>
+      </div>
+      {can(session, 'production.roast.write') && can(session, 'catalog.machine.read') ? <StartBatch session={session} /> : null}
+      <ErrorBox error={list.error} />
+      <div class="table-wrap">
+        <table class="list" data-list="batches">
+          <thead>
+            <tr>
+              <th>Batch</th>
+              <th>State</th>
+              <th class="num">Charge</th>
+              <th class="num hide-narrow">Loss</th>
+              <th class="hide-narrow">Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map((b) => (
+              <tr data-batch={b.batchNumber}>
+                <td>
+                  <Link to={`/batches/${b.id}`}>{b.batchNumber}</Link>
+                </td>
+                <td>
+                  <Badge tone={b.state === 'live' ? 'live' : b.state === 'aborted' ? 'bad' : 'ok'}>{b.state}</Badge>
+                </td>
+                <td class="num">{kg(b.chargeWeightKg)}</td>
+                <td class="num hide-narrow">{b.weightLossPct ? `${b.weightLossPct} %` : '—'}</td>
+                <td class="hide-narrow">{when(b.startedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.loading && list.items.length === 0 ? <Loading /> : null}
+      {!list.loading && list.items.length === 0 && !list.error ? <p class="muted">No batches.</p> : null}
+      <MoreButton more={list.more} loading={list.loading} />
+    </>
+  );
+}
+
+/** Starts a batch (its bridge then posts the telemetry) and opens its live view. */
+function StartBatch({ session }: { session: Session }) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<{ byField: Record<string, string>; general: string | null }>({ byField: {}, general: null });
+  const choices = useLoad(async () => {
+    if (!open) return null;
+    const [machines, profiles, lots] = await Promise.all([
+      call(session, 'catalog.machine.listMachines', { page: { limit: 100 } }),
+      can(session, 'production.profile.read') ? call(session, 'production.profile.listProfiles', { page: { limit: 100 } }) : null,
+      can(session, 'inventory.green.read') ? call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: 100 } }) : null,
+    ]);
+    return { machines: machines.items, profiles: profiles?.items ?? [], lots: lots?.items ?? [] };
+  }, [session, open]);
+  if (!open) {
+    return (
+      <div class="actions">
+        <button type="button" onClick={() => setOpen(true)}>
+          Start a batch
+        </button>
+      </div>
+    );
+  }
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const f = new FormData(e.target as HTMLFormElement);
+    const value = (k: string) => String(f.get(k) ?? '').trim();
+    const optional = (k: string) => (value(k) ? { [k]: value(k) } : {});
+    setBusy(true);
+    try {
+      const batch = await call(session, 'production.roast.startRoastBatch', {
+        batchNumber: value('batchNumber'),
+        machineId: value('machineId'),
+        chargeWeightKg: value('chargeWeightKg'),
+        ...optional('profileId'),
+        ...optional('greenLotId'),
+      });
+      navigate(`/batches/${batch.id}`);
+    } catch (error) {
+      setErrors(problemFields(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const c = choices.data;
+  return (
+    <form class="card action-form" onSubmit={submit} noValidate>
+      <h2>Start a batch</h2>
+      <ErrorBox error={choices.error} />
+      <Field label="Batch number" name="batchNumber" error={errors.byField.batchNumber}>
+        <input name="batchNumber" required />
+      </Field>
+      <Field label="Machine" name="machineId" error={errors.byField.machineId}>
+        <select name="machineId">
+          {c?.machines.map((m) => (
+            <option value={m.id}>
+              {m.name} ({m.code})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Profile" name="profileId" error={errors.byField.profileId}>
+        <select name="profileId">
+          <option value="">none</option>
+          {c?.profiles.map((p) => (
+            <option value={p.id}>
+              {p.name} ({p.code})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Green lot" name="greenLotId" error={errors.byField.greenLotId}>
+        <select name="greenLotId">
+          <option value="">none</option>
+          {c?.lots.map((l) => (
+            <option value={l.id}>
+              {l.lotCode} {l.name} ({kg(l.availableKg)})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Charge weight (kg)" name="chargeWeightKg" error={errors.byField.chargeWeightKg}>
+        <input name="chargeWeightKg" inputMode="decimal" required />
+      </Field>
+      {errors.general ? (
+        <p class="error" role="alert">
+          {errors.general}
+        </p>
+      ) : null}
+      <div class="actions">
+        <button type="submit" disabled={busy || !c}>
+          Start
+        </button>
+        <button type="button" class="secondary" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The profile's targets and, as the curve to follow, its most recent completed batch (other than this one). */
+async function referenceFor(session: Session, batch: Batch): Promise<Reference | null> {
+  if (!batch.profileId || !can(session, 'production.profile.read')) return null;
+  const [profile, previous] = await Promise.all([
+    call(session, 'production.profile.getProfile', { id: batch.profileId }),
+    call(session, 'production.roast.listRoastBatches', { filter: { profileId: batch.profileId, state: 'completed' }, page: { limit: 2 } }),
+  ]);
+  const other = previous.items.find((b) => b.id !== batch.id);
+  const curve = other ? await call(session, 'production.roast.getRoastCurve', { id: other.id }) : null;
+  return {
+    t: curve ? curve.samples.map((s) => s.t / 1000) : [],
+    bt: curve ? curve.samples.map((s) => s.bt) : [],
+    dropTempC: profile.targetDropTempC,
+    totalTimeS: profile.targetTotalTimeS,
+  };
+}
+
+export function BatchPage({ session, id }: { session: Session; id: string }) {
+  const batch = useLoad(() => call(session, 'production.roast.getRoastBatch', { id }), [session, id]);
+  const b = batch.data;
+  return (
+    <>
+      <p class="crumbs">
+        <Link to="/batches">Roast batches</Link> /
+      </p>
+      {batch.loading && !b ? <Loading /> : <ErrorBox error={batch.error} />}
+      {b ? (
+        <>
+          <h1>
+            {b.batchNumber} <Badge tone={b.state === 'live' ? 'live' : b.state === 'aborted' ? 'bad' : 'ok'}>{b.state}</Badge>
+          </h1>
+          {b.state === 'live' ? <LiveView key={b.id} session={session} batch={b} onEnded={batch.reload} /> : <DoneView session={session} batch={b} />}
+        </>
+      ) : null}
+    </>
+  );
+}
+
+interface LiveHook {
+  batchId: string;
+  samples: number;
+  events: string[];
+  lastId: number;
+  connection: string;
+  /** Frames drawn in each whole second since the view opened (requestAnimationFrame), to check it keeps up. */
+  framesPerSecond: number[];
+  drop(): void;
+}
+
+declare global {
+  interface Window {
+    __firstcrack?: { live?: LiveHook };
+  }
+}
+
+function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch; onEnded: () => void }) {
+  const chartEl = useRef<HTMLDivElement>(null);
+  const curve = useRef(new CurveBuffer()).current;
+  const [tick, setTick] = useState(0);
+  const [connection, setConnection] = useState<string>('connecting');
+  const [ended, setEnded] = useState<string | null>(null);
+  const followRef = useRef<Follow | null>(null);
+
+  useEffect(() => {
+    const el = chartEl.current!;
+    let chart: RoastChart | null = null;
+    let disposed = false;
+    let dirty = false;
+    let frame = 0;
+    let frames = 0;
+    let secondStart = performance.now();
+    const hook: LiveHook = {
+      batchId: batch.id,
+      samples: 0,
+      events: [],
+      lastId: 0,
+      connection: 'connecting',
+      framesPerSecond: [],
+      drop: () => followRef.current?.drop(),
+    };
+    window.__firstcrack = { ...window.__firstcrack, live: hook };
+    // One redraw per animation frame however many samples arrived since the last: 10 Hz telemetry costs at most
+    // ten redraws a second, and a burst after a reconnect costs one.
+    const loop = (now: number) => {
+      frames++;
+      if (now - secondStart >= 1000) {
+        hook.framesPerSecond.push(frames);
+        if (hook.framesPerSecond.length > 600) hook.framesPerSecond.shift();
+        frames = 0;
+        secondStart = now;
+      }
+      if (dirty) {
+        dirty = false;
+        chart?.update();
+        hook.samples = curve.t.length;
+        hook.events = curve.events.map((e) => e.type);
+        el.dataset.samples = String(curve.t.length);
+        el.dataset.events = hook.events.join(' ');
+        setTick((t) => t + 1);
+      }
+      frame = requestAnimationFrame(loop);
+    };
+    frame = requestAnimationFrame(loop);
+    const follow = followBatch(session, batch.id, {
+      sample(s) {
+        curve.add(s);
+        dirty = true;
+        hook.lastId = follow.lastId();
+      },
+      event(e) {
+        curve.addEvent(e);
+        dirty = true;
+      },
+      status() {},
+      connection(state, detail) {
+        hook.connection = state;
+        el.dataset.connection = state;
+        setConnection(state);
+        if (state === 'ended') setEnded(detail ?? 'ended');
+      },
+    });
+    followRef.current = follow;
+    void loadChart().then(({ roastChart }) => {
+      if (disposed) return;
+      chart = roastChart(el, curve);
+      referenceFor(session, batch).then(
+        (r) => {
+          chart?.setReference(r);
+          el.dataset.reference = String(r?.t.length ?? 0);
+        },
+        () => {},
+      );
+    });
+    const observer = new ResizeObserver(() => chart?.resize(el.clientWidth));
+    observer.observe(el);
+    return () => {
+      disposed = true;
+      follow.stop();
+      cancelAnimationFrame(frame);
+      observer.disconnect();
+      chart?.destroy();
+    };
+  }, [batch.id]);
+
+  const last = curve.t.length - 1;
+  const phases = phasesOf(curve.events, curve.now);
+  const pct = (s: number) => (phases.total > 0 ? `${(s / phases.total) * 100}%` : '0%');
+  void tick;
+  return (
+    <>
+      <div class="readouts" aria-live="off">
+        <div>
+          <span>Time</span>
+          <strong>{mmss(curve.now)}</strong>
+        </div>
+        <div class="bt">
+          <span>BT</span>
+          <strong>{last >= 0 && curve.bt[last] !== null ? `${curve.bt[last]!.toFixed(1)} °C` : '—'}</strong>
+        </div>
+        <div class="et">
+          <span>ET</span>
+          <strong>{last >= 0 && curve.et[last] !== null ? `${curve.et[last]!.toFixed(1)} °C` : '—'}</strong>
+        </div>
+        <div class="ror">
+          <span>RoR</span>
+          <strong>{last >= 0 && curve.ror[last] !== null ? `${curve.ror[last]!.toFixed(1)}` : '—'}</strong>
+        </div>
+        <div>
+          <span>DTR</span>
+          <strong data-value="dtr">{phases.dtrPct === null ? '—' : `${phases.dtrPct.toFixed(1)} %`}</strong>
+        </div>
+      </div>
+      <div class="phasebar" aria-label="Roast phases">
+        <div class="drying" style={{ width: pct(phases.drying) }} title="Drying">
+          {phases.drying > 0 ? `Drying ${mmss(phases.drying)}` : ''}
+        </div>
+        <div class="maillard" style={{ width: pct(phases.maillard) }} title="Maillard">
+          {phases.maillard > 0 ? `Maillard ${mmss(phases.maillard)}` : ''}
+        </div>
+        <div class="development" style={{ width: pct(phases.development) }} title="Development">
+          {phases.development > 0 ? `Dev ${mmss(phases.development)}` : ''}
+        </div>
+      </div>
+      <div class="chart live-chart" ref={chartEl} data-samples="0" data-events="" data-connection="connecting" />
+      <p class="muted legend">
+        <span class="key bt">BT</span> <span class="key et">ET</span> <span class="key ror">RoR</span> <span class="key ref">reference</span>{' '}
+        <span class={'conn ' + connection}>{connection === 'open' ? 'live' : connection}</span>
+      </p>
+      <ul class="events plain">
+        {curve.events.map((e) => (
+          <li>
+            {eventLabel(e.type)} at {mmss(e.t / 1000)}
+          </li>
+        ))}
+      </ul>
+      {ended ? (
+        <p class="notice">
+          {ended}{' '}
+          <button type="button" class="secondary" onClick={onEnded}>
+            Show the result
+          </button>
+        </p>
+      ) : can(session, 'production.roast.write') ? (
+        <FinishForm session={session} batch={batch} onDone={onEnded} />
+      ) : null}
+    </>
+  );
+}
+
+function FinishForm({ session, batch, onDone }: { session: Session; batch: Batch; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<{ byField: Record<string, string>; general: string | null }>({ byField: {}, general: null });
+  const run = async (e: Event, abort: boolean) => {
+    e.preventDefault();
+    const form = (e.target as HTMLElement).closest('form')!;
+    const f = new FormData(form);
+    const drop = String(f.get('dropWeightKg') ?? '').trim();
+    const notes = String(f.get('notes') ?? '').trim();
+    setBusy(true);
+    try {
+      if (abort) await call(session, 'production.roast.abortRoastBatch', { id: batch.id, reason: notes || 'aborted from the console' });
+      else await call(session, 'production.roast.completeRoastBatch', { id: batch.id, ...(drop ? { dropWeightKg: drop } : {}), ...(notes ? { notes } : {}) });
+      onDone();
+    } catch (error) {
+      setErrors(problemFields(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card finish" onSubmit={(e) => run(e, false)} noValidate>
+      <h2>Finish the batch</h2>
+      <Field label="Drop weight (kg)" name="dropWeightKg" error={errors.byField.dropWeightKg}>
+        <input name="dropWeightKg" inputMode="decimal" />
+      </Field>
+      <Field label="Notes" name="notes" error={errors.byField.notes ?? errors.byField.reason}>
+        <input name="notes" />
+      </Field>
+      {errors.general ? (
+        <p class="error" role="alert">
+          {errors.general}
+        </p>
+      ) : null}
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          Complete
+        </button>
+        <button type="button" class="danger" disabled={busy} onClick={(e) => run(e, true)}>
+          Abort
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function DoneView({ session, batch }: { session: Session; batch: Batch }) {
+  const chartEl = useRef<HTMLDivElement>(null);
+  const curve = useLoad(() => call(session, 'production.roast.getRoastCurve', { id: batch.id }), [session, batch.id]);
+  useEffect(() => {
+    if (!curve.data || !chartEl.current) return;
+    const buffer = new CurveBuffer();
+    for (const s of curve.data.samples) buffer.add(s);
+    for (const e of curve.data.events) buffer.addEvent(e);
+    const el = chartEl.current;
+    let chart: RoastChart | null = null;
+    let disposed = false;
+    void loadChart().then(({ roastChart }) => {
+      if (disposed) return;
+      chart = roastChart(el, buffer);
+      el.dataset.samples = String(buffer.t.length);
+      el.dataset.events = buffer.events.map((e) => e.type).join(' ');
+      referenceFor(session, batch).then((r) => chart?.setReference(r), () => {});
+    });
+    const observer = new ResizeObserver(() => chart?.resize(el.clientWidth));
+    observer.observe(el);
+    return () => {
+      disposed = true;
+      observer.disconnect();
+      chart?.destroy();
+    };
+  }, [curve.data]);
+  const m = batch.metrics;
+  const c = batch.profileComparison;
+  const row = (label: string, value: string) => (
+    <tr>
+      <td>{label}</td>
+      <td class="num">{value}</td>
+    </tr>
+  );
+  const n = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? '—' : `${Math.round(v * 10) / 10}${unit}`);
+  return (
+    <>
+      {curve.loading ? <Loading /> : <ErrorBox error={curve.error} />}
+      <div class="chart" ref={chartEl} data-samples="0" />
+      <div class="grid">
+        <section class="card">
+          <h2>Metrics</h2>
+          {m ? (
+            <table data-table="metrics">
+              <tbody>
+                {row('Total time', mmss(m.totalTimeS))}
+                {row('Charge temperature', n(m.chargeTempC, ' °C'))}
+                {row('Turning point', `${mmss(m.turningPointS)} · ${n(m.turningPointTempC, ' °C')}`)}
+                {row('Dry end', `${mmss(m.dryEndS)} · ${n(m.dryEndTempC, ' °C')}`)}
+                {row('First crack', `${mmss(m.firstCrackStartS)} · ${n(m.firstCrackStartTempC, ' °C')}`)}
+                {row('Drop', `${mmss(m.dropS)} · ${n(m.dropTempC, ' °C')}`)}
+                {row('Development ratio', n(m.developmentTimeRatioPct, ' %'))}
+                {row('Phases', `${mmss(m.dryingPhaseS)} / ${mmss(m.maillardPhaseS)} / ${mmss(m.developmentPhaseS)}`)}
+                {row('Weight loss', n(m.weightLossPct, ' %'))}
+              </tbody>
+            </table>
+          ) : (
+            <p class="muted">No metrics{batch.state === 'aborted' ? ` (aborted: ${batch.abortReason ?? ''})` : ''}.</p>
+          )}
+        </section>
+        {c ? (
+          <section class="card">
+            <h2>Against profile {c.profileCode}</h2>
+            <table data-table="comparison">
+              <thead>
+                <tr>
+                  <th></th>
+                  <th class="num">Target</th>
+                  <th class="num">Actual</th>
+                  <th class="num">Δ</th>
+                </tr>
+              </thead>
+              <tbody>
+                <tr>
+                  <td>Charge</td>
+                  <td class="num">{kg(c.chargeWeightKg.target)}</td>
+                  <td class="num">{kg(c.chargeWeightKg.actual)}</td>
+                  <td class="num">{c.chargeWeightKg.difference ?? '—'}</td>
+                </tr>
+                <tr>
+                  <td>Drop temp</td>
+                  <td class="num">{n(c.dropTempC.target, ' °C')}</td>
+                  <td class="num">{n(c.dropTempC.actual, ' °C')}</td>
+                  <td class="num">{n(c.dropTempC.difference)}</td>
+                </tr>
+                <tr>
+                  <td>Total time</td>
+                  <td class="num">{mmss(c.totalTimeS.target)}</td>
+                  <td class="num">{mmss(c.totalTimeS.actual)}</td>
+                  <td class="num">{n(c.totalTimeS.difference, ' s')}</td>
+                </tr>
+                <tr>
+                  <td>DTR</td>
+                  <td class="num">{n(c.dtrPct.target, ' %')}</td>
+                  <td class="num">{n(c.dtrPct.actual, ' %')}</td>
+                  <td class="num">{n(c.dtrPct.difference)}</td>
+                </tr>
+              </tbody>
+            </table>
+          </section>
+        ) : null}
+        <section class="card">
+          <h2>Output</h2>
+          {batch.roastedLot ? (
+            <p>
+              Roasted lot <strong>{batch.roastedLot.lotCode}</strong>, {kg(batch.roastedLot.onHandKg)} on hand.{' '}
+              {can(session, 'traceability.read') ? <Link to={`/trace/roasted_lot/${batch.roastedLot.id}`}>Trace it</Link> : null}
+            </p>
+          ) : (
+            <p class="muted">No roasted lot.</p>
+          )}
+          <p class="muted">
+            Started {when(batch.startedAt)}
+            {batch.completedAt ? `, completed ${when(batch.completedAt)}` : ''}.
+          </p>
+        </section>
+      </div>
+    </>
+  );
+}

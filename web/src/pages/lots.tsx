@@ -1,0 +1,372 @@
+import { useState } from 'preact/hooks';
+import type { OperationName } from '../../../clients/typescript/src/index.ts';
+import { call, can, problemFields, type Session } from '../session.ts';
+import { Badge, ErrorBox, Field, kg, Link, Loading, MoreButton, useLoad, usePaged, when } from '../ui.tsx';
+
+export function Lots({ session }: { session: Session }) {
+  const [q, setQ] = useState('');
+  const [quarantinedOnly, setQuarantinedOnly] = useState(false);
+  const list = usePaged(
+    (cursor) =>
+      call(session, 'inventory.green.listGreenLots', {
+        filter: { ...(q ? { q } : {}), ...(quarantinedOnly ? { quarantined: true } : {}) },
+        page: { limit: 25, ...(cursor ? { cursor } : {}) },
+      }),
+    [session, q, quarantinedOnly],
+  );
+  return (
+    <>
+      <h1>Green lots</h1>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQ(String(new FormData(e.target as HTMLFormElement).get('q') ?? ''));
+        }}
+      >
+        <input name="q" type="search" placeholder="Lot code or name" aria-label="Search lots" defaultValue={q} />
+        <button type="submit">Search</button>
+        <label class="check">
+          <input type="checkbox" checked={quarantinedOnly} onChange={(e) => setQuarantinedOnly((e.target as HTMLInputElement).checked)} /> quarantined
+        </label>
+      </form>
+      <ErrorBox error={list.error} />
+      <div class="table-wrap">
+        <table class="list" data-list="lots">
+          <thead>
+            <tr>
+              <th>Lot</th>
+              <th>Name</th>
+              <th class="num">On hand</th>
+              <th class="num hide-narrow">Reserved</th>
+              <th class="num">Available</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map((lot) => (
+              <tr>
+                <td>
+                  <Link to={`/lots/${lot.id}`}>{lot.lotCode}</Link> {lot.quarantined ? <Badge tone="bad">quarantined</Badge> : null}
+                </td>
+                <td>{lot.name}</td>
+                <td class="num">{kg(lot.onHandKg)}</td>
+                <td class="num hide-narrow">{kg(lot.reservedKg)}</td>
+                <td class="num">{kg(lot.availableKg)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.loading && list.items.length === 0 ? <Loading /> : null}
+      {!list.loading && list.items.length === 0 && !list.error ? <p class="muted">No lots.</p> : null}
+      <MoreButton more={list.more} loading={list.loading} />
+    </>
+  );
+}
+
+type Action = 'adjust' | 'transfer' | 'reserve' | 'split' | 'merge';
+const ACTIONS: Action[] = ['adjust', 'transfer', 'reserve', 'split', 'merge'];
+
+export function LotDetail({ session, id }: { session: Session; id: string }) {
+  const [version, setVersion] = useState(0);
+  const lot = useLoad(() => call(session, 'inventory.green.getGreenLot', { id }), [session, id, version]);
+  const balances = useLoad(() => call(session, 'inventory.green.listGreenLotBalances', { greenLotId: id }), [session, id, version]);
+  const cost = useLoad(() => call(session, 'inventory.green.getGreenLotLandedCost', { greenLotId: id }), [session, id, version]);
+  const ledger = usePaged(
+    (cursor) => call(session, 'inventory.green.listGreenLotTransactions', { greenLotId: id, page: { limit: 50, ...(cursor ? { cursor } : {}) } }),
+    [session, id, version],
+  );
+  const locations = useLoad(
+    () => (can(session, 'catalog.location.read') ? call(session, 'catalog.location.listLocations', { page: { limit: 100 } }) : Promise.resolve(null)),
+    [session],
+  );
+  const [action, setAction] = useState<Action | null>(null);
+  const writable = can(session, 'inventory.green.write');
+  const l = lot.data;
+  const locationName = (locationId: string | null) =>
+    locationId === null ? 'Unassigned' : locations.data?.items.find((x) => x.id === locationId)?.code ?? locationId;
+
+  return (
+    <>
+      <p class="crumbs">
+        <Link to="/lots">Green lots</Link> /
+      </p>
+      {lot.loading && !l ? <Loading /> : <ErrorBox error={lot.error} />}
+      {l ? (
+        <>
+          <h1>
+            {l.lotCode} <span class="muted">{l.name}</span> {l.quarantined ? <Badge tone="bad">quarantined</Badge> : null}
+          </h1>
+          <dl class="facts" data-lot={l.id}>
+            <div>
+              <dt>On hand</dt>
+              <dd data-value="onHandKg">{kg(l.onHandKg)}</dd>
+            </div>
+            <div>
+              <dt>Reserved</dt>
+              <dd>{kg(l.reservedKg)}</dd>
+            </div>
+            <div>
+              <dt>Available</dt>
+              <dd>{kg(l.availableKg)}</dd>
+            </div>
+            <div>
+              <dt>State</dt>
+              <dd>{l.state.replace('_', ' ')}</dd>
+            </div>
+          </dl>
+          {can(session, 'traceability.read') ? (
+            <p>
+              <Link to={`/trace/green_lot/${l.id}`}>Trace this lot</Link>
+            </p>
+          ) : null}
+          {writable ? (
+            <div class="actions" role="group" aria-label="Lot actions">
+              {ACTIONS.map((a) => (
+                <button type="button" class={action === a ? '' : 'secondary'} aria-pressed={action === a} onClick={() => setAction(action === a ? null : a)}>
+                  {a[0].toUpperCase() + a.slice(1)}
+                </button>
+              ))}
+            </div>
+          ) : null}
+          {writable && action ? (
+            <ActionForm
+              key={action}
+              session={session}
+              action={action}
+              lotId={l.id}
+              locations={locations.data?.items ?? []}
+              onDone={() => {
+                setAction(null);
+                setVersion((v) => v + 1);
+              }}
+            />
+          ) : null}
+        </>
+      ) : null}
+
+      {l ? (
+      <>
+      <div class="grid">
+        <section class="card">
+          <h2>Balances</h2>
+          <ErrorBox error={balances.error} />
+          <table>
+            <tbody>
+              {balances.data?.items.map((b) => (
+                <tr>
+                  <td>{b.locationCode ? `${b.locationName} (${b.locationCode})` : 'Unassigned'}</td>
+                  <td class="num">{kg(b.onHandKg)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        <section class="card">
+          <h2>Landed cost</h2>
+          <ErrorBox error={cost.error} />
+          {cost.data ? (
+            <table>
+              <tbody>
+                {Object.entries(cost.data.buckets).map(([bucket, amount]) => (
+                  <tr>
+                    <td>{bucket}</td>
+                    <td class="num">
+                      {amount} {cost.data!.currency ?? ''}
+                    </td>
+                  </tr>
+                ))}
+                <tr class="total">
+                  <td>total</td>
+                  <td class="num">
+                    {cost.data.total} {cost.data.currency ?? ''}
+                  </td>
+                </tr>
+                <tr>
+                  <td>per kg</td>
+                  <td class="num">{cost.data.perKg ?? '—'}</td>
+                </tr>
+              </tbody>
+            </table>
+          ) : null}
+        </section>
+      </div>
+
+      <section>
+        <h2>Ledger</h2>
+        <ErrorBox error={ledger.error} />
+        <div class="table-wrap">
+          <table class="list" data-list="ledger">
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>Kind</th>
+                <th class="num">Δ kg</th>
+                <th class="num hide-narrow">Δ reserved</th>
+                <th>Location</th>
+                <th class="hide-narrow">When</th>
+                <th class="hide-narrow">Comment</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.items.map((t) => (
+                <tr data-kind={t.kind} data-delta={t.deltaKg}>
+                  <td>{t.seq}</td>
+                  <td>{t.kind.replace('_', ' ')}</td>
+                  <td class="num">{t.deltaKg}</td>
+                  <td class="num hide-narrow">{t.reservedDeltaKg}</td>
+                  <td>{locationName(t.locationId)}</td>
+                  <td class="hide-narrow">{when(t.createdAt)}</td>
+                  <td class="hide-narrow">{t.comment}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <MoreButton more={ledger.more} loading={ledger.loading} />
+      </section>
+      </>
+      ) : null}
+    </>
+  );
+}
+
+const REASONS = ['adjust', 'recount', 'shrinkage', 'write_off', 'sample_draw', 'return'] as const;
+
+function ActionForm({
+  session,
+  action,
+  lotId,
+  locations,
+  onDone,
+}: {
+  session: Session;
+  action: Action;
+  lotId: string;
+  locations: { id: string; code: string; name: string }[];
+  onDone: () => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<{ byField: Record<string, string>; general: string | null }>({ byField: {}, general: null });
+  const locationSelect = (name: string, allowNone: boolean) => (
+    <select name={name}>
+      {allowNone ? <option value="">Unassigned</option> : null}
+      {locations.map((l) => (
+        <option value={l.id}>
+          {l.name} ({l.code})
+        </option>
+      ))}
+    </select>
+  );
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const f = new FormData(e.target as HTMLFormElement);
+    const text = (k: string) => String(f.get(k) ?? '').trim();
+    const optional = (k: string) => (text(k) ? { [k]: text(k) } : {});
+    const nullable = (k: string) => (text(k) === '' ? null : text(k));
+    let op: OperationName;
+    let input: Record<string, unknown>;
+    switch (action) {
+      case 'adjust':
+        op = 'inventory.green.adjustGreenLotQuantity';
+        input = { id: lotId, deltaKg: text('deltaKg'), reason: text('reason'), ...(locations.length ? { locationId: nullable('locationId') } : {}), ...optional('comment') };
+        break;
+      case 'transfer':
+        op = 'inventory.green.transferGreenLotToLocation';
+        input = { id: lotId, fromLocationId: nullable('fromLocationId'), toLocationId: nullable('toLocationId'), weightKg: text('weightKg'), ...optional('comment') };
+        break;
+      case 'reserve':
+        op = 'inventory.green.reserveGreenLot';
+        input = { id: lotId, weightKg: text('weightKg'), ...optional('comment') };
+        break;
+      case 'split':
+        op = 'inventory.green.splitGreenLot';
+        input = { id: lotId, weightKg: text('weightKg'), newLotCode: text('newLotCode'), ...optional('newName'), ...optional('comment') };
+        break;
+      case 'merge':
+        op = 'inventory.green.mergeGreenLots';
+        input = { targetId: lotId, sourceIds: text('sourceIds').split(/[\s,]+/).filter(Boolean), ...optional('comment') };
+        break;
+    }
+    setBusy(true);
+    try {
+      await call(session, op, input as never);
+      setErrors({ byField: {}, general: null });
+      onDone();
+    } catch (error) {
+      const found = problemFields(error);
+      // The lot itself (`id`, `targetId`) is not a field of the form: its problem is shown above the buttons.
+      const { id: lotProblem, targetId, ...byField } = found.byField;
+      setErrors({ byField, general: found.general ?? lotProblem ?? targetId ?? null });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const err = (k: string) => errors.byField[k];
+  return (
+    <form class="card action-form" data-action={action} onSubmit={submit} noValidate>
+      <h2>{action[0].toUpperCase() + action.slice(1)}</h2>
+      {action === 'adjust' ? (
+        <>
+          <Field label="Change (kg, negative to take out)" name="deltaKg" error={err('deltaKg')}>
+            <input name="deltaKg" inputMode="decimal" required />
+          </Field>
+          <Field label="Reason" name="reason" error={err('reason')}>
+            <select name="reason">
+              {REASONS.map((r) => (
+                <option value={r}>{r.replace('_', ' ')}</option>
+              ))}
+            </select>
+          </Field>
+          {locations.length ? (
+            <Field label="Location" name="locationId" error={err('locationId')}>
+              {locationSelect('locationId', true)}
+            </Field>
+          ) : null}
+        </>
+      ) : null}
+      {action === 'transfer' ? (
+        <>
+          <Field label="From" name="fromLocationId" error={err('fromLocationId')}>
+            {locationSelect('fromLocationId', true)}
+          </Field>
+          <Field label="To" name="toLocationId" error={err('toLocationId')}>
+            {locationSelect('toLocationId', true)}
+          </Field>
+        </>
+      ) : null}
+      {action === 'transfer' || action === 'reserve' || action === 'split' ? (
+        <Field label="Weight (kg)" name="weightKg" error={err('weightKg')}>
+          <input name="weightKg" inputMode="decimal" required />
+        </Field>
+      ) : null}
+      {action === 'split' ? (
+        <>
+          <Field label="New lot code" name="newLotCode" error={err('newLotCode')}>
+            <input name="newLotCode" required />
+          </Field>
+          <Field label="New name (optional)" name="newName" error={err('newName')}>
+            <input name="newName" />
+          </Field>
+        </>
+      ) : null}
+      {action === 'merge' ? (
+        <Field label="Lot ids to merge into this one (comma separated)" name="sourceIds" error={err('sourceIds')}>
+          <input name="sourceIds" required />
+        </Field>
+      ) : null}
+      <Field label="Comment" name="comment" error={err('comment')}>
+        <input name="comment" />
+      </Field>
+      {errors.general ? (
+        <p class="error" role="alert">
+          {errors.general}
+        </p>
+      ) : null}
+      <button type="submit" disabled={busy}>
+        {busy ? 'Saving…' : 'Save'}
+      </button>
+    </form>
+  );
+}
