@@ -6,14 +6,15 @@ import { startTestServer } from '../testing/harness.js';
 import { MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
 import { dataOf, machineWithToken, watchStream, type Watch } from './testing.js';
 
-const server = await startTestServer();
-const live = server.app.services.liveSessions;
+// Registered before the server starts, so it runs before the server's own teardown closes the session store.
 const opened: [string, string][] = [];
 const streams: Watch[] = [];
 after(async () => {
   for (const s of streams) s.close();
   for (const [orgId, batchId] of opened) await live.discard(orgId, batchId);
 });
+const server = await startTestServer();
+const live = server.app.services.liveSessions;
 
 async function liveBatch(org: Awaited<ReturnType<typeof server.createOrg>>, code: string): Promise<string> {
   const { machineId } = await machineWithToken(org, code);
