@@ -53,7 +53,7 @@ const TABLE_OWNERS: Record<string, string[]> = {
   'quality/grading': ['gradings'],
   'sourcing/contract': ['green_contracts', 'green_contract_lines', 'green_contract_shipments', 'green_contract_receipt_lines', 'green_contract_milestones'],
   'sourcing/sample': ['samples'],
-  cafe: ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_reconciliations'],
+  cafe: ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_reconciliations', 'cafe_shot_day_rollups', 'cafe_shot_hour_of_day_rollups', 'cafe_sale_day_rollups', 'cafe_sale_hour_of_day_rollups'],
   identity: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions'],
   webhooks: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
 };

@@ -4,6 +4,8 @@ import { Redis } from 'ioredis';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 import { RedisLiveBarStore } from './live.js';
+import { performanceOf } from './performance.js';
+import * as repo from './repository.js';
 import { DEFAULT_SHOT_TARGET } from './targets.js';
 import { issueToken, makeMachine, makeSite, postShots, shot, uniqueCode } from './testing.js';
 
@@ -17,7 +19,7 @@ const count = async (table: string, orgId = org.id) =>
 /** Everything the cafe module stores for an organization, for proving a refused call changed nothing. */
 const cafeState = (orgId = org.id) =>
   Promise.all(
-    ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_reconciliations', 'events', 'credentials'].map(
+    ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_shot_day_rollups', 'cafe_shot_hour_of_day_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_sale_day_rollups', 'cafe_sale_hour_of_day_rollups', 'cafe_reconciliations', 'events', 'credentials'].map(
       async (t) => [t, await count(t, orgId)],
     ),
   );
@@ -378,5 +380,64 @@ describe('the shot channel’s budget', () => {
     for (let i = 0; i < 6; i++) assert.equal((await postShots(tight.url, token, machineId, { shots: [shot()] })).status, 202, `post ${i} accepted`);
     assert.equal((await cafe.call('cafe.listSites', {})).status, 200, 'the API budget still has its fourth call');
     assertProblem(await cafe.call('cafe.listSites', {}), 429, 'rate_limited');
+  });
+});
+
+describe('site performance from day and hour-of-day rollups', () => {
+  test('answers exactly what the hourly rollups answer: DST days, half-hour timezones, whole and partial months', async () => {
+    const ranges: [string, string][] = [
+      ['2026-01-01', '2026-12-31'],
+      ['2026-02-15', '2026-11-20'],
+      ['2026-03-28', '2026-03-30'],
+      ['2026-10-01', '2026-10-31'],
+      ['2026-10-25', '2026-10-25'],
+      ['2026-01-31', '2026-03-01'],
+      ['2025-12-15', '2026-01-10'],
+    ];
+    for (const timezone of ['Europe/Berlin', 'Asia/Kolkata', 'America/New_York']) {
+      const siteId = await makeSite(org, { timezone });
+      const machines = [await makeMachine(org, siteId, { groupCount: 2 }), await makeMachine(org, siteId, { groupCount: 1 })];
+      // Shots every ~21.5 hours through 2026 plus every half hour around both Berlin DST changes and New York's.
+      const instants: number[] = [];
+      for (let t = Date.parse('2025-12-31T20:10:00Z'); t < Date.parse('2027-01-01T06:00:00Z'); t += 77_700_000) instants.push(t);
+      for (const around of ['2026-03-29T00:00:00Z', '2026-10-25T00:00:00Z', '2026-03-08T05:00:00Z', '2026-11-01T04:00:00Z']) {
+        for (let k = 0; k < 10; k++) instants.push(Date.parse(around) + k * 1_800_000);
+      }
+      for (const [m, machineId] of machines.entries()) {
+        const token = await issueToken(org, machineId);
+        const shots = instants.map((t, i) =>
+          shot({ shotId: `eq-${m}-${i}`, group: m === 0 ? 1 + (i % 2) : 1, startedAt: new Date(t + m * 600_000).toISOString(), durationS: i % 4 === 0 ? 45 : 26.5 }),
+        );
+        const res = await postShots(server.url, token, machineId, { shots });
+        assert.equal(res.status, 202, res.text);
+      }
+      const lines = instants.map((t, i) => line(`eq-${i}`, new Date(t + 300_000).toISOString(), 1 + (i % 2), 2));
+      const imported = await org.call('cafe.importPosSales', { siteId, lines });
+      assert.equal(imported.status, 200, JSON.stringify(imported.body));
+
+      const site = (await repo.findSite(server.owner, org.id, siteId))!;
+      for (const [from, to] of ranges) {
+        const { start, end } = await repo.localRange(server.owner, timezone, from, to);
+        const expected = performanceOf(
+          site,
+          from,
+          to,
+          await repo.shotRollupFigures(server.owner, org.id, siteId, start, end),
+          await repo.saleRollupFigures(server.owner, org.id, siteId, start, end),
+        );
+        const res = await org.call('cafe.getSitePerformance', { siteId, from, to }, { method: 'GET' });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual(res.body, JSON.parse(JSON.stringify(expected)), `${timezone} ${from}..${to}`);
+        assert.ok(res.body.totals.shots > 0 || from === '2026-10-25', `${timezone} ${from}..${to} has shots`);
+      }
+    }
+  });
+
+  test('month edges of a range', () => {
+    assert.deepEqual(repo.splitByMonths('2026-01-01', '2026-12-31'), { months: ['2026-01-01', '2027-01-01'], edges: [] });
+    assert.deepEqual(repo.splitByMonths('2026-02-15', '2026-11-20'), { months: ['2026-03-01', '2026-11-01'], edges: [['2026-02-15', '2026-02-28'], ['2026-11-01', '2026-11-20']] });
+    assert.deepEqual(repo.splitByMonths('2026-06-02', '2026-06-08'), { months: null, edges: [['2026-06-02', '2026-06-08']] });
+    assert.deepEqual(repo.splitByMonths('2026-01-31', '2026-03-01'), { months: ['2026-02-01', '2026-03-01'], edges: [['2026-01-31', '2026-01-31'], ['2026-03-01', '2026-03-01']] });
+    assert.deepEqual(repo.splitByMonths('2026-01-15', '2026-02-14'), { months: null, edges: [['2026-01-15', '2026-02-14']] });
   });
 });

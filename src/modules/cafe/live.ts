@@ -56,8 +56,10 @@ export class MemoryLiveBarStore implements LiveBarStore {
 
 /**
  * Server mode: one sorted set per site, scored by the shot's start, its member the shot's JSON. A write is
- * one pipelined MULTI (add, drop what left the window, cap, expire), so concurrent posts from any process
- * interleave safely; the key expires an hour after the site's last shot.
+ * one pipelined round trip (add, drop what left the window, cap, expire) without MULTI/EXEC: each command is
+ * atomic by itself and the trims are idempotent, so concurrent posts from any process interleave safely
+ * (a read between them at worst sees a shot the next trim drops). The key expires an hour after the site's
+ * last shot.
  */
 export class RedisLiveBarStore implements LiveBarStore {
   constructor(
@@ -76,13 +78,15 @@ export class RedisLiveBarStore implements LiveBarStore {
     const key = this.key(orgId, siteId);
     const args: (string | number)[] = [];
     for (const shot of fresh) args.push(shot.startedAt, JSON.stringify(shot));
-    await this.redis
-      .multi()
+    const results = await this.redis
+      .pipeline()
       .zadd(key, ...args)
       .zremrangebyscore(key, '-inf', `(${horizon}`)
       .zremrangebyrank(key, 0, -MAX_SHOTS_PER_SITE - 1)
       .expire(key, LIVE_RETAIN_SECONDS)
       .exec();
+    const failed = results?.find(([error]) => error);
+    if (failed) throw failed[0];
   }
 
   async read(orgId: string, siteId: string, sinceMs: number): Promise<LiveShot[]> {

@@ -257,8 +257,10 @@ export const cafeOperations = [
     name: 'cafe.getSitePerformance',
     summary: 'A site’s shots, failing-shot share, sale shot-equivalents and variance per local day, per hour of day and per group head.',
     description:
-      `\`from\` and \`to\` are dates (inclusive) in the site’s timezone, at most ${MAX_PERFORMANCE_DAYS} days. Read from the hourly ` +
-      'rollups (written in the same transaction as each shot and sale line), never from raw shots, so a year costs about what a week does. ' +
+      `\`from\` and \`to\` are dates (inclusive) in the site’s timezone, at most ${MAX_PERFORMANCE_DAYS} days. Read from rollups only ` +
+      '(written in the same statement as each shot and sale line), never from raw shots: days, group heads and totals from the per-local-day ' +
+      'rollups, the hour-of-day profile from the per-month hour-of-day rollups of whole months and the hourly rollups of partial ones, ' +
+      'so a year costs about what a week does. ' +
       'An hour is placed in the local day and hour its start falls in. `failingShare` = shots outside the target / shots. ' +
       '`variance` = shots − sale shot-equivalents: positive pulled but not sold, negative sold but not reported by machines.',
     permission: 'cafe.read',
@@ -269,11 +271,7 @@ export const cafeOperations = [
     errors: ['not_found'],
     async handler(ctx, { siteId, from, to }) {
       const site = await requireSite(ctx.tx, ctx.orgId, siteId);
-      const { start, end } = await repo.localRange(ctx.tx, site.timezone, from, to);
-      const [shots, sales] = [
-        await repo.shotRollupFigures(ctx.tx, ctx.orgId, siteId, start, end),
-        await repo.saleRollupFigures(ctx.tx, ctx.orgId, siteId, start, end),
-      ];
+      const { shots, sales } = await repo.performanceFigures(ctx.tx, ctx.orgId, site, from, to);
       return performanceOf(site, from, to, shots, sales);
     },
   }),

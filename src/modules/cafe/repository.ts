@@ -164,8 +164,9 @@ export interface StoredShotSummary {
 }
 
 /**
- * Stores the shots a machine has not posted before (by its own shotId) and adds exactly those to the hourly
- * rollups, in one statement: a resent shot adds to neither. Answers the newly stored shots.
+ * Stores the shots a machine has not posted before (by its own shotId) and adds exactly those to the hourly,
+ * local-day and month × hour-of-day rollups, in one statement: a resent shot adds to none. Answers the newly
+ * stored shots.
  */
 export async function insertShots(
   q: Queryable,
@@ -188,19 +189,38 @@ export async function insertShots(
        from incoming order by n
        on conflict (org_id, machine_id, shot_id) do nothing
        returning shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling
-     ), rolled as (
-       insert into cafe_shot_rollups (org_id, site_id, hour, machine_id, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s)
-       select $1, $2, g.hour, $3, g.group_no, (g.hour at time zone $14::text)::date, extract(hour from g.hour at time zone $14::text)::int,
-              g.shots, g.outside_target, g.channeling, g.duration_sum_s
+     ), g as (
+       select h.hour, h.group_no, (h.hour at time zone $14::text)::date as local_date, extract(hour from h.hour at time zone $14::text)::int as local_hour,
+              h.shots, h.outside_target, h.channeling, h.duration_sum_s
        from (select date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour, group_no, count(*)::int as shots,
                     count(*) filter (where outside_target)::int as outside_target, count(*) filter (where channeling)::int as channeling,
                     sum(duration_s) as duration_sum_s
-             from inserted group by 1, 2) g
+             from inserted group by 1, 2) h
+     ), rolled as (
+       insert into cafe_shot_rollups (org_id, site_id, hour, machine_id, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s)
+       select $1, $2, hour, $3, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s from g
        on conflict (org_id, site_id, hour, machine_id, group_no) do update set
          shots = cafe_shot_rollups.shots + excluded.shots,
          outside_target = cafe_shot_rollups.outside_target + excluded.outside_target,
          channeling = cafe_shot_rollups.channeling + excluded.channeling,
          duration_sum_s = cafe_shot_rollups.duration_sum_s + excluded.duration_sum_s
+     ), rolled_days as (
+       insert into cafe_shot_day_rollups (org_id, site_id, local_date, machine_id, group_no, shots, outside_target, channeling, duration_sum_s)
+       select $1, $2, local_date, $3, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s) from g group by local_date, group_no
+       on conflict (org_id, site_id, local_date, machine_id, group_no) do update set
+         shots = cafe_shot_day_rollups.shots + excluded.shots,
+         outside_target = cafe_shot_day_rollups.outside_target + excluded.outside_target,
+         channeling = cafe_shot_day_rollups.channeling + excluded.channeling,
+         duration_sum_s = cafe_shot_day_rollups.duration_sum_s + excluded.duration_sum_s
+     ), rolled_hours_of_day as (
+       insert into cafe_shot_hour_of_day_rollups (org_id, site_id, local_month, local_hour, machine_id, group_no, shots, outside_target, channeling, duration_sum_s)
+       select $1, $2, date_trunc('month', local_date)::date, local_hour, $3, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
+       from g group by date_trunc('month', local_date)::date, local_hour, group_no
+       on conflict (org_id, site_id, local_month, local_hour, machine_id, group_no) do update set
+         shots = cafe_shot_hour_of_day_rollups.shots + excluded.shots,
+         outside_target = cafe_shot_hour_of_day_rollups.outside_target + excluded.outside_target,
+         channeling = cafe_shot_hour_of_day_rollups.channeling + excluded.channeling,
+         duration_sum_s = cafe_shot_hour_of_day_rollups.duration_sum_s + excluded.duration_sum_s
      )
      select * from inserted`,
     [
@@ -331,6 +351,88 @@ export async function saleRollupFigures(q: Queryable, orgId: string, siteId: str
   );
 }
 
+/** A Date's calendar day as YYYY-MM-DD (UTC calendar arithmetic, which has no DST). */
+const dayOf = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+/**
+ * How a range of local days [from, to] splits for the hour-of-day profile: the whole months inside it (read
+ * from the month × hour-of-day rollups) and up to two partial stretches at its edges (read from the hourly
+ * rollups). A range inside one month is one edge stretch and no months.
+ */
+export function splitByMonths(from: string, to: string): { months: [string, string] | null; edges: [string, string][] } {
+  const start = Date.parse(`${from}T00:00:00Z`);
+  const endExclusive = Date.parse(`${to}T00:00:00Z`) + 86_400_000;
+  const s = new Date(start);
+  const firstFull = s.getUTCDate() === 1 ? start : Date.UTC(s.getUTCFullYear(), s.getUTCMonth() + 1, 1);
+  const e = new Date(endExclusive);
+  const lastFullEnd = Date.UTC(e.getUTCFullYear(), e.getUTCMonth(), 1);
+  if (firstFull >= lastFullEnd) return { months: null, edges: [[from, to]] };
+  const edges: [string, string][] = [];
+  if (start < firstFull) edges.push([from, dayOf(firstFull - 86_400_000)]);
+  if (lastFullEnd < endExclusive) edges.push([dayOf(lastFullEnd), to]);
+  return { months: [dayOf(firstFull), dayOf(lastFullEnd)], edges };
+}
+
+/**
+ * A range's shot and sale figures in one statement, from rollups only: per local day, per group head and in
+ * total from the day rollups; per local hour of day from the month × hour-of-day rollups of the whole months
+ * inside the range plus the hourly rollups of its partial months. The same figures as shotRollupFigures and
+ * saleRollupFigures over the range's hourly rollups, at a few thousand rows for a year.
+ */
+export async function performanceFigures(
+  q: Queryable,
+  orgId: string,
+  site: { id: string; timezone: string },
+  from: string,
+  to: string,
+): Promise<{ shots: ShotFigures[]; sales: SaleFigures[] }> {
+  const { months, edges } = splitByMonths(from, to);
+  const rows = await q.query<ShotFigures & { kind: 'shot' | 'sale'; shot_equivalents: number | null }>(
+    `with hourly_edges as (
+       select hour, local_hour, shots, outside_target, channeling from cafe_shot_rollups
+       where org_id = $1 and site_id = $2
+         and ((hour >= ($7::date::timestamp at time zone $11::text) and hour < (($8::date + 1)::timestamp at time zone $11::text))
+           or (hour >= ($9::date::timestamp at time zone $11::text) and hour < (($10::date + 1)::timestamp at time zone $11::text)))
+     ), shot_hours as (
+       select local_hour, shots, outside_target, channeling from cafe_shot_hour_of_day_rollups
+       where org_id = $1 and site_id = $2 and local_month >= $5::date and local_month < $6::date
+       union all
+       select local_hour, shots, outside_target, channeling from hourly_edges
+     ), sale_hours as (
+       select local_hour, shot_equivalents from cafe_sale_hour_of_day_rollups
+       where org_id = $1 and site_id = $2 and local_month >= $5::date and local_month < $6::date
+       union all
+       select local_hour, shot_equivalents from cafe_sale_rollups
+       where org_id = $1 and site_id = $2
+         and ((hour >= ($7::date::timestamp at time zone $11::text) and hour < (($8::date + 1)::timestamp at time zone $11::text))
+           or (hour >= ($9::date::timestamp at time zone $11::text) and hour < (($10::date + 1)::timestamp at time zone $11::text)))
+     )
+     select 'shot' as kind, to_char(local_date, 'YYYY-MM-DD') as day, null::int as h, machine_id, group_no, sum(shots)::int as shots,
+            sum(outside_target)::int as outside_target, sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s,
+            null::int as shot_equivalents
+     from cafe_shot_day_rollups where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date
+     group by grouping sets ((local_date), (machine_id, group_no), ())
+     union all
+     select 'shot', null, local_hour, null, null, sum(shots)::int, sum(outside_target)::int, sum(channeling)::int, null, null
+     from shot_hours group by local_hour
+     union all
+     select 'sale', to_char(local_date, 'YYYY-MM-DD'), null, null, null, null, null, null, null, sum(shot_equivalents)::int
+     from cafe_sale_day_rollups where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date
+     group by grouping sets ((local_date), ())
+     union all
+     select 'sale', null, local_hour, null, null, null, null, null, null, sum(shot_equivalents)::int from sale_hours group by local_hour`,
+    [orgId, site.id, from, to, months?.[0] ?? null, months?.[1] ?? null, edges[0]?.[0] ?? null, edges[0]?.[1] ?? null, edges[1]?.[0] ?? null, edges[1]?.[1] ?? null, site.timezone],
+    { name: 'cafe_performance_figures' },
+  );
+  const shots: ShotFigures[] = [];
+  const sales: SaleFigures[] = [];
+  for (const { kind, shot_equivalents, ...r } of rows) {
+    if (kind === 'shot') shots.push(r);
+    else sales.push({ day: r.day, h: r.h, shot_equivalents: shot_equivalents! });
+  }
+  return { shots, sales };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // POS sales
 
@@ -355,15 +457,30 @@ export async function insertPosLines(q: Queryable, orgId: string, site: { id: st
        select $1, id, $2, pos_line_id, sold_at::timestamptz, item, quantity, shot_equivalents from incoming order by n
        on conflict (org_id, site_id, pos_line_id) do nothing
        returning pos_line_id, sold_at, quantity, shot_equivalents
-     ), rolled as (
-       insert into cafe_sale_rollups (org_id, site_id, hour, local_date, local_hour, lines, shot_equivalents)
-       select $1, $2, g.hour, (g.hour at time zone $9::text)::date, extract(hour from g.hour at time zone $9::text)::int, g.lines, g.shot_equivalents
+     ), g as (
+       select h.hour, (h.hour at time zone $9::text)::date as local_date, extract(hour from h.hour at time zone $9::text)::int as local_hour, h.lines, h.shot_equivalents
        from (select date_trunc('hour', sold_at at time zone 'UTC') at time zone 'UTC' as hour, count(*)::int as lines,
                     sum(quantity * shot_equivalents) as shot_equivalents
-             from inserted group by 1) g
+             from inserted group by 1) h
+     ), rolled as (
+       insert into cafe_sale_rollups (org_id, site_id, hour, local_date, local_hour, lines, shot_equivalents)
+       select $1, $2, hour, local_date, local_hour, lines, shot_equivalents from g
        on conflict (org_id, site_id, hour) do update set
          lines = cafe_sale_rollups.lines + excluded.lines,
          shot_equivalents = cafe_sale_rollups.shot_equivalents + excluded.shot_equivalents
+     ), rolled_days as (
+       insert into cafe_sale_day_rollups (org_id, site_id, local_date, lines, shot_equivalents)
+       select $1, $2, local_date, sum(lines), sum(shot_equivalents) from g group by local_date
+       on conflict (org_id, site_id, local_date) do update set
+         lines = cafe_sale_day_rollups.lines + excluded.lines,
+         shot_equivalents = cafe_sale_day_rollups.shot_equivalents + excluded.shot_equivalents
+     ), rolled_hours_of_day as (
+       insert into cafe_sale_hour_of_day_rollups (org_id, site_id, local_month, local_hour, lines, shot_equivalents)
+       select $1, $2, date_trunc('month', local_date)::date, local_hour, sum(lines), sum(shot_equivalents)
+       from g group by date_trunc('month', local_date)::date, local_hour
+       on conflict (org_id, site_id, local_month, local_hour) do update set
+         lines = cafe_sale_hour_of_day_rollups.lines + excluded.lines,
+         shot_equivalents = cafe_sale_hour_of_day_rollups.shot_equivalents + excluded.shot_equivalents
      )
      select pos_line_id, (quantity * shot_equivalents)::int as shot_equivalents from inserted`,
     [
