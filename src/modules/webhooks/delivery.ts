@@ -5,7 +5,10 @@ import { z } from 'zod';
 import type { JobContext, JobDefinition } from '../../jobs/catalog.js';
 import type { WebhookConfig } from '../../config.js';
 import { decryptSecret, loadSecretKey } from '../../crypto/secrets.js';
-import { readEvent } from '../../events/feed.js';
+import { readEvents } from '../../events/feed.js';
+import type { EventEnvelope } from '../../events/emit.js';
+import type { Database } from '../../db/client.js';
+import { coalesce } from '../../lib/coalesce.js';
 import { writeEvent } from '../../events/emit.js';
 import { newSecret } from '../../lib/ids.js';
 import * as repo from './repository.js';
@@ -67,6 +70,8 @@ export const webhookDeliveryJob: JobDefinition<typeof DeliveryJob> = {
   // The 15 s answer timeout plus the database work around it; a worker killed mid-attempt is retried after this.
   timeoutSeconds: 30,
   concurrency: DELIVERY_CONCURRENCY,
+  // Jobs are claimed as many at a time as there are free slots and completed in batches (see JobQueue).
+  batchFetch: true,
   // Idle workers poll every 2 s; a commit in this process wakes them at once (the dispatcher's afterCommit).
   pollingIntervalSeconds: 2,
   handler: deliver,
@@ -76,14 +81,7 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
   const { orgId, deliveryId, token } = job;
   const settings = ctx.config.webhooks;
   const db = ctx.databases.service;
-  const loaded = await db.transaction(
-    async (tx) => {
-      const target = await repo.findAttemptTarget(tx, orgId, deliveryId);
-      if (!target || target.jobToken !== token || target.status !== 'pending') return undefined;
-      return { target, event: await readEvent(tx, orgId, target.eventId) };
-    },
-    { orgId, readOnly: true },
-  );
+  const loaded = await loadAttempt(db)({ orgId, deliveryId, token });
   if (!loaded) return; // stale job: the delivery moved on without it
   const { target, event } = loaded;
   if (target.endpointDeleted || target.endpointStatus !== 'active' || !event) {
@@ -97,15 +95,14 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
   }
   let result: repo.AttemptResult;
   try {
-    const key = loadSecretKey(ctx.config);
-    const secrets = [target.secretEncrypted, ...(target.previousSecretEncrypted ? [target.previousSecretEncrypted] : [])].map((s) => decryptSecret(key, s));
+    const secrets = [target.secretEncrypted, ...(target.previousSecretEncrypted ? [target.previousSecretEncrypted] : [])].map((s) => decrypted(ctx, s));
     result = await sendSigned(target.url, event.id, JSON.stringify(event), secrets, settings);
   } finally {
     release(target.endpointId, admitted);
   }
 
   // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
-  if (result.succeeded && (await db.transaction((tx) => repo.recordSuccess(tx, orgId, deliveryId, token, result), { orgId, readOnly: true }))) return;
+  if (result.succeeded && (await recordSuccess(db)({ orgId, deliveryId, token, result }))) return;
 
   const schedule = settings.retryScheduleSeconds;
   const step = target.scheduleStep + 1;
@@ -125,6 +122,86 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
     { orgId },
   );
   if (next && next.dueAt.getTime() - Date.now() < 1000) ctx.jobs.wake?.('webhookDelivery');
+}
+
+/**
+ * Per database: the attempts' reads and their successes are gathered across the jobs running at once
+ * (group commit, see coalesce): one statement per organization for the delivery targets, one for their
+ * events, one to record the successes, instead of those statements for every attempt.
+ */
+const batchers = new WeakMap<Database, { load: ReturnType<typeof attemptLoader>; success: ReturnType<typeof successRecorder> }>();
+const batchersOf = (db: Database) => {
+  let found = batchers.get(db);
+  if (!found) batchers.set(db, (found = { load: attemptLoader(db), success: successRecorder(db) }));
+  return found;
+};
+const loadAttempt = (db: Database) => batchersOf(db).load;
+const recordSuccess = (db: Database) => batchersOf(db).success;
+
+type AttemptKey = { orgId: string; deliveryId: string; token: string };
+type LoadedAttempt = { target: repo.AttemptTarget; event: EventEnvelope | undefined } | undefined;
+
+const byOrg = <T extends { orgId: string }>(items: T[]) => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(item.orgId, [...(groups.get(item.orgId) ?? []), item]);
+  return groups;
+};
+
+/** The target of each job's delivery and its event, or undefined when the job is stale (token no longer held). */
+function attemptLoader(db: Database) {
+  return coalesce<AttemptKey, LoadedAttempt>(async (keys) => {
+    const found = new Map<AttemptKey, LoadedAttempt>();
+    await Promise.all(
+      [...byOrg(keys)].map(([orgId, group]) =>
+        db.transaction(
+          async (tx) => {
+            const targets = await repo.findAttemptTargets(tx, orgId, [...new Set(group.map((k) => k.deliveryId))]);
+            const live = group.filter((k) => {
+              const target = targets.get(k.deliveryId);
+              return target && target.jobToken === k.token && target.status === 'pending';
+            });
+            const events = live.length ? await readEvents(tx, orgId, [...new Set(live.map((k) => targets.get(k.deliveryId)!.eventId))]) : new Map();
+            for (const k of live) {
+              const target = targets.get(k.deliveryId)!;
+              found.set(k, { target, event: events.get(target.eventId) });
+            }
+          },
+          { orgId, readOnly: true },
+        ),
+      ),
+    );
+    return keys.map((k) => found.get(k));
+  });
+}
+
+/** Records successful attempts; answers per attempt whether its job still owned the delivery. */
+function successRecorder(db: Database) {
+  return coalesce<AttemptKey & { result: repo.AttemptResult }, boolean>(async (items) => {
+    const owned = new Set<(typeof items)[number]>();
+    await Promise.all(
+      [...byOrg(items)].map(async ([orgId, group]) => {
+        // One delivery once per statement; a duplicate (a re-run job) is recorded the general way.
+        const seen = new Set<string>();
+        const distinct = group.filter((i) => !seen.has(i.deliveryId) && seen.add(i.deliveryId));
+        // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
+        const recorded = await db.transaction((tx) => repo.recordSuccesses(tx, orgId, distinct), { orgId, readOnly: true });
+        for (const i of distinct) if (recorded.has(i.deliveryId)) owned.add(i);
+      }),
+    );
+    return items.map((i) => owned.has(i));
+  });
+}
+
+/** Decrypted endpoint secrets, by their encrypted form (which changes whenever the secret does). */
+const plainSecrets = new Map<string, string>();
+function decrypted(ctx: JobContext, encrypted: string): string {
+  let plain = plainSecrets.get(encrypted);
+  if (plain === undefined) {
+    plain = decryptSecret(loadSecretKey(ctx.config), encrypted);
+    if (plainSecrets.size >= 1000) plainSecrets.delete(plainSecrets.keys().next().value!);
+    plainSecrets.set(encrypted, plain);
+  }
+  return plain;
 }
 
 /** The delay in milliseconds, plus 0–20 % jitter so retries of many deliveries spread out. */

@@ -259,8 +259,9 @@ export interface AttemptTarget {
   previousSecretEncrypted: string | null;
 }
 
-export async function findAttemptTarget(q: Queryable, orgId: string, deliveryId: string): Promise<AttemptTarget | undefined> {
-  const [row] = await q.query<{
+/** The attempt targets of several deliveries of one organization, by delivery id (missing ones absent). */
+export async function findAttemptTargets(q: Queryable, orgId: string, deliveryIds: string[]): Promise<Map<string, AttemptTarget>> {
+  const rows = await q.query<{
     id: string; event_id: string; status: string; job_token: string | null; schedule_step: number; endpoint_id: string; url: string;
     endpoint_status: 'active' | 'disabled'; deleted: boolean; secret_encrypted: string; previous_secret_encrypted: string | null;
   }>(
@@ -268,24 +269,27 @@ export async function findAttemptTarget(q: Queryable, orgId: string, deliveryId:
             e.deleted_at is not null as deleted, e.secret_encrypted,
             case when e.previous_secret_expires_at > now() then e.previous_secret_encrypted end as previous_secret_encrypted
      from webhook_deliveries d join webhook_endpoints e on e.org_id = d.org_id and e.id = d.endpoint_id
-     where d.org_id = $1 and d.id = $2`,
-    [orgId, deliveryId],
-    { name: 'webhooks_attempt_target' },
+     where d.org_id = $1 and d.id = any($2::text[])`,
+    [orgId, deliveryIds],
+    { name: 'webhooks_attempt_targets' },
   );
-  return (
-    row && {
-      deliveryId: row.id,
-      eventId: row.event_id,
-      status: row.status,
-      jobToken: row.job_token,
-      scheduleStep: row.schedule_step,
-      endpointId: row.endpoint_id,
-      url: row.url,
-      endpointStatus: row.endpoint_status,
-      endpointDeleted: row.deleted,
-      secretEncrypted: row.secret_encrypted,
-      previousSecretEncrypted: row.previous_secret_encrypted,
-    }
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        deliveryId: row.id,
+        eventId: row.event_id,
+        status: row.status,
+        jobToken: row.job_token,
+        scheduleStep: row.schedule_step,
+        endpointId: row.endpoint_id,
+        url: row.url,
+        endpointStatus: row.endpoint_status,
+        endpointDeleted: row.deleted,
+        secretEncrypted: row.secret_encrypted,
+        previousSecretEncrypted: row.previous_secret_encrypted,
+      },
+    ]),
   );
 }
 
@@ -341,31 +345,43 @@ export async function recordAttempt(
 }
 
 /**
- * The hot path in one statement: a successful attempt of a job that still owns its delivery is recorded,
- * the delivery marked succeeded and the endpoint's failure run ended. Returns false (nothing written) when
- * the job no longer owns the delivery; the caller then records the attempt the general way.
+ * The hot path in one statement for many deliveries of one organization: each successful attempt of a job
+ * that still owns its delivery (token matches) is recorded, the delivery marked succeeded and its endpoint's
+ * failure run ended. Returns the ids of the deliveries recorded; for the others nothing was written (the
+ * caller records those attempts the general way). Ids must be distinct.
  */
-export async function recordSuccess(q: Queryable, orgId: string, deliveryId: string, token: string, result: AttemptResult): Promise<boolean> {
-  const [row] = await q.query<{ owned: number }>(
-    `with d as (
-       update webhook_deliveries set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
+export async function recordSuccesses(q: Queryable, orgId: string, items: { deliveryId: string; token: string; result: AttemptResult }[]): Promise<Set<string>> {
+  const rows = await q.query<{ id: string }>(
+    `with x as (
+       select * from unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::int[], $7::text[])
+         as x (id, token, started_at, latency_ms, status_code, response_body)),
+     d as (
+       update webhook_deliveries w set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
          job_token = null, next_attempt_at = null, updated_at = now()
-       where org_id = $1 and id = $2 and job_token = $3
-       returning attempt_count, endpoint_id),
+       from x where w.org_id = $1 and w.id = x.id and w.job_token = x.token
+       returning w.id, w.attempt_count, w.endpoint_id),
      a as (
        insert into webhook_attempts (org_id, delivery_id, attempt, started_at, latency_ms, status_code, succeeded, response_body, error)
-       select $1, $2, d.attempt_count, $4, $5, $6, true, $7, null from d
+       select $1, d.id, d.attempt_count, x.started_at, x.latency_ms, x.status_code, true, x.response_body, null from d join x on x.id = d.id
        returning 1),
      e as (
        update webhook_endpoints set consecutive_failures = 0, failing_since = null
-       where org_id = $1 and id = (select endpoint_id from d) and (consecutive_failures <> 0 or failing_since is not null)
+       where org_id = $1 and id in (select endpoint_id from d) and (consecutive_failures <> 0 or failing_since is not null)
        returning 1)
      -- Data-modifying CTEs run once whether or not the final select reads them.
-     select count(*)::int as owned from d`,
-    [orgId, deliveryId, token, result.startedAt, result.latencyMs, result.statusCode, result.responseBody],
-    { name: 'webhooks_record_success' },
+     select id from d`,
+    [
+      orgId,
+      items.map((i) => i.deliveryId),
+      items.map((i) => i.token),
+      items.map((i) => i.result.startedAt.toISOString()),
+      items.map((i) => i.result.latencyMs),
+      items.map((i) => i.result.statusCode),
+      items.map((i) => i.result.responseBody),
+    ],
+    { name: 'webhooks_record_successes' },
   );
-  return row.owned === 1;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Cancels one delivery whose endpoint stopped, if the job still owns it. */
