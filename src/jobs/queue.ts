@@ -173,10 +173,13 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     let stopping = false;
     let more = true;
     let signal: (() => void) | undefined;
+    // A wake that came while the loop was not sleeping (mid-fetch): the next sleep is skipped, so no wake is lost.
+    let woken = false;
     const nudge = () => {
       const wakeUp = signal;
       signal = undefined;
-      wakeUp?.();
+      if (wakeUp) wakeUp();
+      else woken = true;
     };
     const complete = coalesce(async (ids: string[]) => {
       await this.boss.complete(name, ids);
@@ -194,7 +197,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
         )
         .finally(() => {
           active.delete(job.id);
-          if (more) nudge();
+          if (more || woken) nudge();
         });
       active.set(job.id, running);
     };
@@ -202,6 +205,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
       while (!stopping) {
         const free = limit - active.size;
         if (free > 0) {
+          woken = false;
           let jobs: PgBoss.JobWithMetadata<object>[] = [];
           try {
             jobs = (await this.boss.fetch<object>(name, { batchSize: free, includeMetadata: true })) as PgBoss.JobWithMetadata<object>[];
@@ -214,6 +218,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
           if (more) continue;
         }
         if (stopping) break;
+        if (woken && limit - active.size > 0) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => nudge(), pollingIntervalSeconds * 1000);
           signal = () => {

@@ -35,6 +35,7 @@ export const SLOW_ENDPOINT_SLOTS = 4;
 const SLOW_MS = 1000;
 const SLOW_MEMORY_MS = 60_000;
 const DEFER_MS = 1000;
+const ADMIT_WAIT_MS = 250;
 const RESPONSE_KEEP_BYTES = 1024;
 const RESPONSE_READ_LIMIT = 256 * 1024;
 
@@ -53,7 +54,45 @@ function admit(endpointId: string): number | undefined {
   return now;
 }
 
+/** Attempts waiting in process for a share of a busy (not slow) endpoint: woken one at a time as its attempts end. */
+const queued = new Map<string, (() => void)[]>();
+
+const isSlow = (endpointId: string) => {
+  const load = loads.get(endpointId);
+  const now = Date.now();
+  return Boolean(load && (load.slowUntil > now || load.started.some((t) => now - t > SLOW_MS)));
+};
+
+/**
+ * As admit, but an attempt for an endpoint that is only busy (at its share, answering fast) waits up to
+ * ADMIT_WAIT_MS for one of its attempts to end rather than being put back for a second: under a burst to
+ * one fast endpoint that is a few milliseconds, not a second plus a poll. A slow endpoint's is put back at once.
+ */
+async function admitSoon(endpointId: string): Promise<number | undefined> {
+  const deadline = Date.now() + ADMIT_WAIT_MS;
+  for (;;) {
+    const admitted = admit(endpointId);
+    if (admitted !== undefined) return admitted;
+    const remaining = deadline - Date.now();
+    if (remaining <= 0 || isSlow(endpointId)) return undefined;
+    await new Promise<void>((resolve) => {
+      const list = queued.get(endpointId) ?? [];
+      const done = () => {
+        clearTimeout(timer);
+        const at = list.indexOf(done);
+        if (at >= 0) list.splice(at, 1);
+        if (list.length === 0 && queued.get(endpointId) === list) queued.delete(endpointId);
+        resolve();
+      };
+      const timer = setTimeout(done, remaining);
+      list.push(done);
+      queued.set(endpointId, list);
+    });
+  }
+}
+
 function release(endpointId: string, startedAt: number): void {
+  queued.get(endpointId)?.[0]?.();
   const load = loads.get(endpointId);
   if (!load) return;
   load.started.splice(load.started.indexOf(startedAt), 1);
@@ -88,8 +127,9 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
     await db.transaction((tx) => repo.cancelDelivery(tx, orgId, deliveryId, token), { orgId });
     return;
   }
-  const admitted = admit(target.endpointId);
+  const admitted = await admitSoon(target.endpointId);
   if (admitted === undefined) {
+    (globalThis as any).__defers = ((globalThis as any).__defers ?? 0) + 1;
     await db.transaction((tx) => ctx.jobs.send(tx, 'webhookDelivery', job, { startAfter: new Date(Date.now() + DEFER_MS) }), { orgId });
     return;
   }

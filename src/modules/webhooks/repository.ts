@@ -149,6 +149,35 @@ export async function insertDeliveries(
 
 export const newDeliveryId = () => newId('whd');
 
+/**
+ * The common case of the outbox in one statement: matches the active endpoints subscribed to the event's
+ * type (as subscribedEndpointIds) and inserts a delivery for each of the first `candidates.length` of them
+ * (by endpoint id), taking ids and tokens from `candidates`. Returns the deliveries inserted; when all the
+ * candidates were used there may be more endpoints, which the caller inserts the general way.
+ */
+export async function insertSubscribedDeliveries(
+  q: Queryable,
+  orgId: string,
+  event: { id: string; type: string },
+  candidates: { id: string; token: string }[],
+): Promise<{ id: string; endpointId: string; token: string }[]> {
+  const rows = await q.query<{ id: string; endpoint_id: string; job_token: string }>(
+    `with e as (
+       select id, row_number() over (order by id) as n from webhook_endpoints
+       where org_id = $1 and status = 'active' and deleted_at is null
+         and (cardinality(event_types) = 0
+              or $3 = any(event_types)
+              or exists (select 1 from unnest(event_types) p where right(p, 2) = '.*' and starts_with($3, left(p, -1))))
+       order by id limit cardinality($4::text[]))
+     insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
+     select $1, ($4::text[])[e.n], e.id, $2, $3, ($5::text[])[e.n], now() from e
+     returning id, endpoint_id, job_token`,
+    [orgId, event.id, event.type, candidates.map((c) => c.id), candidates.map((c) => c.token)],
+    { name: 'webhooks_insert_subscribed_deliveries' },
+  );
+  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, token: r.job_token }));
+}
+
 /** Pending deliveries of an endpoint that stops (disabled, deleted) are canceled; their queued jobs become stale. */
 export async function cancelPendingDeliveries(q: Queryable, orgId: string, endpointId: string): Promise<void> {
   await q.query(
