@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { z } from 'zod';
 import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from '../db/client.js';
@@ -297,7 +298,18 @@ export type JobSender = Pick<JobQueue<typeof JOBS>, 'send'> & Partial<Pick<JobQu
 
 /** pg-boss's statements run through the transaction: the job is written (or not) with everything else. */
 function transactionExecutor(tx: Queryable): PgBoss.Db {
-  return { executeSql: async (text, values = []) => ({ rows: await tx.query(text, values.map(nullIfUndefined)) }) };
+  return { executeSql: async (text, values = []) => ({ rows: await tx.query(text, values.map(nullIfUndefined), { name: statementName(text) }) }) };
+}
+
+/**
+ * pg-boss's statements with parameters have fixed texts (per queue schema): named by a digest of the text,
+ * PostgreSQL parses and plans each once per connection (one name, one text, as QueryOptions.name requires).
+ */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) statementNames.set(text, (name = `pgboss_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`));
+  return name;
 }
 
 /**
@@ -306,7 +318,10 @@ function transactionExecutor(tx: Queryable): PgBoss.Db {
  */
 function ownerExecutor(db: Database): PgBoss.Db {
   if (db instanceof PostgresDatabase) {
-    return { executeSql: async (text, values) => (await db.unscoped.query(text, values)) as unknown as { rows: any[] } };
+    return {
+      executeSql: async (text, values) =>
+        (await (values && values.length > 0 ? db.unscoped.query({ name: statementName(text), text, values }) : db.unscoped.query(text, values))) as unknown as { rows: any[] },
+    };
   }
   if (db instanceof PgliteDatabase) {
     return {
