@@ -65,6 +65,14 @@ export async function readEvent(q: Queryable, orgId: string, id: string): Promis
   return row && toEnvelope(orgId, row);
 }
 
+/** Several events of one organization by id (any order; missing ids are absent). */
+export async function readEvents(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, EventEnvelope>> {
+  const rows = await q.query<EventRow>(`select id, type, created_at, data, '0' as txid, 0 as seq from events where org_id = $1 and id = any($2::text[])`, [orgId, ids], {
+    name: 'events_read_by_ids',
+  });
+  return new Map(rows.map((r) => [r.id, toEnvelope(orgId, r)]));
+}
+
 const toEnvelope = (orgId: string, r: EventRow): EventEnvelope => ({ id: r.id, type: r.type, createdAt: iso(r.created_at)!, organizationId: orgId, data: r.data });
 
 /** `type` matches one of the patterns: an exact type, or a prefix wildcard `a.*` / `a.b.*`. */

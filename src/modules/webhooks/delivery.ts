@@ -5,7 +5,10 @@ import { z } from 'zod';
 import type { JobContext, JobDefinition } from '../../jobs/catalog.js';
 import type { WebhookConfig } from '../../config.js';
 import { decryptSecret, loadSecretKey } from '../../crypto/secrets.js';
-import { readEvent } from '../../events/feed.js';
+import { readEvents } from '../../events/feed.js';
+import type { EventEnvelope } from '../../events/emit.js';
+import type { Database } from '../../db/client.js';
+import { coalesce } from '../../lib/coalesce.js';
 import { writeEvent } from '../../events/emit.js';
 import { newSecret } from '../../lib/ids.js';
 import * as repo from './repository.js';
@@ -32,6 +35,7 @@ export const SLOW_ENDPOINT_SLOTS = 4;
 const SLOW_MS = 1000;
 const SLOW_MEMORY_MS = 60_000;
 const DEFER_MS = 1000;
+const ADMIT_WAIT_MS = 250;
 const RESPONSE_KEEP_BYTES = 1024;
 const RESPONSE_READ_LIMIT = 256 * 1024;
 
@@ -50,7 +54,45 @@ function admit(endpointId: string): number | undefined {
   return now;
 }
 
+/** Attempts waiting in process for a share of a busy (not slow) endpoint: woken one at a time as its attempts end. */
+const queued = new Map<string, (() => void)[]>();
+
+const isSlow = (endpointId: string) => {
+  const load = loads.get(endpointId);
+  const now = Date.now();
+  return Boolean(load && (load.slowUntil > now || load.started.some((t) => now - t > SLOW_MS)));
+};
+
+/**
+ * As admit, but an attempt for an endpoint that is only busy (at its share, answering fast) waits up to
+ * ADMIT_WAIT_MS for one of its attempts to end rather than being put back for a second: under a burst to
+ * one fast endpoint that is a few milliseconds, not a second plus a poll. A slow endpoint's is put back at once.
+ */
+async function admitSoon(endpointId: string): Promise<number | undefined> {
+  const deadline = Date.now() + ADMIT_WAIT_MS;
+  for (;;) {
+    const admitted = admit(endpointId);
+    if (admitted !== undefined) return admitted;
+    const remaining = deadline - Date.now();
+    if (remaining <= 0 || isSlow(endpointId)) return undefined;
+    await new Promise<void>((resolve) => {
+      const list = queued.get(endpointId) ?? [];
+      const done = () => {
+        clearTimeout(timer);
+        const at = list.indexOf(done);
+        if (at >= 0) list.splice(at, 1);
+        if (list.length === 0 && queued.get(endpointId) === list) queued.delete(endpointId);
+        resolve();
+      };
+      const timer = setTimeout(done, remaining);
+      list.push(done);
+      queued.set(endpointId, list);
+    });
+  }
+}
+
 function release(endpointId: string, startedAt: number): void {
+  queued.get(endpointId)?.[0]?.();
   const load = loads.get(endpointId);
   if (!load) return;
   load.started.splice(load.started.indexOf(startedAt), 1);
@@ -67,6 +109,8 @@ export const webhookDeliveryJob: JobDefinition<typeof DeliveryJob> = {
   // The 15 s answer timeout plus the database work around it; a worker killed mid-attempt is retried after this.
   timeoutSeconds: 30,
   concurrency: DELIVERY_CONCURRENCY,
+  // Jobs are claimed as many at a time as there are free slots and completed in batches (see JobQueue).
+  batchFetch: true,
   // Idle workers poll every 2 s; a commit in this process wakes them at once (the dispatcher's afterCommit).
   pollingIntervalSeconds: 2,
   handler: deliver,
@@ -76,36 +120,29 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
   const { orgId, deliveryId, token } = job;
   const settings = ctx.config.webhooks;
   const db = ctx.databases.service;
-  const loaded = await db.transaction(
-    async (tx) => {
-      const target = await repo.findAttemptTarget(tx, orgId, deliveryId);
-      if (!target || target.jobToken !== token || target.status !== 'pending') return undefined;
-      return { target, event: await readEvent(tx, orgId, target.eventId) };
-    },
-    { orgId, readOnly: true },
-  );
+  const loaded = await loadAttempt(db)({ orgId, deliveryId, token });
   if (!loaded) return; // stale job: the delivery moved on without it
   const { target, event } = loaded;
   if (target.endpointDeleted || target.endpointStatus !== 'active' || !event) {
     await db.transaction((tx) => repo.cancelDelivery(tx, orgId, deliveryId, token), { orgId });
     return;
   }
-  const admitted = admit(target.endpointId);
+  const admitted = await admitSoon(target.endpointId);
   if (admitted === undefined) {
+    (globalThis as any).__defers = ((globalThis as any).__defers ?? 0) + 1;
     await db.transaction((tx) => ctx.jobs.send(tx, 'webhookDelivery', job, { startAfter: new Date(Date.now() + DEFER_MS) }), { orgId });
     return;
   }
   let result: repo.AttemptResult;
   try {
-    const key = loadSecretKey(ctx.config);
-    const secrets = [target.secretEncrypted, ...(target.previousSecretEncrypted ? [target.previousSecretEncrypted] : [])].map((s) => decryptSecret(key, s));
+    const secrets = [target.secretEncrypted, ...(target.previousSecretEncrypted ? [target.previousSecretEncrypted] : [])].map((s) => decrypted(ctx, s));
     result = await sendSigned(target.url, event.id, JSON.stringify(event), secrets, settings);
   } finally {
     release(target.endpointId, admitted);
   }
 
   // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
-  if (result.succeeded && (await db.transaction((tx) => repo.recordSuccess(tx, orgId, deliveryId, token, result), { orgId, readOnly: true }))) return;
+  if (result.succeeded && (await recordSuccess(db)({ orgId, deliveryId, token, result }))) return;
 
   const schedule = settings.retryScheduleSeconds;
   const step = target.scheduleStep + 1;
@@ -125,6 +162,86 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
     { orgId },
   );
   if (next && next.dueAt.getTime() - Date.now() < 1000) ctx.jobs.wake?.('webhookDelivery');
+}
+
+/**
+ * Per database: the attempts' reads and their successes are gathered across the jobs running at once
+ * (group commit, see coalesce): one statement per organization for the delivery targets, one for their
+ * events, one to record the successes, instead of those statements for every attempt.
+ */
+const batchers = new WeakMap<Database, { load: ReturnType<typeof attemptLoader>; success: ReturnType<typeof successRecorder> }>();
+const batchersOf = (db: Database) => {
+  let found = batchers.get(db);
+  if (!found) batchers.set(db, (found = { load: attemptLoader(db), success: successRecorder(db) }));
+  return found;
+};
+const loadAttempt = (db: Database) => batchersOf(db).load;
+const recordSuccess = (db: Database) => batchersOf(db).success;
+
+type AttemptKey = { orgId: string; deliveryId: string; token: string };
+type LoadedAttempt = { target: repo.AttemptTarget; event: EventEnvelope | undefined } | undefined;
+
+const byOrg = <T extends { orgId: string }>(items: T[]) => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(item.orgId, [...(groups.get(item.orgId) ?? []), item]);
+  return groups;
+};
+
+/** The target of each job's delivery and its event, or undefined when the job is stale (token no longer held). */
+function attemptLoader(db: Database) {
+  return coalesce<AttemptKey, LoadedAttempt>(async (keys) => {
+    const found = new Map<AttemptKey, LoadedAttempt>();
+    await Promise.all(
+      [...byOrg(keys)].map(([orgId, group]) =>
+        db.transaction(
+          async (tx) => {
+            const targets = await repo.findAttemptTargets(tx, orgId, [...new Set(group.map((k) => k.deliveryId))]);
+            const live = group.filter((k) => {
+              const target = targets.get(k.deliveryId);
+              return target && target.jobToken === k.token && target.status === 'pending';
+            });
+            const events = live.length ? await readEvents(tx, orgId, [...new Set(live.map((k) => targets.get(k.deliveryId)!.eventId))]) : new Map();
+            for (const k of live) {
+              const target = targets.get(k.deliveryId)!;
+              found.set(k, { target, event: events.get(target.eventId) });
+            }
+          },
+          { orgId, readOnly: true },
+        ),
+      ),
+    );
+    return keys.map((k) => found.get(k));
+  });
+}
+
+/** Records successful attempts; answers per attempt whether its job still owned the delivery. */
+function successRecorder(db: Database) {
+  return coalesce<AttemptKey & { result: repo.AttemptResult }, boolean>(async (items) => {
+    const owned = new Set<(typeof items)[number]>();
+    await Promise.all(
+      [...byOrg(items)].map(async ([orgId, group]) => {
+        // One delivery once per statement; a duplicate (a re-run job) is recorded the general way.
+        const seen = new Set<string>();
+        const distinct = group.filter((i) => !seen.has(i.deliveryId) && seen.add(i.deliveryId));
+        // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
+        const recorded = await db.transaction((tx) => repo.recordSuccesses(tx, orgId, distinct), { orgId, readOnly: true });
+        for (const i of distinct) if (recorded.has(i.deliveryId)) owned.add(i);
+      }),
+    );
+    return items.map((i) => owned.has(i));
+  });
+}
+
+/** Decrypted endpoint secrets, by their encrypted form (which changes whenever the secret does). */
+const plainSecrets = new Map<string, string>();
+function decrypted(ctx: JobContext, encrypted: string): string {
+  let plain = plainSecrets.get(encrypted);
+  if (plain === undefined) {
+    plain = decryptSecret(loadSecretKey(ctx.config), encrypted);
+    if (plainSecrets.size >= 1000) plainSecrets.delete(plainSecrets.keys().next().value!);
+    plainSecrets.set(encrypted, plain);
+  }
+  return plain;
 }
 
 /** The delay in milliseconds, plus 0–20 % jitter so retries of many deliveries spread out. */

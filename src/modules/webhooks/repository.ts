@@ -149,6 +149,35 @@ export async function insertDeliveries(
 
 export const newDeliveryId = () => newId('whd');
 
+/**
+ * The common case of the outbox in one statement: matches the active endpoints subscribed to the event's
+ * type (as subscribedEndpointIds) and inserts a delivery for each of the first `candidates.length` of them
+ * (by endpoint id), taking ids and tokens from `candidates`. Returns the deliveries inserted; when all the
+ * candidates were used there may be more endpoints, which the caller inserts the general way.
+ */
+export async function insertSubscribedDeliveries(
+  q: Queryable,
+  orgId: string,
+  event: { id: string; type: string },
+  candidates: { id: string; token: string }[],
+): Promise<{ id: string; endpointId: string; token: string }[]> {
+  const rows = await q.query<{ id: string; endpoint_id: string; job_token: string }>(
+    `with e as (
+       select id, row_number() over (order by id) as n from webhook_endpoints
+       where org_id = $1 and status = 'active' and deleted_at is null
+         and (cardinality(event_types) = 0
+              or $3 = any(event_types)
+              or exists (select 1 from unnest(event_types) p where right(p, 2) = '.*' and starts_with($3, left(p, -1))))
+       order by id limit cardinality($4::text[]))
+     insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
+     select $1, ($4::text[])[e.n], e.id, $2, $3, ($5::text[])[e.n], now() from e
+     returning id, endpoint_id, job_token`,
+    [orgId, event.id, event.type, candidates.map((c) => c.id), candidates.map((c) => c.token)],
+    { name: 'webhooks_insert_subscribed_deliveries' },
+  );
+  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, token: r.job_token }));
+}
+
 /** Pending deliveries of an endpoint that stops (disabled, deleted) are canceled; their queued jobs become stale. */
 export async function cancelPendingDeliveries(q: Queryable, orgId: string, endpointId: string): Promise<void> {
   await q.query(
@@ -259,8 +288,9 @@ export interface AttemptTarget {
   previousSecretEncrypted: string | null;
 }
 
-export async function findAttemptTarget(q: Queryable, orgId: string, deliveryId: string): Promise<AttemptTarget | undefined> {
-  const [row] = await q.query<{
+/** The attempt targets of several deliveries of one organization, by delivery id (missing ones absent). */
+export async function findAttemptTargets(q: Queryable, orgId: string, deliveryIds: string[]): Promise<Map<string, AttemptTarget>> {
+  const rows = await q.query<{
     id: string; event_id: string; status: string; job_token: string | null; schedule_step: number; endpoint_id: string; url: string;
     endpoint_status: 'active' | 'disabled'; deleted: boolean; secret_encrypted: string; previous_secret_encrypted: string | null;
   }>(
@@ -268,24 +298,27 @@ export async function findAttemptTarget(q: Queryable, orgId: string, deliveryId:
             e.deleted_at is not null as deleted, e.secret_encrypted,
             case when e.previous_secret_expires_at > now() then e.previous_secret_encrypted end as previous_secret_encrypted
      from webhook_deliveries d join webhook_endpoints e on e.org_id = d.org_id and e.id = d.endpoint_id
-     where d.org_id = $1 and d.id = $2`,
-    [orgId, deliveryId],
-    { name: 'webhooks_attempt_target' },
+     where d.org_id = $1 and d.id = any($2::text[])`,
+    [orgId, deliveryIds],
+    { name: 'webhooks_attempt_targets' },
   );
-  return (
-    row && {
-      deliveryId: row.id,
-      eventId: row.event_id,
-      status: row.status,
-      jobToken: row.job_token,
-      scheduleStep: row.schedule_step,
-      endpointId: row.endpoint_id,
-      url: row.url,
-      endpointStatus: row.endpoint_status,
-      endpointDeleted: row.deleted,
-      secretEncrypted: row.secret_encrypted,
-      previousSecretEncrypted: row.previous_secret_encrypted,
-    }
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        deliveryId: row.id,
+        eventId: row.event_id,
+        status: row.status,
+        jobToken: row.job_token,
+        scheduleStep: row.schedule_step,
+        endpointId: row.endpoint_id,
+        url: row.url,
+        endpointStatus: row.endpoint_status,
+        endpointDeleted: row.deleted,
+        secretEncrypted: row.secret_encrypted,
+        previousSecretEncrypted: row.previous_secret_encrypted,
+      },
+    ]),
   );
 }
 
@@ -341,31 +374,43 @@ export async function recordAttempt(
 }
 
 /**
- * The hot path in one statement: a successful attempt of a job that still owns its delivery is recorded,
- * the delivery marked succeeded and the endpoint's failure run ended. Returns false (nothing written) when
- * the job no longer owns the delivery; the caller then records the attempt the general way.
+ * The hot path in one statement for many deliveries of one organization: each successful attempt of a job
+ * that still owns its delivery (token matches) is recorded, the delivery marked succeeded and its endpoint's
+ * failure run ended. Returns the ids of the deliveries recorded; for the others nothing was written (the
+ * caller records those attempts the general way). Ids must be distinct.
  */
-export async function recordSuccess(q: Queryable, orgId: string, deliveryId: string, token: string, result: AttemptResult): Promise<boolean> {
-  const [row] = await q.query<{ owned: number }>(
-    `with d as (
-       update webhook_deliveries set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
+export async function recordSuccesses(q: Queryable, orgId: string, items: { deliveryId: string; token: string; result: AttemptResult }[]): Promise<Set<string>> {
+  const rows = await q.query<{ id: string }>(
+    `with x as (
+       select * from unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::int[], $7::text[])
+         as x (id, token, started_at, latency_ms, status_code, response_body)),
+     d as (
+       update webhook_deliveries w set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
          job_token = null, next_attempt_at = null, updated_at = now()
-       where org_id = $1 and id = $2 and job_token = $3
-       returning attempt_count, endpoint_id),
+       from x where w.org_id = $1 and w.id = x.id and w.job_token = x.token
+       returning w.id, w.attempt_count, w.endpoint_id),
      a as (
        insert into webhook_attempts (org_id, delivery_id, attempt, started_at, latency_ms, status_code, succeeded, response_body, error)
-       select $1, $2, d.attempt_count, $4, $5, $6, true, $7, null from d
+       select $1, d.id, d.attempt_count, x.started_at, x.latency_ms, x.status_code, true, x.response_body, null from d join x on x.id = d.id
        returning 1),
      e as (
        update webhook_endpoints set consecutive_failures = 0, failing_since = null
-       where org_id = $1 and id = (select endpoint_id from d) and (consecutive_failures <> 0 or failing_since is not null)
+       where org_id = $1 and id in (select endpoint_id from d) and (consecutive_failures <> 0 or failing_since is not null)
        returning 1)
      -- Data-modifying CTEs run once whether or not the final select reads them.
-     select count(*)::int as owned from d`,
-    [orgId, deliveryId, token, result.startedAt, result.latencyMs, result.statusCode, result.responseBody],
-    { name: 'webhooks_record_success' },
+     select id from d`,
+    [
+      orgId,
+      items.map((i) => i.deliveryId),
+      items.map((i) => i.token),
+      items.map((i) => i.result.startedAt.toISOString()),
+      items.map((i) => i.result.latencyMs),
+      items.map((i) => i.result.statusCode),
+      items.map((i) => i.result.responseBody),
+    ],
+    { name: 'webhooks_record_successes' },
   );
-  return row.owned === 1;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Cancels one delivery whose endpoint stopped, if the job still owns it. */

@@ -12,10 +12,20 @@ import * as repo from './repository.js';
  * subscription that counts is the one in force when the event happened. Resolves to the deliveries queued.
  */
 export async function queueWebhookDeliveries(tx: Queryable, jobs: JobSender, orgId: string, event: { id: string; type: string }): Promise<number> {
-  const endpointIds = await repo.subscribedEndpointIds(tx, orgId, event.type);
-  if (endpointIds.length === 0) return 0;
-  const deliveries = endpointIds.map((endpointId) => ({ id: repo.newDeliveryId(), endpointId, token: newSecret(12) }));
-  await repo.insertDeliveries(tx, orgId, event, deliveries);
+  // Matching and inserting in one statement for the first few endpoints (the usual case: one round trip).
+  const candidates = Array.from({ length: OUTBOX_CANDIDATES }, () => ({ id: repo.newDeliveryId(), token: newSecret(12) }));
+  const deliveries = await repo.insertSubscribedDeliveries(tx, orgId, event, candidates);
+  if (deliveries.length === candidates.length) {
+    const taken = new Set(deliveries.map((d) => d.endpointId));
+    const rest = (await repo.subscribedEndpointIds(tx, orgId, event.type))
+      .filter((endpointId) => !taken.has(endpointId))
+      .map((endpointId) => ({ id: repo.newDeliveryId(), endpointId, token: newSecret(12) }));
+    if (rest.length > 0) await repo.insertDeliveries(tx, orgId, event, rest);
+    deliveries.push(...rest);
+  }
   for (const delivery of deliveries) await jobs.send(tx, 'webhookDelivery', { orgId, deliveryId: delivery.id, token: delivery.token });
   return deliveries.length;
 }
+
+/** How many endpoints of an event the outbox's single statement covers. */
+const OUTBOX_CANDIDATES = 4;
