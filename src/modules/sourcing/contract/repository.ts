@@ -385,17 +385,13 @@ export async function recordReceipt(
   lines: ReceiptLine[],
   status: ContractStatus,
 ): Promise<void> {
-  // The receipt lines first, in a statement of their own: their foreign-key checks then find the contract
-  // lines as they were, where checking rows this very statement updated costs about ten times as much.
-  await q.query(
-    `insert into green_contract_receipt_lines (org_id, id, shipment_id, contract_id, contract_line_id, position, green_lot_id, weight_kg)
-     select $1, r.id, $2, $3, r.contract_line_id, r.position, r.green_lot_id, r.weight_kg
-     from unnest($4::text[], $5::text[], $6::text[], $7::numeric[]) with ordinality as r(id, contract_line_id, green_lot_id, weight_kg, position)`,
-    [orgId, shipmentId, contractId, lines.map(() => newId('gcr')), lines.map((l) => l.contractLineId), lines.map((l) => l.greenLotId), lines.map((l) => l.weightKg)],
-  );
   await q.query(
     `with r as (
-       select * from unnest($4::text[], $5::numeric[]) as r(contract_line_id, weight_kg)
+       select * from unnest($4::text[], $5::text[], $6::text[], $7::numeric[]) with ordinality as r(id, contract_line_id, green_lot_id, weight_kg, position)
+     ),
+     receipt as (
+       insert into green_contract_receipt_lines (org_id, id, shipment_id, contract_id, contract_line_id, position, green_lot_id, weight_kg)
+       select $1, id, $2, $3, contract_line_id, position, green_lot_id, weight_kg from r
      ),
      per_line as (select contract_line_id, sum(weight_kg) as weight_kg from r group by contract_line_id),
      lines as (
@@ -407,13 +403,22 @@ export async function recordReceipt(
        update green_contracts c
        set received_kg = c.received_kg + (select sum(weight_kg) from lines),
            fixed_received_value = c.fixed_received_value + (select sum(value) from lines),
-           status_changed_at = case when c.status = $6 then c.status_changed_at else now() end, status = $6, updated_at = now()
+           status_changed_at = case when c.status = $8 then c.status_changed_at else now() end, status = $8, updated_at = now()
        where c.org_id = $1 and c.id = $3
      )
      update green_contract_shipments
      set status = 'received', received_at = now(), received_kg = (select sum(weight_kg) from r), updated_at = now()
      where org_id = $1 and id = $2`,
-    [orgId, shipmentId, contractId, lines.map((l) => l.contractLineId), lines.map((l) => l.weightKg), status],
+    [
+      orgId,
+      shipmentId,
+      contractId,
+      lines.map(() => newId('gcr')),
+      lines.map((l) => l.contractLineId),
+      lines.map((l) => l.greenLotId),
+      lines.map((l) => l.weightKg),
+      status,
+    ],
   );
 }
 
