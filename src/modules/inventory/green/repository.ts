@@ -124,8 +124,13 @@ const LOT_COLUMNS = `
   c.version as lc_version, c.currency as lc_currency, c.price as lc_price, c.freight as lc_freight,
   c.duty as lc_duty, c.carry as lc_carry, c.other as lc_other, c.total as lc_total,
   c.weight_basis_kg as lc_weight_basis_kg, c.per_kg as lc_per_kg, c.updated_at as lc_updated_at`;
-/** `lots` is green_lots, or a CTE returning green_lots rows just written. */
-const lotFrom = (lots = 'green_lots') => `${lots} g left join green_lot_landed_costs c on c.org_id = g.org_id and c.lot_id = g.id`;
+/**
+ * `lots` is green_lots, or a CTE returning green_lots rows just written. The rollup is one primary-key lookup
+ * per lot (lateral, kept from being flattened by `offset 0`): joined plainly, a planner that believes the lots
+ * are one row (fresh statistics, a CTE) scans the organization's every rollup for each lot.
+ */
+const lotFrom = (lots = 'green_lots') =>
+  `${lots} g left join lateral (select * from green_lot_landed_costs lc where lc.org_id = g.org_id and lc.lot_id = g.id offset 0) c on true`;
 const LOT_FROM = lotFrom();
 
 export interface NewGreenLot extends Omit<ImportGreenLotInput, 'weightKg' | 'locationId'> {}
@@ -159,6 +164,71 @@ export async function insertLots(q: Queryable, orgId: string, lots: NewGreenLot[
     ],
   );
   return ids;
+}
+
+/** One lot a receipt creates: its facts and its opening weight, booked as one `receive` ledger row at `locationId`. */
+export interface ReceivedLot {
+  lot: NewGreenLot;
+  weightKg: string;
+  /** null: the unassigned balance. */
+  locationId: string | null;
+  comment: string | null;
+}
+
+/**
+ * New lots with their opening weight, in one statement: the lots, each one's `receive` ledger row (seq 1) and
+ * its balance at the location, with the lot's totals set from that row (on hand = opening = the weight,
+ * ledger_seq 1), so the materialised figures equal the sums of their ledger rows as appendLedger keeps them.
+ * Set-based: no per-lot round trip and nothing read back per lot. Ids and ledger rows in the order given.
+ */
+export async function insertReceivedLots(
+  q: Queryable,
+  orgId: string,
+  credentialId: string,
+  receipts: ReceivedLot[],
+): Promise<{ ids: string[]; transactions: LedgerEntry[] }> {
+  if (receipts.length === 0) return { ids: [], transactions: [] };
+  const ids = receipts.map(() => newId('gl'));
+  const ledgerIds = receipts.map(() => newId('glt'));
+  const lots = receipts.map((r) => r.lot);
+  const column = <T>(pick: (lot: NewGreenLot) => T | undefined, fallback: T | null = null) => lots.map((lot) => pick(lot) ?? fallback);
+  const rows = await q.query<LedgerRow>(
+    `with input as (
+       select * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::text[], $11::int[],
+                            $12::jsonb[], $13::int[], $14::numeric[], $15::numeric[], $16::text[], $17::numeric[], $18::text[],
+                            $19::numeric[], $20::text[], $21::text[], $22::text[])
+         with ordinality as l(id, lot_code, name, supplier_ref, producer_id, partner_id, state, varieties, process_method, harvest_year,
+                              certifications, bag_count, bag_weight_kg, unit_cost, currency, min_weight_kg, notes,
+                              weight_kg, location_id, ledger_id, comment, n)
+     ),
+     lots as (
+       insert into green_lots (org_id, id, lot_code, name, supplier_ref, producer_id, partner_id, state, varieties, process_method,
+         harvest_year, certifications, bag_count, bag_weight_kg, unit_cost, currency, min_weight_kg, notes, on_hand_kg, opening_kg, ledger_seq)
+       select $1, l.id, l.lot_code, l.name, l.supplier_ref, l.producer_id, l.partner_id, l.state,
+              coalesce((select array_agg(v) from jsonb_array_elements_text(l.varieties) v), '{}'), l.process_method, l.harvest_year,
+              coalesce((select array_agg(c) from jsonb_array_elements_text(l.certifications) c), '{}'), l.bag_count, l.bag_weight_kg,
+              l.unit_cost, l.currency, l.min_weight_kg, l.notes, l.weight_kg, l.weight_kg, 1
+       from input l order by l.n
+     ),
+     balances as (
+       insert into green_lot_balances (org_id, lot_id, location_id, on_hand_kg)
+       select $1, l.id, l.location_id, l.weight_kg from input l
+     )
+     insert into green_lot_ledger (org_id, id, lot_id, seq, kind, location_id, delta_kg, reserved_delta_kg, group_id, credential_id, comment)
+     select $1, l.ledger_id, l.id, 1, 'receive', l.location_id, l.weight_kg, 0, null, $23, l.comment from input l order by l.n
+     returning *`,
+    [
+      orgId, ids, column((l) => l.lotCode), column((l) => l.name), column((l) => l.supplierRef), column((l) => l.producerId),
+      column((l) => l.partnerId), column((l) => l.state), lots.map((l) => JSON.stringify(l.varieties ?? [])), column((l) => l.processMethod),
+      column((l) => l.harvestYear), lots.map((l) => JSON.stringify(l.certifications ?? [])), column((l) => l.bagCount),
+      column((l) => l.bagWeightKg), column((l) => l.unitCost), column((l) => l.currency), column((l) => l.minWeightKg), column((l) => l.notes),
+      receipts.map((r) => r.weightKg), receipts.map((r) => r.locationId), ledgerIds, receipts.map((r) => r.comment), credentialId,
+    ],
+    // Planning this statement costs about as much as running it: prepared once per connection instead.
+    { name: 'green.insertReceivedLots' },
+  );
+  const entries = new Map(rows.map((r) => [r.id, toLedgerEntry(r)]));
+  return { ids, transactions: ledgerIds.map((id) => entries.get(id)!) };
 }
 
 /**

@@ -175,9 +175,9 @@ export interface GreenLotReceipt {
 }
 
 /**
- * Creates green lots with their opening weight, all or none, as importGreenLot does: each lot is inserted
- * empty (lot codes unique per organization: 409 duplicate naming paths.lotCode), its cost components set
- * (version 1) and its weight booked as one `receive` ledger row at its location. A location must exist in
+ * Creates green lots with their opening weight, all or none, as importGreenLot does: the lots (lot codes unique
+ * per organization: 409 duplicate naming paths.lotCode) and each one's weight as one `receive` ledger row at its
+ * location in one statement (insertReceivedLots), then their cost components (version 1) in one more. A location must exist in
  * the organization (404 naming paths.locationId) and not be archived (409 location_archived). Lineage is the
  * caller's to record (it knows where the coffee came from). Answers the lots as they now stand, in order.
  */
@@ -208,9 +208,16 @@ export async function receiveGreenLots(
       errors: [{ path: clash.paths.lotCode, message: 'already used in this organization' }],
     });
   }
-  let lotIds: string[];
+  // One statement for the lots, their `receive` ledger rows and balances; one for the cost components and
+  // rollups; one read of the lots as they now stand: a receipt of any size is three statements.
+  let written: { ids: string[]; transactions: repo.LedgerEntry[] };
   try {
-    lotIds = await repo.insertLots(q, orgId, receipts.map((r) => r.lot));
+    written = await repo.insertReceivedLots(
+      q,
+      orgId,
+      credentialId,
+      receipts.map((r) => ({ lot: r.lot, weightKg: r.weightKg, locationId: r.locationId, comment: r.comment })),
+    );
   } catch (error) {
     if ((error as { constraint?: string }).constraint === 'green_lots_org_id_lot_code_key') {
       const detail = (error as { detail?: string }).detail ?? '';
@@ -221,18 +228,14 @@ export async function receiveGreenLots(
     }
     throw error;
   }
+  const lotIds = written.ids;
   await repo.replaceCostComponentsOfLots(
     q,
     orgId,
     receipts.flatMap((r, i) => (r.costComponents.length > 0 ? [{ lotId: lotIds[i], components: r.costComponents, weightBasisKg: r.weightKg }] : [])),
   );
-  const { transactions, lots } = await repo.appendLedger(
-    q,
-    orgId,
-    credentialId,
-    receipts.map((r, i) => ({ lotId: lotIds[i], kind: 'receive' as const, locationId: r.locationId, deltaKg: r.weightKg, comment: r.comment })),
-  );
-  return { lots: lotIds.map((id) => lots.get(id)!), transactions };
+  const lots = await repo.findLotsWithBalances(q, orgId, lotIds);
+  return { lots: lotIds.map((id) => lots.get(id)!), transactions: written.transactions };
 }
 
 function throwNotFoundAt(what: string, id: string, path: string): never {
