@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
 import { API_CALLERS, bearerCredential, guardChain, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
@@ -114,7 +114,8 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
     }
   }
   let credentialCheck: NodeJS.Timeout | undefined;
-  const checkCredentialsWhileWatched = () => {
+  /** Runs the check while any stream is open; a failed check is logged (revocation then waits for the next one). */
+  const checkCredentialsWhileWatched = (log: FastifyBaseLogger) => {
     if (credentialCheck || watchers.size === 0) return;
     credentialCheck = setInterval(() => {
       if (watchers.size === 0) {
@@ -122,7 +123,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         credentialCheck = undefined;
         return;
       }
-      closeRevokedStreams().catch(() => {});
+      closeRevokedStreams().catch((error) => log.error({ err: error }, 'checking open streams’ credentials failed'));
     }, STREAM_CREDENTIAL_CHECK_MS);
     credentialCheck.unref();
   };
@@ -229,7 +230,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 
         const watcher = new Watcher(raw, principal);
         watchers.add(watcher);
-        checkCredentialsWhileWatched();
+        checkCredentialsWhileWatched(app.log);
         let unsubscribe = () => {};
         let heartbeat: NodeJS.Timeout | undefined;
         const stop = () => {
