@@ -86,6 +86,24 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
    * It never removes a schedule: during a rolling deploy an older process would remove a newer job's.
    */
   async prepare(): Promise<void> {
+    const owner = this.databases.owner;
+    if (!(owner instanceof PostgresDatabase)) return this.declareQueues();
+    // Processes starting together would declare the same queues at once, and pg-boss's createQueue
+    // (a partition plus its indexes) deadlocks against itself: one process declares at a time.
+    const session = await owner.unscoped.connect();
+    try {
+      await session.query(`select pg_advisory_lock(hashtext('firstcrack.jobs.prepare'))`);
+      try {
+        await this.declareQueues();
+      } finally {
+        await session.query(`select pg_advisory_unlock(hashtext('firstcrack.jobs.prepare'))`);
+      }
+    } finally {
+      session.release();
+    }
+  }
+
+  private async declareQueues(): Promise<void> {
     for (const [name, definition] of Object.entries(this.catalog)) {
       const options: PgBoss.Queue = {
         name,
