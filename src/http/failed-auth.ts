@@ -30,13 +30,16 @@ export function failedAuthenticationBudget(limiter: RateLimiter) {
         { 'Retry-After': String(seconds) },
       );
     });
-    app.addHook('onResponse', async (request, reply) => {
-      if (reply.statusCode !== 401) return;
+    // Counted before the 401 is written (onSend, not onResponse), so a client that sends again as soon as
+    // it reads its answer already meets the block that answer earned.
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (reply.statusCode !== 401) return payload;
       const decision = await limiter.consume(`ip:${request.ip}`);
-      if (decision.allowed) return;
+      if (decision.allowed) return payload;
       if (blockedUntil.size >= SWEEP_AT) for (const [ip, until] of blockedUntil) if (until <= Date.now()) blockedUntil.delete(ip);
       blockedUntil.set(request.ip, Date.now() + Number(decision.headers['Retry-After'] ?? 60) * 1000);
       request.log.warn({ address: request.ip }, 'address blocked after too many failed authentications');
+      return payload;
     });
   };
 }
