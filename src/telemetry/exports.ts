@@ -50,7 +50,7 @@ function prepared(roast: RoastExport) {
   if (samples.length === 0) throw new Error('a curve without samples has no export');
   // Artisan's time axis starts at the start of recording: the first sample, or charge (t 0) when it comes first.
   const origin = Math.min(0, samples[0].t);
-  return { samples, origin, seconds: (t: number) => (t - origin) / 1000, names: channelNames(samples) };
+  return { samples, seconds: (t: number) => (t - origin) / 1000, names: channelNames(samples) };
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -72,8 +72,8 @@ const intOrFloat = (value: number) => (Number.isInteger(value) ? int(value) : va
 /**
  * The batch as an Artisan profile (`.alog`): the Python literal Artisan's `ast.literal_eval` loader reads. Keys:
  * `timex` (s from the start of recording), `temp1` ET, `temp2` BT, extra channels as extra devices (two curves
- * each, `extratimex`/`extratemp1`/`extratemp2`/`extraname1`/`extraname2`; an odd channel out is paired with an
- * unnamed curve without readings), `timeindex` (each event at its nearest sample), `weight` [charge, drop, 'g'],
+ * each, `extratimex`/`extratemp1`/`extratemp2`/`extraname1`/`extraname2`; with an odd count the last device's
+ * second curve is unnamed and without readings), `timeindex` (each event at its nearest sample), `weight` [charge, drop, 'g'],
  * `title`, `roastdate`/`roastisodate`/`roasttime` (UTC) and `roastepoch`, `phases`, AUC settings and the burner as
  * an energy load with its steps as special events when the batch's log had them. Events that fall between
  * samples (and the turning point, which Artisan derives) keep their exact times under `firstcrack_events`, which
