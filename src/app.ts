@@ -9,7 +9,8 @@ import { createBlobStore, createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
-import { DOWNLOAD_WINDOWS, reportDownloads } from './modules/reporting/downloads.js';
+import { FILE_LINK_WINDOWS, fileRoutes } from './http/signed-files.js';
+import { FILE_FAMILIES } from './http/surfaces.js';
 import { consolePages } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
@@ -69,7 +70,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
   const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS);
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
-  const downloadLimiter = limiters.limiter('downloads', options.publicPageRateWindows ?? DOWNLOAD_WINDOWS);
+  const downloadLimiter = limiters.limiter('downloads', options.publicPageRateWindows ?? FILE_LINK_WINDOWS);
   const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
   let server: RunningApp['server'] | undefined;
   const identity = new Identity({
@@ -108,7 +109,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
       certificatePages(databases.service, { limiter: publicPageLimiter }),
       identityHttp,
-      reportDownloads(databases.service, services.blobs, { limiter: downloadLimiter }),
+      fileRoutes(databases.service, services.blobs, { limiter: downloadLimiter }, FILE_FAMILIES),
       consolePages(),
       ...(options.plugins ?? []),
     ],

@@ -50,6 +50,8 @@ const EXTENSIONS: Record<string, string[]> = {
  */
 const EXTRA_OPERATIONS = new Set([
   'orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch', 'cafe.issueBarMachineToken',
+  // The full-fidelity curve the specification says is fetched separately, and its Artisan exports.
+  'production.roast.getRoastCurveLink',
   // OAuth client administration (identity), under the api module's integration permission.
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
 ]);

@@ -81,6 +81,8 @@ export async function startTestServer(
   options: {
     rateWindows?: RateWindow[];
     failedAuthRateWindows?: RateWindow[];
+    /** Budgets of the public pages and signed-file downloads, per client address. */
+    publicPageRateWindows?: RateWindow[];
     config?: Partial<Config>;
     clock?: AppOptions['clock'];
     loginWindows?: AppOptions['loginWindows'];
@@ -111,6 +113,7 @@ export async function startTestServer(
     databases,
     rateWindows: options.rateWindows ?? GENEROUS_WINDOWS,
     failedAuthRateWindows: options.failedAuthRateWindows ?? GENEROUS_WINDOWS,
+    publicPageRateWindows: options.publicPageRateWindows,
     clock: options.clock,
     loginWindows: options.loginWindows,
   });

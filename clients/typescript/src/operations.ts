@@ -2646,6 +2646,14 @@ export interface Operations {
     };
     output: RoastCurve;
   };
+  'production.roast.getRoastCurveLink': {
+    input: {
+      id: string;
+      format: 'full' | 'alog' | 'csv';
+      expiresInSeconds?: number;
+    };
+    output: RoastCurveLink;
+  };
   'production.roast.listRoastBatches': {
     input: {
       filter?: {
@@ -4990,6 +4998,15 @@ export interface RoastCurveEvent {
     | 'drop'
     | 'cool_end';
   t: number;
+}
+export interface RoastCurveLink {
+  batchId: string;
+  format: 'full' | 'alog' | 'csv';
+  url: string;
+  signedBy: 'service' | 's3';
+  expiresAt: string;
+  contentType: string;
+  filename: string;
 }
 export interface RoastBatch {
   id: string;
@@ -7566,6 +7583,31 @@ export const OPERATIONS = {
       "unknown_operation",
       "not_found",
       "idempotency_key_in_flight",
+      "body_too_large",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "production.roast.getRoastCurveLink": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "batch_not_completed",
+      "no_telemetry",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",

@@ -1,11 +1,11 @@
 import { defineOperation } from '../../rpc/define.js';
 import { conflict, notFound } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
-import { signLink } from '../../http/signed-links.js';
+import { MAX_LINK_SECONDS, issueFileLink, linkExpiry } from '../../http/signed-files.js';
 import { KINDS } from './kinds.js';
-import { downloadPath, downloadFilename, DOWNLOAD_PURPOSE } from './downloads.js';
+import { downloadFilename, reportFiles } from './downloads.js';
 import * as repo from './repository.js';
-import { ById, DownloadLinks, GenerateReport, GetDownloadUrl, KIND_PARAMETERS, ListReports, MAX_LINK_SECONDS, Report, type ReportKind } from './schemas.js';
+import { ById, DownloadLinks, GenerateReport, GetDownloadUrl, KIND_PARAMETERS, ListReports, Report, type ReportKind } from './schemas.js';
 
 const module = 'core' as const;
 
@@ -100,21 +100,11 @@ export const reportingOperations = [
           status: report.status,
         });
       }
-      const expires = Math.floor(Date.now() / 1000) + expiresInSeconds;
-      const presign = ctx.services.blobs.presignedGetUrl?.bind(ctx.services.blobs);
-      const link = async (extension: 'pdf' | 'csv', key: string) => {
-        const contentType = extension === 'pdf' ? 'application/pdf' : 'text/csv; charset=utf-8';
-        if (presign) return presign(key, { expiresInSeconds, filename: downloadFilename(report, extension), contentType });
-        const query = await signLink(ctx.tx, { purpose: DOWNLOAD_PURPOSE[extension], resourceId: id, orgId: ctx.orgId, expires });
-        return `${downloadPath(id, extension)}?${query}`;
-      };
-      return {
-        reportId: id,
-        expiresAt: new Date(expires * 1000).toISOString(),
-        signedBy: presign ? ('s3' as const) : ('service' as const),
-        pdfUrl: await link('pdf', report.stored.pdfKey),
-        csvUrl: await link('csv', report.stored.csvKey),
-      };
+      const expiry = linkExpiry(expiresInSeconds);
+      const link = (extension: 'pdf' | 'csv', key: string) =>
+        issueFileLink(ctx, reportFiles, { id, extension, key, filename: downloadFilename(report, extension) }, expiry);
+      const [pdf, csv] = [await link('pdf', report.stored.pdfKey), await link('csv', report.stored.csvKey)];
+      return { reportId: id, expiresAt: expiry.expiresAt, signedBy: pdf.signedBy, pdfUrl: pdf.url, csvUrl: csv.url };
     },
   }),
 ];

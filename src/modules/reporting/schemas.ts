@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { date, dateTime, id, name, page, strict, url } from '../../rpc/schemas.js';
 import { idOut, out, timeOut } from '../../rpc/outputs.js';
+import { linkLifetime } from '../../http/signed-files.js';
 
 export const REPORT_KINDS = ['traceability_certificate', 'inventory_valuation', 'production_summary', 'quality_summary', 'cafe_performance'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
@@ -8,9 +9,6 @@ export const REPORT_STATUSES = ['queued', 'rendering', 'ready', 'failed'] as con
 
 /** Longest range a summary covers: ten years of days. */
 const MAX_RANGE_DAYS = 3660;
-/** A signed link lives 15 minutes unless asked otherwise, at most 7 days (also S3's limit for a presigned URL). */
-export const DEFAULT_LINK_SECONDS = 900;
-export const MAX_LINK_SECONDS = 7 * 24 * 3600;
 
 const range = {
   /** First day, UTC, inclusive. */
@@ -66,7 +64,7 @@ export const ById = strict({ id: id() });
 
 export const GetDownloadUrl = strict({
   id: id(),
-  expiresInSeconds: z.number().int().min(1).max(MAX_LINK_SECONDS).default(DEFAULT_LINK_SECONDS),
+  expiresInSeconds: linkLifetime,
 });
 
 export const ReportFilter = strict({

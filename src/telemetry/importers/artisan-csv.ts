@@ -63,9 +63,11 @@ export function parseArtisanCsv(content: string): ParsedLog {
   const bt = columns.get('BT')!;
   const extrasFrom = columns.get('Event')! + 1;
   const taken = new Set<string>();
-  const extraNames = header.cells
-    .slice(extrasFrom)
-    .map((name, i) => uniqueName(name.trim() || `extra_column_${extrasFrom + i + 1}`, taken));
+  // An unnamed column without a single reading is padding (Artisan reads extra columns in pairs).
+  const padding = (column: number) =>
+    header.cells[column].trim() === '' && rows.every((row) => artisanValue(parseNumberCell(row, column, `column ${column + 1}`)) === null);
+  const extraColumns = header.cells.map((_, column) => column).filter((column) => column >= extrasFrom && !padding(column));
+  const extraNames = extraColumns.map((column) => uniqueName(header.cells[column].trim() || `extra_column_${column + 1}`, taken));
   // Extra devices carry no unit in the CSV, so in a °F file they cannot be converted safely.
   if (unit === 'F' && extraNames.length > 0) {
     warnings.push(
@@ -86,7 +88,7 @@ export function parseArtisanCsv(content: string): ParsedLog {
     };
     if (extraNames.length > 0) {
       sample.channels = Object.fromEntries(
-        extraNames.map((name, i) => [name, artisanValue(parseNumberCell(row, extrasFrom + i, name))]),
+        extraNames.map((name, i) => [name, artisanValue(parseNumberCell(row, extraColumns[i], name))]),
       );
     }
     return sample;

@@ -11,7 +11,7 @@ import { BTU_PER_KWH, type AucBegin, type Fuel, type MetricsOptions } from '../m
  */
 
 /** Event slots of Artisan's `timeindex`, in order. */
-const TIMEINDEX_SLOTS: readonly RoastEventType[] = [
+export const TIMEINDEX_SLOTS: readonly RoastEventType[] = [
   'charge',
   'dry_end',
   'first_crack_start',
@@ -21,6 +21,13 @@ const TIMEINDEX_SLOTS: readonly RoastEventType[] = [
   'drop',
   'cool_end',
 ];
+
+/**
+ * Exact event times, written by this service's .alog export beside `timeindex` (which can only point at a
+ * sample, and has no turning point): a list of [event type, seconds on the `timex` axis]. Artisan ignores the key
+ * and drops it when it saves the profile again, so a file that has it is this service's own export, unchanged.
+ */
+export const EXACT_EVENTS_KEY = 'firstcrack_events';
 
 /** -1 is Artisan's "no reading" marker in every curve (None/NaN also occur in hand-edited files). */
 export function artisanValue(value: unknown): number | null {
@@ -82,8 +89,9 @@ function parseArtisanProfile(profile: unknown, label: string): ParsedLog {
 
   // Very old profiles (startend/cracks/dryend instead of timeindex) import without events; finishImport warns.
   const timeindex = numberList(profile.timeindex) ?? [-1];
-  const events: RoastEvent[] = [];
-  timeindex.slice(0, TIMEINDEX_SLOTS.length).forEach((index, slot) => {
+  const exact = exactEvents(profile[EXACT_EVENTS_KEY]);
+  const events: RoastEvent[] = exact ?? [];
+  if (!exact) timeindex.slice(0, TIMEINDEX_SLOTS.length).forEach((index, slot) => {
     const unset = slot === 0 ? index < 0 : index <= 0;
     if (unset) return;
     const type = TIMEINDEX_SLOTS[slot];
@@ -105,6 +113,19 @@ function parseArtisanProfile(profile: unknown, label: string): ParsedLog {
     warnings,
     ...(isRecord(computed) && { artisanComputed: computed }),
   };
+}
+
+const EVENT_TYPES = new Set<string>(['turning_point', ...TIMEINDEX_SLOTS]);
+
+/** The export's exact events, or undefined when the key is absent or not a list of [known type, seconds]. */
+function exactEvents(value: unknown): RoastEvent[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const events: RoastEvent[] = [];
+  for (const entry of value) {
+    if (!Array.isArray(entry) || !EVENT_TYPES.has(entry[0]) || typeof entry[1] !== 'number' || !Number.isFinite(entry[1])) return undefined;
+    events.push({ type: entry[0] as RoastEventType, t: entry[1] * 1000 });
+  }
+  return events;
 }
 
 function artisanMeta(profile: Record<string, unknown>, unit: 'C' | 'F'): RoastMeta {
@@ -215,10 +236,14 @@ function extraChannels(
     const noneTemp = Array.isArray(profile[`extraNoneTempHint${curve}`]) ? profile[`extraNoneTempHint${curve}`] : [];
     const isDelta = Array.isArray(profile[`extraDelta${curve}`]) ? profile[`extraDelta${curve}`] : [];
     series.forEach((values, device) => {
-      const rawName = text(names[device])?.replace(/\{(\d+)\}/g, (whole, n: string) => {
+      // str.format, as Artisan applies it: "{n}" is etypes[n], "{{" and "}}" are literal braces.
+      const rawName = text(names[device])?.replace(/\{\{|\}\}|\{(\d+)\}/g, (whole, n: string | undefined) => {
+        if (n === undefined) return whole[0];
         const etype = etypes[Number(n)];
         return typeof etype === 'string' ? unescapePython(etype) : whole;
       });
+      // An unnamed curve without a single reading is padding (the second curve of a device that records one).
+      if (!rawName && Array.isArray(values) && values.every((value) => artisanValue(value) === null)) return;
       const name = uniqueName(rawName || `extra${device + 1}_${curve}`, taken);
       if (!Array.isArray(values) || values.length !== sampleCount) {
         warnings.push(`extra device curve "${name}" does not have one value per sample; not imported`);

@@ -176,3 +176,64 @@ class LiteralParser {
     throw new ImportError(`line ${line}, column ${column}: ${problem}`);
   }
 }
+
+/**
+ * Writes a value as the Python literal `repr()` would, for files Artisan reads with `ast.literal_eval` (and
+ * parsePythonLiteral reads back exactly): dict keys and strings in single quotes with `\\`, `'` and control
+ * characters escaped; numbers as floats (`200.0`, `1e-07`-style exponents are Python too), so every reading
+ * parses back to the same double; null as None. Integers are written as ints only when asked (`int()`).
+ */
+export function toPythonLiteral(value: PythonWritable): string {
+  if (value === null) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (value instanceof PythonInt) return String(value.value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`${value} has no Python literal`);
+    const text = String(value);
+    return /[.e]/.test(text) ? text : `${text}.0`;
+  }
+  if (typeof value === 'string') return `'${value.replace(/[\\'\x00-\x1f\x7f]/g, pythonEscape)}'`;
+  if (Array.isArray(value)) return `[${value.map(toPythonLiteral).join(', ')}]`;
+  return `{${Object.entries(value).map(([key, item]) => `${toPythonLiteral(key)}: ${toPythonLiteral(item)}`).join(', ')}}`;
+}
+
+/** What toPythonLiteral writes: a parsed literal's values, plus ints. */
+export type PythonWritable = string | number | boolean | null | PythonInt | PythonWritable[] | { [key: string]: PythonWritable };
+
+/** A whole number written as a Python int (Artisan indexes lists with them, and `roastepoch` must be one). */
+export class PythonInt {
+  constructor(readonly value: number) {
+    if (!Number.isSafeInteger(value)) throw new Error(`${value} is not an integer`);
+  }
+}
+
+export const int = (value: number) => new PythonInt(value);
+
+function pythonEscape(ch: string): string {
+  if (ch === '\\' || ch === "'") return `\\${ch}`;
+  if (ch === '\n') return '\\n';
+  if (ch === '\r') return '\\r';
+  if (ch === '\t') return '\\t';
+  return `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
+}
+
+/**
+ * Artisan's `encodeLocal` (Python's `unicode_escape` codec) for its text fields: backslash, control and
+ * non-ASCII characters as escapes, so the literal stays ASCII and unescapePython restores the text.
+ */
+export function encodeLocal(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (code >= 0x20 && code < 0x7f) out += ch;
+    else if (code < 0x100) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code < 0x10000) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += `\\U${code.toString(16).padStart(8, '0')}`;
+  }
+  return out;
+}

@@ -10,9 +10,10 @@ import { roastedLotCode } from '../../inventory/roast/schemas.js';
 import { findProfile } from '../profile/service.js';
 import { round2 } from './comparison.js';
 import * as repo from './repository.js';
+import { curveFileKey, type FullCurve } from './curve-files.js';
 
 /** Where the full-fidelity copy of a batch's curve lives in the blob store. */
-export const fullCurveKey = (orgId: string, batchId: string) => `curves/${orgId}/${batchId}.json`;
+export const fullCurveKey = (orgId: string, batchId: string) => curveFileKey(orgId, batchId, 'json');
 
 /** The warning a batch completed without telemetry carries: it has weights and stock movements but no curve. */
 export const NO_TELEMETRY_WARNING = 'no telemetry was recorded: the batch was completed without a curve, so its metrics are null';
@@ -27,6 +28,8 @@ export interface Completion {
   event: 'production.roast.batch_completed' | 'production.roast.batch_imported';
   /** How to compute the metrics: the imported log's own settings, or the machine's energy data for a live batch. */
   metricsOptions?: MetricsOptions;
+  /** An imported log's own settings, kept with the full curve so its exports carry them. */
+  logSettings?: MetricsOptions;
 }
 
 /**
@@ -57,7 +60,8 @@ export async function recordCompletion(
 
   if (curve) {
     const key = fullCurveKey(ctx.orgId, batch.id);
-    await ctx.services.blobs.put(key, JSON.stringify({ batchId: batch.id, samples: curve.samples, events: curve.events }), 'application/json');
+    const full: FullCurve = { batchId: batch.id, samples: curve.samples, events: curve.events, ...(completion.logSettings && { settings: completion.logSettings }) };
+    await ctx.services.blobs.put(key, JSON.stringify(full), 'application/json');
     const downsampled = downsampleTo1Hz(curve.samples);
     await repo.insertCurve(ctx.tx, ctx.orgId, batch.id, {
       samples: downsampled,

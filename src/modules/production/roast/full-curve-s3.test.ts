@@ -72,3 +72,29 @@ describe('completeRoastBatch with S3-compatible object storage', () => {
     assert.deepEqual(JSON.parse(s3.objects.get(key)!.body.toString('utf8')).samples, curve.samples);
   });
 });
+
+describe('getRoastCurveLink with S3-compatible object storage', () => {
+  test('links are presigned URLs of the bucket: the full curve where completion stored it, the exports rendered beside it', async () => {
+    const { batch } = await liveBatchWithCurve(syntheticRoast({ hz: 2, channels: 1 }));
+    assert.equal((await org.call('production.roast.completeRoastBatch', { id: batch.id, dropWeightKg: '10.2' })).status, 200);
+    for (const [format, extension, contentType] of [
+      ['full', 'json', 'application/json'],
+      ['alog', 'alog', 'text/plain; charset=utf-8'],
+      ['csv', 'csv', 'text/tab-separated-values; charset=utf-8'],
+    ]) {
+      const issued = await org.call('production.roast.getRoastCurveLink', { id: batch.id, format, expiresInSeconds: 600 });
+      assert.equal(issued.status, 200, JSON.stringify(issued.body));
+      assert.equal(issued.body.signedBy, 's3');
+      const url = new URL(issued.body.url);
+      assert.equal(url.origin, new URL(s3.endpoint).origin);
+      assert.equal(url.pathname, `/${s3.bucket}/${prefix}curves/${org.id}/${batch.id}.${extension}`);
+      assert.equal(url.searchParams.get('X-Amz-Expires'), '600');
+      assert.equal(url.searchParams.get('response-content-type'), contentType);
+      const object = s3.objects.get(`${prefix}curves/${org.id}/${batch.id}.${extension}`);
+      assert.ok(object, `the ${format} file is in the bucket`);
+      assert.equal(object.contentType, extension === 'json' ? 'application/json' : contentType);
+    }
+    const alog = s3.objects.get(`${prefix}curves/${org.id}/${batch.id}.alog`)!.body.toString('utf8');
+    assert.ok(alog.startsWith("{'version': '3.2.0', 'mode': 'C', "), 'the bucket holds the Artisan profile');
+  });
+});

@@ -24,9 +24,14 @@ import {
   ListRoastBatches,
   RoastBatch,
   RoastBatchView,
+  GetRoastCurveLink,
   RoastCurve,
+  RoastCurveLink,
   StartRoastBatch,
 } from './schemas.js';
+import { CURVE_EXTENSIONS, curveFileKey, curveFilename, curveFiles, type FullCurve } from './curve-files.js';
+import { issueFileLink, linkExpiry } from '../../../http/signed-files.js';
+import { toArtisanAlog, toArtisanCsv } from '../../../telemetry/exports.js';
 import { roastBatchAborted, roastBatchCompleted, roastBatchImported, roastBatchStarted } from './events.js';
 import { roastedLotCreated } from '../../inventory/roast/events.js';
 import { pageOut } from '../../../rpc/outputs.js';
@@ -240,6 +245,7 @@ export const roastOperations = [
         roastedAt: batch.startedAt,
         event: 'production.roast.batch_imported',
         metricsOptions: importMetricsOptions(imported.meta.metricsOptions, machine, imported.curve),
+        logSettings: imported.meta.metricsOptions,
       });
       return batchView(ctx.tx, ctx.orgId, completed);
     },
@@ -258,7 +264,7 @@ export const roastOperations = [
       'without telemetry), warnings (how it was recorded: the importer’s remarks, or that no telemetry was recorded), ' +
       'profileComparison (target, actual and difference for charge ' +
       'weight, drop temperature, total time and DTR, when the batch has a profile), its roasted lot, and curve: the stored curve’s ' +
-      'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (no operation downloads it yet); null when ' +
+      'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (getRoastCurveLink downloads it); null when ' +
       'the batch has no stored curve (live, aborted, or completed without telemetry). A missing batch answers 404.',
     permission: 'production.roast.read',
     module,
@@ -277,7 +283,7 @@ export const roastOperations = [
     description:
       'samples: t in ms since charge, bt and et in °C, further channels. For a completed ' +
       'batch, the downsample stored at completion; for a live batch, the downsample of what has been buffered so far (persisted: ' +
-      'false). The full-fidelity copy is in object storage under fullCurveKey. A batch completed without telemetry answers no ' +
+      'false). The full-fidelity copy is in object storage under fullCurveKey; getRoastCurveLink links to it and to Artisan exports. A batch completed without telemetry answers no ' +
       'samples (persisted: true, fullCurveKey null); an aborted batch kept no curve (no samples, persisted: false). A missing ' +
       'batch answers 404.',
     permission: 'production.roast.read',
@@ -319,6 +325,49 @@ export const roastOperations = [
   }),
 
   defineOperation({
+    name: 'production.roast.getRoastCurveLink',
+    summary: 'A time-limited link, working without an API key, to a completed batch’s full-fidelity curve or its Artisan .alog or CSV export.',
+    description:
+      'The way to fetch what getRoastCurve only summarizes (an extension). format `full`: the full-fidelity curve as completion stored it, ' +
+      'JSON `{ batchId, samples, events, settings? }`, every sample (t ms since charge, bt, et, channels) and event exactly as the machine ' +
+      'bridge posted them or the importer read them (settings: an imported log’s own metric settings). `alog`: an Artisan profile Artisan ' +
+      'opens (File > Open): °C, times from the start of recording, BT/ET, every extra channel as extra-device curves, the events in ' +
+      'Artisan’s timeindex (at their nearest sample; exact times under firstcrack_events), weights [charge, drop, g], the batch number ' +
+      'as title, the roast date and time (UTC), and an import’s phases, AUC and energy-load settings. `csv`: Artisan’s CSV layout, ' +
+      'tab-separated: a header with the date, unit and event times, then one row per sample (times with their exact fraction, ET, BT, the ' +
+      'event marked on its row, every channel). Both exports import back through importLoggerRoast to the same samples and metrics (the ' +
+      'CSV carries no weights nor metric settings). A live or imported batch alike, once completed: a live or aborted batch is 409 ' +
+      'batch_not_completed (naming its state) and a batch completed without telemetry 409 no_telemetry. `expiresInSeconds`: default ' +
+      '900, at most 7 days. Without S3 the link is the service’s own, relative to its address (GET /files/v1/curves/{id}.json, .alog ' +
+      'or .csv), signed like report downloads: 403 link_invalid when altered, 410 link_expired after expiry; with S3_BUCKET set it is an ' +
+      'S3 presigned URL with the same lifetime. Another organization’s batch is a 404.',
+    permission: 'production.roast.read',
+    module,
+    get: false,
+    extension: true,
+    input: GetRoastCurveLink,
+    output: RoastCurveLink,
+    errors: ['not_found', 'batch_not_completed', 'no_telemetry'],
+    async handler(ctx, { id, format, expiresInSeconds }) {
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      if (batch.state !== 'completed') {
+        throw conflict('batch_not_completed', `Roast batch ${batch.batchNumber} is ${batch.state}; only a completed batch has a stored curve.`, {
+          state: batch.state,
+          errors: [{ path: 'id', message: `the batch is ${batch.state}` }],
+        });
+      }
+      const stored = await repo.findCurve(ctx.tx, ctx.orgId, id, { withSamples: false });
+      if (!stored) throw conflict('no_telemetry', `Roast batch ${batch.batchNumber} was completed without telemetry: it has no curve.`, { errors: [{ path: 'id', message: 'no curve' }] });
+      const extension = CURVE_EXTENSIONS[format];
+      const key = format === 'full' ? stored.fullCurveKey : await storeExport(ctx, batch, stored.fullCurveKey, format);
+      const filename = curveFilename(batch, extension);
+      const expiry = linkExpiry(expiresInSeconds);
+      const link = await issueFileLink(ctx, curveFiles, { id, extension, key, filename }, expiry);
+      return { batchId: id, format, url: link.url, signedBy: link.signedBy, expiresAt: expiry.expiresAt, contentType: curveFiles.files[extension].contentType, filename };
+    },
+  }),
+
+  defineOperation({
     name: 'production.roast.listRoastBatches',
     summary: 'Roast batches, newest first.',
     description:
@@ -336,6 +385,28 @@ export const roastOperations = [
     },
   }),
 ];
+
+/**
+ * Renders the batch's Artisan export from its full-fidelity curve and stores it beside it, where its link points
+ * (rendered on every request, so an export always follows the current code and batch).
+ */
+async function storeExport(ctx: OperationContext, batch: repo.RoastBatch, fullKey: string, format: 'alog' | 'csv'): Promise<string> {
+  const body = await ctx.services.blobs.get(fullKey);
+  if (!body) throw new Error(`The full curve of roast batch ${batch.id} is missing from object storage (${fullKey}).`);
+  const full = JSON.parse(body.toString('utf8')) as FullCurve;
+  const roast = {
+    curve: full,
+    settings: full.settings,
+    title: batch.batchNumber,
+    startedAt: batch.startedAt,
+    chargeWeightKg: batch.chargeWeightKg,
+    dropWeightKg: batch.dropWeightKg,
+  };
+  const extension = CURVE_EXTENSIONS[format];
+  const key = curveFileKey(ctx.orgId, batch.id, extension);
+  await ctx.services.blobs.put(key, format === 'alog' ? toArtisanAlog(roast) : toArtisanCsv(roast), curveFiles.files[extension].contentType);
+  return key;
+}
 
 /** A batch as answered: with its profile comparison, roasted lot and stored curve summary. */
 async function batchView(q: Queryable, orgId: string, batch: repo.RoastBatch) {

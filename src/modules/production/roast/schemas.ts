@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { code, date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
 import { decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 import { RoastedLot } from '../../inventory/roast/schemas.js';
+import { linkLifetime } from '../../../http/signed-files.js';
+import { CURVE_FORMATS } from './curve-files.js';
 import { METRIC_DOCS } from '../../../telemetry/metric-docs.js';
 import { AUC_BEGINS, METRIC_KEYS, type AucBegin, type RoastMetrics as RoastMetricValues } from '../../../telemetry/metrics.js';
 
@@ -85,6 +87,14 @@ export const RoastBatchFilter = strict({
   to: date.optional(),
   /** Case-insensitive search in the batch number. */
   q: z.string().trim().min(1).max(100).optional(),
+});
+
+export const GetRoastCurveLink = strict({
+  id: id(),
+  /** full: the full-fidelity curve as JSON; alog: an Artisan profile; csv: Artisan's CSV layout (tab-separated). */
+  format: z.enum(CURVE_FORMATS),
+  /** Seconds the link works; default 900, at most 7 days. */
+  expiresInSeconds: linkLifetime,
 });
 
 export const ListRoastBatches = strict({ filter: RoastBatchFilter.default({}), page });
@@ -202,3 +212,17 @@ export const RoastCurve = out({
   fullSampleCount: z.number().int().nonnegative(),
   fullCurveKey: z.string().nullable(),
 }).meta({ id: 'RoastCurve' });
+
+export const RoastCurveLink = out({
+  batchId: idOut,
+  format: z.enum(CURVE_FORMATS),
+  /** GET it without a credential until expiresAt: relative to the service's address, or an absolute S3 presigned URL. */
+  url: z.string(),
+  /** `service`: the service's own signed link (410 once expired); `s3`: a presigned URL the bucket serves. */
+  signedBy: z.enum(['service', 's3']),
+  expiresAt: timeOut,
+  /** The file's media type: application/json, text/plain (.alog) or text/tab-separated-values (.csv). */
+  contentType: z.string(),
+  /** The name it downloads as: `<batch number>-<batch id>.json|.alog|.csv`. */
+  filename: z.string(),
+}).meta({ id: 'RoastCurveLink' });

@@ -23,6 +23,16 @@ export const cases: TenancyCase[] = [
   // Another organization cannot abandon the owner's live batch (nor seal its session: the batch is looked up first).
   onBatch('production.roast.abortRoastBatch', (id) => ({ id, reason: 'started by mistake' })),
   {
+    // Another organization's completed batch has no curve to link to here.
+    operation: 'production.roast.getRoastCurveLink',
+    expect: 'not_found',
+    async arrange(owner) {
+      const res = await owner.call('production.roast.importLoggerRoast', { content: smallLog(), batchNumber: unique('IMP') });
+      if (res.status !== 200) throw new Error(`importLoggerRoast: ${res.status} ${JSON.stringify(res.body)}`);
+      return { input: { id: res.body.id, format: 'alog' }, secretIds: [res.body.id] };
+    },
+  },
+  {
     operation: 'production.roast.listRoastBatches',
     expect: 'invisible',
     async arrange(owner) {
