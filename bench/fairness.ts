@@ -7,18 +7,19 @@
 //  heavy     10 keys of other organizations, one connection per heavy kind each: 840 kB logger imports,
 //            200-item pages, traces, 500-line orders, report requests; goal p99 ≤ 3× baseline;
 //  watchers  480 stream watchers that never read (5 organizations × 5 keys, within the caps), while each
-//            organization's bridge posts 2,000-sample posts back to back: the probe, the posts accepted, and
+//            organization's bridge posts 2,000-sample posts back to back within its ingest budget: the probe, the posts accepted, and
 //            the server's RSS growth over its RSS just before (goal p99 ≤ 3× baseline, within 50 MB);
+//  posts     the same posts with no watcher, so the watchers' share of the above can be told from the posts';
 //  unauth    a flood of requests with unknown keys from one address (blocked after the failed-auth budget),
 //            last: it blocks the bench's address for a minute, so the probe does not run beside it.
 // `node --import tsx bench/fairness.ts`, with DATABASE_URL (and REDIS_URL) for server mode; FAIRNESS_SECONDS
 // per phase (8).
-import { fork, type ChildProcess } from "node:child_process";
-import { Agent, request } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { LoadMessage } from "./fairness-load.js";
-import type { FairnessFixtures, ServerMessage } from "./fairness-server.js";
-import { printTable } from "./lib.js";
+import { fork, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LoadMessage } from './fairness-load.js';
+import type { FairnessFixtures, ServerMessage } from './fairness-server.js';
+import { printTable } from './lib.js';
 
 const SECONDS = Number(process.env.FAIRNESS_SECONDS ?? 8);
 /** The load runs this long before the probe starts, and as long after it ends. */
@@ -26,32 +27,24 @@ const WARMUP_SECONDS = 1;
 
 function start(file: string, args: string[] = []): ChildProcess {
   return fork(new URL(file, import.meta.url).pathname, args, {
-    execArgv: ["--import", "tsx"],
+    execArgv: ['--import', 'tsx'],
     env: process.env,
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
 
 /** The child's next message of `type`; rejects if it exits first. */
-function next<M extends { type: string }>(
-  child: ChildProcess,
-  type: M["type"],
-): Promise<M> {
+function next<M extends { type: string }>(child: ChildProcess, type: M['type']): Promise<M> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: M) => {
       if (message.type !== type) return;
-      child.off("message", onMessage);
-      child.off("exit", onExit);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
       resolve(message);
     };
-    const onExit = (code: number | null) =>
-      reject(
-        new Error(
-          `${child.spawnargs.join(" ")} exited ${code} before sending ${type}`,
-        ),
-      );
-    child.on("message", onMessage);
-    child.once("exit", onExit);
+    const onExit = (code: number | null) => reject(new Error(`${child.spawnargs.join(' ')} exited ${code} before sending ${type}`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
   });
 }
 
@@ -62,13 +55,11 @@ interface ProbeResult {
 }
 
 export async function benchFairness() {
-  const server = start("./fairness-server.ts");
-  const { url, kind, fixtures } = await next<
-    Extract<ServerMessage, { type: "ready" }>
-  >(server, "ready");
+  const server = start('./fairness-server.ts');
+  const { url, kind, fixtures } = await next<Extract<ServerMessage, { type: 'ready' }>>(server, 'ready');
   const rss = async () => {
-    const answer = next<Extract<ServerMessage, { type: "rss" }>>(server, "rss");
-    server.send({ type: "rss" });
+    const answer = next<Extract<ServerMessage, { type: 'rss' }>>(server, 'rss');
+    server.send({ type: 'rss' });
     return (await answer).rss;
   };
 
@@ -87,10 +78,10 @@ export async function benchFairness() {
         },
         (res) => {
           res.resume();
-          res.on("end", () => resolve(res.statusCode!));
+          res.on('end', () => resolve(res.statusCode!));
         },
       );
-      req.on("error", reject);
+      req.on('error', reject);
       req.end();
     });
   /** Reads back to back for `seconds`, answering the latencies' p50 and p99 in ms. */
@@ -113,20 +104,13 @@ export async function benchFairness() {
 
   /** Runs a scenario's load process: set up, then go; the probe runs meanwhile, and the server's RSS is sampled. */
   async function underLoad(scenario: string, withProbe = true) {
-    const load = start("./fairness-load.ts", [
-      scenario,
-      url,
-      String(SECONDS + 2 * WARMUP_SECONDS),
-    ]);
+    const load = start('./fairness-load.ts', [scenario, url, String(SECONDS + 2 * WARMUP_SECONDS)]);
     load.send({ fixtures });
-    const { detail } = await next<Extract<LoadMessage, { type: "ready" }>>(
-      load,
-      "ready",
-    );
+    const { detail } = await next<Extract<LoadMessage, { type: 'ready' }>>(load, 'ready');
     const before = await rss();
     let peak = before;
-    const done = next<Extract<LoadMessage, { type: "done" }>>(load, "done");
-    load.send({ type: "go" });
+    const done = next<Extract<LoadMessage, { type: 'done' }>>(load, 'done');
+    load.send({ type: 'go' });
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
@@ -151,63 +135,55 @@ export async function benchFairness() {
   const figures = (counts: Record<string, number>) =>
     Object.entries(counts)
       .map(([name, n]) => `${name} ${n}`)
-      .join(", ");
+      .join(', ');
   const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
-  const report = (
-    scenario: string,
-    during: ProbeResult,
-    extra: Record<string, string | number> = {},
-  ) =>
+  const report = (scenario: string, during: ProbeResult, extra: Record<string, string | number> = {}) =>
     rows.push({
       scenario,
-      "probe p50 ms": during.p50.toFixed(1),
-      "probe p99 ms": during.p99.toFixed(1),
-      "p99 / baseline": `${(during.p99 / baseline.p99).toFixed(2)}x`,
-      "probe n": during.n,
+      'probe p50 ms': during.p50.toFixed(1),
+      'probe p99 ms': during.p99.toFixed(1),
+      'p99 / baseline': `${(during.p99 / baseline.p99).toFixed(2)}x`,
+      'probe n': during.n,
       ...extra,
     });
-  report("baseline (probe alone)", baseline, { "server RSS MB": mb(idle) });
+  report('baseline (probe alone)', baseline, { 'server RSS MB': mb(idle) });
 
   // FAIRNESS_SCENARIOS (e.g. `watchers`) runs some scenarios only.
-  const scenarios = process.env.FAIRNESS_SCENARIOS?.split(",") ?? [
-    "heavy",
-    "watchers",
-    "flood",
-  ];
-  if (scenarios.includes("heavy")) {
-    const heavy = await underLoad("heavy");
+  const scenarios = process.env.FAIRNESS_SCENARIOS?.split(',') ?? ['heavy', 'posts', 'watchers', 'flood'];
+  if (scenarios.includes('heavy')) {
+    const heavy = await underLoad('heavy');
     report(`heavy: ${fixtures.heavy.length} keys × 5 kinds`, heavy.during!, {
-      "server RSS MB": `${mb(heavy.before)} → peak ${mb(heavy.peak)}`,
+      'server RSS MB': `${mb(heavy.before)} → peak ${mb(heavy.peak)}`,
       load: figures(heavy.result),
     });
   }
-  if (scenarios.includes("watchers")) {
-    const watchers = await underLoad("watchers");
-    report(
-      "watchers: 480 stalled streams, 2,000-sample posts",
-      watchers.during!,
-      {
-        "server RSS MB": `${mb(watchers.before)} → peak ${mb(watchers.peak)} (+${mb(watchers.peak - watchers.before)})`,
-        ...watchers.detail,
-        ...watchers.result,
-      },
-    );
+  if (scenarios.includes('posts')) {
+    const posts = await underLoad('posts');
+    report('posts only: the same 2,000-sample posts, no watcher', posts.during!, {
+      'server RSS MB': `${mb(posts.before)} → peak ${mb(posts.peak)} (+${mb(posts.peak - posts.before)})`,
+      load: figures(posts.result),
+    });
   }
-  if (scenarios.includes("flood")) {
-    const flood = await underLoad("flood", false);
+  if (scenarios.includes('watchers')) {
+    const watchers = await underLoad('watchers');
+    report('watchers: 480 stalled streams, 2,000-sample posts', watchers.during!, {
+      'server RSS MB': `${mb(watchers.before)} → peak ${mb(watchers.peak)} (+${mb(watchers.peak - watchers.before)})`,
+      ...watchers.detail,
+      ...watchers.result,
+    });
+  }
+  if (scenarios.includes('flood')) {
+    const flood = await underLoad('flood', false);
     rows.push({
-      scenario: "unauth flood: 32 connections of unknown keys",
+      scenario: 'unauth flood: 32 connections of unknown keys',
       ...flood.result,
     });
   }
 
-  printTable(
-    `Fair under load on ${kind}, server in its own process (probe: getLocation back to back, ${SECONDS} s a phase; goal p99 ≤ 3× baseline)`,
-    rows,
-  );
+  printTable(`Fair under load on ${kind}, server in its own process (probe: getLocation back to back, ${SECONDS} s a phase; goal p99 ≤ 3× baseline)`, rows);
   agent.destroy();
-  const closed = new Promise((resolve) => server.once("exit", resolve));
-  server.send({ type: "close" });
+  const closed = new Promise((resolve) => server.once('exit', resolve));
+  server.send({ type: 'close' });
   await closed;
 }
 

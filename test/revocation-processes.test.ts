@@ -39,10 +39,17 @@ test('a key revoked with `apikey revoke` is refused by every API process, and it
   });
 
   const env = processEnv(database.url, { LOG_LEVEL: 'warn' });
-  const [apiA, apiB] = await Promise.all([startProcess(['serve', '--no-workers'], env, API_ONLY_READY), startProcess(['serve', '--no-workers'], env, API_ONLY_READY)]);
+  const [apiA, apiB] = await Promise.all([
+    startProcess(['serve', '--no-workers'], env, API_ONLY_READY),
+    startProcess(['serve', '--no-workers'], env, API_ONLY_READY),
+  ]);
   processes.push(apiA, apiB);
   const call = (api: StartedProcess, key: string) =>
-    fetch(`${api.url}/rpc/v1/catalog.location.listLocations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    fetch(`${api.url}/rpc/v1/catalog.location.listLocations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
 
   // A live batch (its session in Redis, shared by both processes), watched on B with the key and with the owner's.
   await live.open({ orgId: org.organizationId, batchId, machineId: newId('mch') });
@@ -68,7 +75,11 @@ test('a key revoked with `apikey revoke` is refused by every API process, and it
   // The stream on B ends with a closed event saying why, within one check interval (and its query).
   await revokedStream.until((s) => s.ended, STREAM_CREDENTIAL_CHECK_MS + SLACK_MS + 5000);
   const streamEndedAfter = performance.now() - revokedAt;
-  assert.deepEqual(dataOf(revokedStream, 'closed').map((d) => d.reason), ['credential_revoked'], 'the last event says why the stream ended');
+  assert.deepEqual(
+    dataOf(revokedStream, 'closed').map((d) => d.reason),
+    ['credential_revoked'],
+    'the last event says why the stream ended',
+  );
   assert.ok(
     streamEndedAfter <= STREAM_CREDENTIAL_CHECK_MS + SLACK_MS,
     `the stream on B ended ${streamEndedAfter.toFixed(0)} ms after the revocation (bound ${STREAM_CREDENTIAL_CHECK_MS} ms + ${SLACK_MS} ms for the check's query)`,
@@ -76,7 +87,10 @@ test('a key revoked with `apikey revoke` is refused by every API process, and it
 
   // Requests: each process refuses the key once its cached copy (at most CREDENTIAL_CACHE_MS old) has expired.
   const refusedAfter: Record<string, number> = {};
-  for (const [name, api] of [['A', apiA], ['B', apiB]] as const) {
+  for (const [name, api] of [
+    ['A', apiA],
+    ['B', apiB],
+  ] as const) {
     while ((await call(api, key.apiKey)).status === 200 && performance.now() - revokedAt < CREDENTIAL_CACHE_MS + SLACK_MS + 5000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
