@@ -1,4 +1,4 @@
-// Fair under load: a probe (one client reading catalog.location.getLocation back to back, one keep-alive
+// Fair under load (each scenario on a fresh server process, with its own baseline): a probe (one client reading catalog.location.getLocation back to back, one keep-alive
 // connection) measured alone, then while a load runs, in the same run. Three processes: the server
 // (bench/fairness-server.ts, which also answers its RSS), the load (bench/fairness-load.ts) and this one, the
 // probe, so neither the load's work nor the probe's shares the server's event loop. They do share the
@@ -54,7 +54,12 @@ interface ProbeResult {
   n: number;
 }
 
-export async function benchFairness() {
+/**
+ * One scenario against a server of its own, started for it: what one scenario leaves behind (queued report
+ * renders, a grown heap, sessions' buffers) does not weigh on the next. Its baseline is that server's, measured
+ * just before the load, in the same run.
+ */
+async function runScenario(scenario: string, rows: Record<string, string | number>[]): Promise<string> {
   const server = start('./fairness-server.ts');
   const { url, kind, fixtures } = await next<Extract<ServerMessage, { type: 'ready' }>>(server, 'ready');
   const rss = async () => {
@@ -128,7 +133,6 @@ export async function benchFairness() {
     return { during, detail, result, before, peak, after };
   }
 
-  const rows: Record<string, string | number>[] = [];
   await probe(2); // warms the connection, the plan caches and the JIT
   const baseline = await probe();
   const idle = await rss();
@@ -146,10 +150,8 @@ export async function benchFairness() {
       'probe n': during.n,
       ...extra,
     });
-  report('baseline (probe alone)', baseline, { 'server RSS MB': mb(idle) });
-
-  // FAIRNESS_SCENARIOS (e.g. `watchers`) runs some scenarios only.
-  const scenarios = process.env.FAIRNESS_SCENARIOS?.split(',') ?? ['heavy', 'posts', 'watchers', 'flood'];
+  if (scenario !== 'flood') report(`${scenario}: baseline (probe alone)`, baseline, { 'server RSS MB': mb(idle) });
+  const scenarios = [scenario];
   if (scenarios.includes('heavy')) {
     const heavy = await underLoad('heavy');
     report(`heavy: ${fixtures.heavy.length} keys × 5 kinds`, heavy.during!, {
@@ -168,23 +170,34 @@ export async function benchFairness() {
     const watchers = await underLoad('watchers');
     report('watchers: 480 stalled streams, 2,000-sample posts', watchers.during!, {
       'server RSS MB': `${mb(watchers.before)} → peak ${mb(watchers.peak)} (+${mb(watchers.peak - watchers.before)})`,
-      ...watchers.detail,
-      ...watchers.result,
+      load: figures({ ...watchers.detail, ...watchers.result }),
     });
   }
   if (scenarios.includes('flood')) {
     const flood = await underLoad('flood', false);
     rows.push({
       scenario: 'unauth flood: 32 connections of unknown keys',
-      ...flood.result,
+      load: figures(flood.result),
     });
   }
 
-  printTable(`Fair under load on ${kind}, server in its own process (probe: getLocation back to back, ${SECONDS} s a phase; goal p99 ≤ 3× baseline)`, rows);
   agent.destroy();
   const closed = new Promise((resolve) => server.once('exit', resolve));
   server.send({ type: 'close' });
   await closed;
+  return kind;
+}
+
+export async function benchFairness() {
+  // FAIRNESS_SCENARIOS (e.g. `watchers`) runs some scenarios only.
+  const scenarios = process.env.FAIRNESS_SCENARIOS?.split(',') ?? ['heavy', 'posts', 'watchers', 'flood'];
+  const rows: Record<string, string | number>[] = [];
+  let kind = '';
+  for (const scenario of scenarios) kind = await runScenario(scenario, rows);
+  printTable(
+    `Fair under load on ${kind}, each scenario on a server process of its own (probe: getLocation back to back, ${SECONDS} s a phase; goal p99 ≤ 3× baseline)`,
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchFairness();
