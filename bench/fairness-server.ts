@@ -1,6 +1,9 @@
 // The service under bench/fairness.ts, in a process of its own: nothing else runs on its event loop, so what
 // the probe measures is the server. It sets up the fixtures before any measurement, tells the parent (over
 // IPC) where it listens and what it made, and answers `rss` with its resident memory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApiKey } from '../src/auth/credentials.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { newId } from '../src/lib/ids.js';
@@ -23,7 +26,10 @@ const KEYS_PER_STREAM_ORG = Number(process.env.FAIRNESS_KEYS_PER_STREAM_ORG ?? 5
 
 // The service's own ingest budget (30 posts a second per bridge token at most), as an attacker's bridges
 // would meet it; FAIRNESS_GENEROUS_INGEST=1 lifts it, to see what posting as fast as the server takes costs.
-const bench = await startBenchApp(process.env.FAIRNESS_GENEROUS_INGEST ? { ingestRateWindows: GENEROUS_WINDOWS } : {});
+// A scratch data directory: the embedded live sessions' journal of earlier runs (never completed, so never
+// discarded) would otherwise be read back into memory at the first stream or post.
+const dataDir = mkdtempSync(join(tmpdir(), 'fc-fairness-'));
+const bench = await startBenchApp(process.env.FAIRNESS_GENEROUS_INGEST ? { ingestRateWindows: GENEROUS_WINDOWS } : {}, { dataDir });
 const owner = bench.app.databases.owner;
 const rpc = async (key: string, operation: string, input: unknown) => {
   const response = await fetch(`${bench.url}/rpc/v1/${operation}`, {
@@ -92,6 +98,7 @@ process.on('message', async (message: { type: string }) => {
   if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage().rss });
   if (message.type === 'close') {
     await bench.close();
+    rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   }
 });
