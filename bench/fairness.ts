@@ -1,169 +1,203 @@
-// Fair under load: a probe (one client reading catalog.location.getLocation back to back) measured alone,
-// then while another load runs, in the same process and run. Each scenario prints the probe's p50/p99 and
-// its p99 against the baseline (goal ≤ 3×):
-//  heavy     10 keys of other organizations, 4 connections each, asking for 200-item pages and traces
-//            (they run in the heavy lane, so the probe still finds a connection);
-//  watchers  480 stream watchers that never read, while a bridge posts 2,000-sample posts: the probe, the
-//            posts accepted, and the process's memory growth (goal within 50 MB of before);
-//  unauth    a flood of requests with unknown keys from one address (blocked after the failed-auth budget).
-// `node --import tsx bench/fairness.ts` with DATABASE_URL (and REDIS_URL) set; FAIRNESS_SECONDS per phase (8).
-import { connect, type Socket } from 'node:net';
+// Fair under load (each scenario on a fresh server process, with its own baseline): a probe (one client reading catalog.location.getLocation back to back, one keep-alive
+// connection) measured alone, then while a load runs, in the same run. Three processes: the server
+// (bench/fairness-server.ts, which also answers its RSS), the load (bench/fairness-load.ts) and this one, the
+// probe, so neither the load's work nor the probe's shares the server's event loop. They do share the
+// machine's cores: the load is made cheap (prebuilt bodies, keep-alive, responses not parsed), and the
+// figures are what one machine shows, load generator included.
+//  heavy     10 keys of other organizations, one connection per heavy kind each: 840 kB logger imports,
+//            200-item pages, traces, 500-line orders, report requests; goal p99 ≤ 3× baseline;
+//  watchers  480 stream watchers that never read (5 organizations × 5 keys, within the caps), while each
+//            organization's bridge posts 2,000-sample posts back to back within its ingest budget: the probe, the posts accepted, and
+//            the server's RSS growth over its RSS just before (goal p99 ≤ 3× baseline, within 50 MB);
+//  posts     the same posts with no watcher, so the watchers' share of the above can be told from the posts';
+//  unauth    a flood of requests with unknown keys from one address (blocked after the failed-auth budget),
+//            last: it blocks the bench's address for a minute, so the probe does not run beside it.
+// `node --import tsx bench/fairness.ts`, with DATABASE_URL (and REDIS_URL) for server mode; FAIRNESS_SECONDS
+// per phase (8).
+import { fork, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon from 'autocannon';
-import { createApiKey } from '../src/auth/credentials.js';
-import { createOrganization } from '../src/auth/organizations.js';
-import { newId } from '../src/lib/ids.js';
-import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
-import { printTable, startBenchApp } from './lib.js';
+import type { LoadMessage } from './fairness-load.js';
+import type { FairnessFixtures, ServerMessage } from './fairness-server.js';
+import { printTable } from './lib.js';
 
 const SECONDS = Number(process.env.FAIRNESS_SECONDS ?? 8);
+/** The load runs this long before the probe starts, and as long after it ends. */
+const WARMUP_SECONDS = 1;
 
-export async function benchFairness() {
-  const bench = await startBenchApp({ ingestRateWindows: GENEROUS_WINDOWS });
-  const owner = bench.app.databases.owner;
-  const rpc = async (key: string, operation: string, input: unknown) => {
-    const response = await fetch(`${bench.url}/rpc/v1/${operation}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-    if (!response.ok) throw new Error(`${operation}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as any;
+function start(file: string, args: string[] = []): ChildProcess {
+  return fork(new URL(file, import.meta.url).pathname, args, {
+    execArgv: ['--import', 'tsx'],
+    env: process.env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+/** The child's next message of `type`; rejects if it exits first. */
+function next<M extends { type: string }>(child: ChildProcess, type: M['type']): Promise<M> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: M) => {
+      if (message.type !== type) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(message);
+    };
+    const onExit = (code: number | null) => reject(new Error(`${child.spawnargs.join(' ')} exited ${code} before sending ${type}`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+interface ProbeResult {
+  p50: number;
+  p99: number;
+  n: number;
+}
+
+/**
+ * One scenario against a server of its own, started for it: what one scenario leaves behind (queued report
+ * renders, a grown heap, sessions' buffers) does not weigh on the next. Its baseline is that server's, measured
+ * just before the load, in the same run.
+ */
+async function runScenario(scenario: string, rows: Record<string, string | number>[]): Promise<string> {
+  const server = start('./fairness-server.ts');
+  const { url, kind, fixtures } = await next<Extract<ServerMessage, { type: 'ready' }>>(server, 'ready');
+  const rss = async () => {
+    const answer = next<Extract<ServerMessage, { type: 'rss' }>>(server, 'rss');
+    server.send({ type: 'rss' });
+    return (await answer).rss;
   };
 
-  const probeOrg = await createOrganization(owner, 'Probe roastery', 'enterprise');
-  const location = await rpc(probeOrg.apiKey, 'catalog.location.createLocation', { name: 'Probe', code: 'PROBE', kind: 'warehouse' });
-  const probePath = `/rpc/v1/catalog.location.getLocation?input=${encodeURIComponent(JSON.stringify({ id: location.id }))}`;
-
+  const target = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const probePath = `/rpc/v1/catalog.location.getLocation?input=${encodeURIComponent(JSON.stringify({ id: fixtures.probe.locationId }))}`;
+  const probeOnce = () =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: probePath,
+          headers: { authorization: `Bearer ${fixtures.probe.key}` },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
   /** Reads back to back for `seconds`, answering the latencies' p50 and p99 in ms. */
-  async function probe(seconds = SECONDS) {
+  async function probe(seconds = SECONDS): Promise<ProbeResult> {
     const latencies: number[] = [];
     const until = performance.now() + seconds * 1000;
     while (performance.now() < until) {
       const t = performance.now();
-      const response = await fetch(bench.url + probePath, { headers: { authorization: `Bearer ${probeOrg.apiKey}` } });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`probe: ${response.status}`);
+      const status = await probeOnce();
+      if (status !== 200) throw new Error(`probe: ${status}`);
       latencies.push(performance.now() - t);
     }
     latencies.sort((a, b) => a - b);
-    return { p50: latencies[Math.floor(latencies.length / 2)], p99: latencies[Math.floor(latencies.length * 0.99)], n: latencies.length };
+    return {
+      p50: latencies[Math.floor(latencies.length / 2)],
+      p99: latencies[Math.floor(latencies.length * 0.99)],
+      n: latencies.length,
+    };
   }
 
-  const rows: Record<string, string | number>[] = [];
+  /** Runs a scenario's load process: set up, then go; the probe runs meanwhile, and the server's RSS is sampled. */
+  async function underLoad(scenario: string, withProbe = true) {
+    const load = start('./fairness-load.ts', [scenario, url, String(SECONDS + 2 * WARMUP_SECONDS)]);
+    load.send({ fixtures });
+    const { detail } = await next<Extract<LoadMessage, { type: 'ready' }>>(load, 'ready');
+    const before = await rss();
+    let peak = before;
+    const done = next<Extract<LoadMessage, { type: 'done' }>>(load, 'done');
+    load.send({ type: 'go' });
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rss());
+        await sleep(250);
+      }
+    })();
+    await sleep(WARMUP_SECONDS * 1000);
+    const during = withProbe ? await probe() : null;
+    const { result } = await done;
+    sampling = false;
+    await sampler;
+    const after = await rss();
+    load.kill();
+    return { during, detail, result, before, peak, after };
+  }
+
+  await probe(2); // warms the connection, the plan caches and the JIT
   const baseline = await probe();
-  const report = (scenario: string, during: Awaited<ReturnType<typeof probe>>, extra: Record<string, string | number> = {}) =>
+  const idle = await rss();
+  const figures = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ');
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+  const report = (scenario: string, during: ProbeResult, extra: Record<string, string | number> = {}) =>
     rows.push({
       scenario,
       'probe p50 ms': during.p50.toFixed(1),
       'probe p99 ms': during.p99.toFixed(1),
       'p99 / baseline': `${(during.p99 / baseline.p99).toFixed(2)}x`,
+      'probe n': during.n,
       ...extra,
     });
-  report('baseline (probe alone)', baseline);
-
-  // Heavy: 10 keys, each of its own organization with 250 locations and a lot to trace.
-  const heavyKeys: { key: string; lotId: string }[] = [];
-  for (let i = 0; i < 10; i++) {
-    const org = await createOrganization(owner, `Heavy ${i}`, 'enterprise');
-    await owner.query(
-      `insert into locations (org_id, id, code, name, kind) select $1, 'loc_h' || $2 || '_' || n, 'H' || n, 'Heavy ' || n, 'warehouse' from generate_series(1, 250) n`,
-      [org.organizationId, i],
-    );
-    const lot = await rpc(org.apiKey, 'inventory.green.importGreenLot', { name: 'Traced', lotCode: `T-${i}`, weightKg: '100' });
-    heavyKeys.push({ key: org.apiKey, lotId: lot.lot.id });
+  if (scenario !== 'flood') report(`${scenario}: baseline (probe alone)`, baseline, { 'server RSS MB': mb(idle) });
+  const scenarios = [scenario];
+  if (scenarios.includes('heavy')) {
+    const heavy = await underLoad('heavy');
+    report(`heavy: ${fixtures.heavy.length} keys × 5 kinds`, heavy.during!, {
+      'server RSS MB': `${mb(heavy.before)} → peak ${mb(heavy.peak)}`,
+      load: figures(heavy.result),
+    });
   }
-  const heavy = heavyKeys.flatMap(({ key, lotId }) =>
-    [0, 1, 2, 3].map((n) =>
-      autocannon({
-        url: bench.url,
-        connections: 1,
-        duration: SECONDS,
-        requests: [
-          {
-            method: 'GET',
-            path:
-              n % 2
-                ? `/rpc/v1/catalog.location.listLocations?input=${encodeURIComponent(JSON.stringify({ page: { limit: 200 } }))}`
-                : `/rpc/v1/traceability.traceForward?input=${encodeURIComponent(JSON.stringify({ kind: 'green_lot', id: lotId }))}`,
-            headers: { authorization: `Bearer ${key}` },
-          },
-        ],
-      }),
-    ),
+  if (scenarios.includes('posts')) {
+    const posts = await underLoad('posts');
+    report('posts only: the same 2,000-sample posts, no watcher', posts.during!, {
+      'server RSS MB': `${mb(posts.before)} → peak ${mb(posts.peak)} (+${mb(posts.peak - posts.before)})`,
+      load: figures(posts.result),
+    });
+  }
+  if (scenarios.includes('watchers')) {
+    const watchers = await underLoad('watchers');
+    report('watchers: 480 stalled streams, 2,000-sample posts', watchers.during!, {
+      'server RSS MB': `${mb(watchers.before)} → peak ${mb(watchers.peak)} (+${mb(watchers.peak - watchers.before)})`,
+      load: figures({ ...watchers.detail, ...watchers.result }),
+    });
+  }
+  if (scenarios.includes('flood')) {
+    const flood = await underLoad('flood', false);
+    rows.push({
+      scenario: 'unauth flood: 32 connections of unknown keys',
+      load: figures(flood.result),
+    });
+  }
+
+  agent.destroy();
+  const closed = new Promise((resolve) => server.once('exit', resolve));
+  server.send({ type: 'close' });
+  await closed;
+  return kind;
+}
+
+export async function benchFairness() {
+  // FAIRNESS_SCENARIOS (e.g. `watchers`) runs some scenarios only.
+  const scenarios = process.env.FAIRNESS_SCENARIOS?.split(',') ?? ['heavy', 'posts', 'watchers', 'flood'];
+  const rows: Record<string, string | number>[] = [];
+  let kind = '';
+  for (const scenario of scenarios) kind = await runScenario(scenario, rows);
+  printTable(
+    `Fair under load on ${kind}, each scenario on a server process of its own (probe: getLocation back to back, ${SECONDS} s a phase; goal p99 ≤ 3× baseline)`,
+    rows,
   );
-  const duringHeavy = await probe();
-  const heavyResults = await Promise.all(heavy);
-  report('heavy: 10 keys × 4 connections of 200-item pages and traces', duringHeavy, {
-    'load req/s': Math.round(heavyResults.reduce((sum, r) => sum + r.requests.average, 0)),
-  });
-
-  // Stalled watchers: 480 streams (24 organizations' keys, within the caps) that never read, while a
-  // bridge posts 2,000-sample posts.
-  const streamOrg = await createOrganization(owner, 'Stream roastery', 'enterprise');
-  const machine = await rpc(streamOrg.apiKey, 'catalog.machine.registerMachine', { name: 'Streamed', code: 'STREAM', connectivity: 'bridge' });
-  const { token } = await rpc(streamOrg.apiKey, 'catalog.machine.issueMachineBridgeToken', { machineId: machine.id });
-  const batchId = newId('rb');
-  await bench.app.services.liveSessions.open({ orgId: streamOrg.organizationId, batchId, machineId: machine.id });
-  const url = new URL(bench.url);
-  const keys: string[] = [];
-  for (let i = 0; i < 24; i++) keys.push((await createApiKey(owner, streamOrg.organizationId, 'viewer')).apiKey);
-  const sockets: Socket[] = [];
-  const memoryBefore = process.memoryUsage().rss;
-  for (let i = 0; i < 480; i++) {
-    const socket = connect(Number(url.port), url.hostname);
-    socket.on('error', () => {});
-    socket.write(`GET /stream/v1/roast/${batchId} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${keys[i % keys.length]}\r\n\r\n`);
-    socket.pause(); // never reads
-    sockets.push(socket);
-  }
-  let seq = 0;
-  let accepted = 0;
-  let posting = true;
-  const post = (seq: number) =>
-    JSON.stringify({ seq, samples: Array.from({ length: 2000 }, (_, i) => ({ t: (seq * 2000 + i) * 100, bt: 150 + i / 100, et: 220 })) });
-  const poster = (async () => {
-    while (posting) {
-      const response = await fetch(`${bench.url}/ingest/v1/roast/${batchId}/samples`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: post(seq++),
-      });
-      await response.arrayBuffer();
-      if (response.status === 202) accepted++;
-    }
-  })();
-  await sleep(500);
-  const duringWatchers = await probe();
-  posting = false;
-  await poster;
-  const memoryDuring = process.memoryUsage().rss;
-  report('watchers: 480 stalled streams, 2,000-sample posts', duringWatchers, {
-    'posts accepted': accepted,
-    'memory growth MB': ((memoryDuring - memoryBefore) / 1e6).toFixed(0),
-  });
-  for (const socket of sockets) socket.destroy();
-
-  // Unauthenticated flood, last: it comes from the probe's own address, which the failed-auth budget then
-  // blocks as a whole (for a minute), so the probe is not run beside it: the figures are how much of the flood is answered 429
-  // (without a credential lookup) rather than 401.
-  const flood = autocannon({
-    url: bench.url,
-    connections: 32,
-    duration: SECONDS,
-    requests: [{ method: 'GET', path: probePath, headers: { authorization: 'Bearer fck_unknown_key_for_the_flood' } }],
-  });
-  const floodResult = await flood;
-  const statuses = floodResult.statusCodeStats as Record<string, { count: number }>;
-  rows.push({
-    scenario: 'unauth flood: 32 connections of unknown keys',
-    'load req/s': Math.round(floodResult.requests.average),
-    '401': statuses['401']?.count ?? 0,
-    '429': statuses['429']?.count ?? 0,
-  });
-
-  printTable(`Fair under load on ${bench.kind} (probe: getLocation back to back, ${SECONDS} s a phase; goal p99 ≤ 3× baseline)`, rows);
-  await bench.close();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchFairness();

@@ -1,48 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { appRoleUrl } from '../src/config.js';
 import { PostgresDatabase } from '../src/db/client.js';
 import { createTestDatabase } from '../src/testing/harness.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { JobQueue } from '../src/jobs/queue.js';
+import { API_ONLY_READY, WORKER_READY, processEnv, startProcess as start, stopProcess as stop, type StartedProcess as Started } from '../src/testing/processes.js';
 
-const root = new URL('..', import.meta.url).pathname;
 const N = 40;
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  url?: string;
-}
-
-/** Starts a CLI process and resolves once it printed `ready`. */
-async function start(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${output}`)), 120_000);
-    child.stdout!.on('data', () => {
-      const m = ready.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`)));
-  });
-  return { child, output: () => output, url: match[1] };
-}
-
-async function stop(process: Started): Promise<number | null> {
-  if (process.child.exitCode !== null) return process.child.exitCode;
-  process.child.kill('SIGTERM');
-  const [code] = await once(process.child, 'exit');
-  return code;
-}
 
 /** The job runs a process logged, as pino JSON lines. */
 const jobLines = (output: string) =>
@@ -66,12 +31,11 @@ test('two API-only processes and one worker on one PostgreSQL database: every jo
   });
 
   const org = await createOrganization(owner, 'Queue roastery', 'enterprise');
-  const { DATABASE_APP_URL: _appUrl, ...inherited } = process.env;
-  const env: NodeJS.ProcessEnv = { ...inherited, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info' };
+  const env = processEnv(database.url, { LOG_LEVEL: 'info' });
   const [apiA, apiB, worker] = await Promise.all([
-    start(['serve', '--no-workers'], env, /Firstcrack listening on (http:\/\/[\d.:]+) \(PostgreSQL, API only\)/),
-    start(['serve', '--no-workers'], env, /Firstcrack listening on (http:\/\/[\d.:]+) \(PostgreSQL, API only\)/),
-    start(['worker'], env, /Firstcrack worker running jobs \(PostgreSQL\)/),
+    start(['serve', '--no-workers'], env, API_ONLY_READY),
+    start(['serve', '--no-workers'], env, API_ONLY_READY),
+    start(['worker'], env, WORKER_READY),
   ]);
   processes.push(apiA, apiB, worker);
 

@@ -240,7 +240,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         };
         raw.on('close', stop);
         try {
-          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (message) => watcher.send(message));
+          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (messages) => watcher.send(messages));
         } catch (error) {
           request.log.error({ err: error }, 'stream subscription failed');
           raw.destroy();
@@ -284,29 +284,34 @@ function resumePoint(request: BatchRequest): number {
 }
 
 /**
- * The SSE text of a message, made once however many watchers receive it: the stores hand every watcher the
- * same message object.
+ * The SSE bytes of a run of messages, made once however many watchers receive it: the stores hand every
+ * watcher of a batch the same array, so a post is framed and encoded once and each watcher's socket queues a
+ * reference to the same Buffer. Fan-out then costs one write per watcher per post, and stalled watchers share
+ * their backlog's memory instead of holding a copy each.
  */
-const frames = new WeakMap<LiveMessage, string>();
-function frameOf(message: LiveMessage): string {
-  let frame = frames.get(message);
-  if (frame === undefined) {
-    frame = `id: ${message.id}\nevent: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`;
-    frames.set(message, frame);
+const frames = new WeakMap<readonly LiveMessage[], Buffer>();
+function framesOf(messages: readonly LiveMessage[]): Buffer {
+  let bytes = frames.get(messages);
+  if (bytes === undefined) {
+    let text = '';
+    for (const message of messages) text += `id: ${message.id}\nevent: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`;
+    bytes = Buffer.from(text, 'utf8');
+    frames.set(messages, bytes);
   }
-  return frame;
+  return bytes;
 }
 
 /** Batch states after which a session takes nothing more (roast_batches.state). */
 const FINAL_STATES = new Set(['completed', 'aborted']);
+const isFinal = (message: LiveMessage) => message.event === 'status' && FINAL_STATES.has((message.data as { state: string }).state);
 
 /**
- * One open stream. What arrives in one tick (the messages of one post) is written once, so a post costs each
- * watcher one write and one system call however many samples it holds.
+ * One open stream. Its backlog is what its socket has not yet handed to the kernel: a run that would take it
+ * past MAX_WATCHER_BACKLOG_BYTES is not queued at all, and the watcher is cut off instead (a run always goes
+ * to a socket with no backlog, so a post larger than the limit still reaches a watcher that keeps up).
  */
 class Watcher {
   ended = false;
-  private pending = '';
   readonly orgId: string;
   readonly credentialId: string;
 
@@ -318,46 +323,38 @@ class Watcher {
     this.credentialId = principal.credentialId;
   }
 
-  send(message: LiveMessage): void {
-    this.queue(frameOf(message));
+  send(messages: readonly LiveMessage[]): void {
+    if (messages.length === 0) return;
+    this.write(framesOf(messages));
     // The batch is done (completed or aborted): nothing more will come, and a closed session is no longer resumable.
-    if (message.event === 'status' && FINAL_STATES.has((message.data as { state: string }).state)) this.end();
+    if (messages.some(isFinal)) this.end();
   }
 
   comment(text: string): void {
-    this.queue(`: ${text}\n\n`);
+    this.write(Buffer.from(`: ${text}\n\n`));
   }
 
-  private queue(text: string): void {
+  private write(bytes: Buffer): void {
     if (this.ended) return;
-    if (this.pending === '') process.nextTick(this.flush);
-    this.pending += text;
-  }
-
-  private readonly flush = () => {
-    if (this.ended || this.pending === '') return;
-    const text = this.pending;
-    this.pending = '';
-    this.raw.write(text);
-    if (this.raw.writableLength > MAX_WATCHER_BACKLOG_BYTES) {
+    const backlog = this.raw.writableLength;
+    if (backlog > 0 && backlog + bytes.length > MAX_WATCHER_BACKLOG_BYTES) {
       this.close('too_far_behind', `The stream fell more than ${MAX_WATCHER_BACKLOG_BYTES} bytes behind; reconnect with Last-Event-ID to resume.`);
+      return;
     }
-  };
+    this.raw.write(bytes);
+  }
 
   /** Ends the stream with a last `closed` event saying why; a watcher that does not read even that is dropped. */
   close(reason: string, detail: string): void {
     if (this.ended) return;
-    this.pending += `event: closed\ndata: ${JSON.stringify({ reason, detail })}\n\n`;
-    this.end();
+    this.end(`event: closed\ndata: ${JSON.stringify({ reason, detail })}\n\n`);
     setTimeout(() => this.raw.destroy(), CLOSE_GRACE_MS).unref();
   }
 
-  end(): void {
+  end(last = ''): void {
     if (this.ended) return;
     this.ended = true;
-    const text = this.pending;
-    this.pending = '';
-    this.raw.end(text);
+    this.raw.end(last);
   }
 }
 

@@ -161,10 +161,11 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     await this.journal.write(`${orgId}/${batchId}`, entryJson);
   }
 
-  /** Hands a new entry's messages to the session's watchers; with none, no message is made. */
+  /** Hands a new entry's messages, as one array shared by all, to the session's watchers; with none, no message is made. */
   private publish(session: Session, entry: LiveEntry): void {
-    if (session.feed.listenerCount('message') === 0) return;
-    for (const message of messagesOf(entry)) session.feed.emit('message', message);
+    if (session.feed.listenerCount('messages') === 0) return;
+    const messages = messagesOf(entry);
+    if (messages.length > 0) session.feed.emit('messages', messages);
   }
 
   async readCurve(orgId: string, batchId: string): Promise<Curve | null> {
@@ -186,15 +187,15 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     return result;
   }
 
-  async subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void> {
+  async subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void> {
     const session = await this.load(orgId, batchId);
     if (!session) return () => {};
     for (const entry of session.entries) {
-      if (entry.firstId + entrySize(entry) - 1 > afterId) for (const message of messagesOf(entry, afterId)) onMessage(message);
+      if (entry.firstId + entrySize(entry) - 1 > afterId) onMessages(messagesOf(entry, afterId));
     }
-    const listener = (message: LiveMessage) => onMessage(message);
-    session.feed.on('message', listener);
-    return () => session.feed.off('message', listener);
+    const listener = (messages: readonly LiveMessage[]) => onMessages(messages);
+    session.feed.on('messages', listener);
+    return () => session.feed.off('messages', listener);
   }
 
   async seal(orgId: string, batchId: string): Promise<void> {

@@ -112,7 +112,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     return (this.redis as RedisWithScripts).firstcrackLiveAppend(k.info, k.seqs, k.next, k.log, k.channel, seq, postJson, statusJson, String(count));
   }
 
-  async subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void> {
+  async subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void> {
     const k = this.keys(orgId, batchId);
     if (!(await this.redis.exists(k.info))) return () => {};
     let feed = this.feeds.get(k.channel);
@@ -121,13 +121,15 @@ export class RedisLiveSessionStore implements LiveSessionStore {
       this.feeds.set(k.channel, feed);
     }
     let last = afterId;
-    let backlog: LiveMessage[] | null = [];
-    const deliver = (message: LiveMessage) => {
-      if (message.id <= last) return;
-      last = message.id;
-      onMessage(message);
+    let backlog: (readonly LiveMessage[])[] | null = [];
+    // A run wholly past `last` (every live run once the seam is behind) is passed on as the shared array itself.
+    const deliver = (messages: readonly LiveMessage[]) => {
+      const fresh = messages.length > 0 && messages[0].id > last ? messages : messages.filter((m) => m.id > last);
+      if (fresh.length === 0) return;
+      last = fresh[fresh.length - 1].id;
+      onMessages(fresh);
     };
-    const listener = (message: LiveMessage) => (backlog ? backlog.push(message) : deliver(message));
+    const listener = (messages: readonly LiveMessage[]) => (backlog ? backlog.push(messages) : deliver(messages));
     feed.listeners.add(listener);
     const unsubscribe = () => {
       feed.listeners.delete(listener);
@@ -138,12 +140,12 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     };
     try {
       await feed.subscribed;
-      for (const message of await this.range(k.log, afterId + 1)) deliver(message);
+      deliver(await this.range(k.log, afterId + 1));
     } catch (error) {
       unsubscribe();
       throw error;
     }
-    for (const message of backlog) deliver(message);
+    for (const messages of backlog) deliver(messages);
     backlog = null;
     return unsubscribe;
   }
@@ -228,7 +230,7 @@ function numbered(lastId: number, postJson: string, statusJson: string): LiveEnt
  * are read from the log first, and later payloads wait behind that read so order holds.
  */
 class Feed {
-  readonly listeners = new Set<(message: LiveMessage) => void>();
+  readonly listeners = new Set<(messages: readonly LiveMessage[]) => void>();
   readonly subscribed: Promise<unknown>;
   /** Highest id delivered through this feed; null until the first payload. */
   private lastId: number | null = null;
@@ -269,12 +271,13 @@ class Feed {
     return this.lastId !== null && first > this.lastId + 1;
   }
 
+  /** Hands the messages not delivered before to every listener, as one array they all share. */
   private emit(messages: LiveMessage[]): void {
-    for (const message of messages) {
-      if (this.lastId !== null && message.id <= this.lastId) continue;
-      this.lastId = message.id;
-      for (const listener of this.listeners) listener(message);
-    }
+    const lastId = this.lastId;
+    const fresh = lastId === null ? messages : messages.filter((m) => m.id > lastId);
+    if (fresh.length === 0) return;
+    this.lastId = fresh[fresh.length - 1].id;
+    for (const listener of this.listeners) listener(fresh);
   }
 
   close(): void {

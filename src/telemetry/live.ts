@@ -55,9 +55,11 @@ export interface LiveSessionStore {
   publishStatus(orgId: string, batchId: string, state: string): Promise<void>;
   /**
    * Delivers the buffered messages with id > afterId, then every new one, in order, until the returned
-   * function is called. Works across processes in server mode.
+   * function is called. Works across processes in server mode. Messages come in runs (one stored post's, or a
+   * status): a run published live is one array handed to every watcher of the batch in this process, so work
+   * done once per array (framing it for the wire) is shared by them all. Receivers must not change the array.
    */
-  subscribe(orgId: string, batchId: string, afterId: number, onMessage: (message: LiveMessage) => void): Promise<() => void>;
+  subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void>;
   /**
    * Stops the session taking posts, for good: an append after seal resolves is refused with
    * SessionClosedError('sealed') unless its seq was stored before (a duplicate stays a duplicate), while

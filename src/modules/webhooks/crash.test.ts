@@ -1,53 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { PostgresDatabase } from '../../db/client.js';
 import { createTestDatabase } from '../../testing/harness.js';
 import { createOrganization } from '../../auth/organizations.js';
+import { SERVE_READY, WORKER_READY, killProcess as kill9, processEnv, startProcess as start, type StartedProcess } from '../../testing/processes.js';
 import { startReceiver } from './testing.js';
 
 /**
  * At-least-once across kill -9: separate processes on one PostgreSQL database (PGlite is one process's
  * database, so the scenario needs server mode). The CLI is started the way an operator starts it.
  */
-const root = new URL('../../..', import.meta.url).pathname;
-
-async function start(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; url?: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${output}`)), 120_000);
-    child.stdout!.on('data', () => {
-      const m = ready.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`)));
-  });
-  return { child, url: match[1] };
-}
-
-const SERVE_READY = /Firstcrack listening on (http:\/\/[\d.:]+)/;
-const WORKER_READY = /Firstcrack worker running jobs/;
-
-async function kill9(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-}
-
 test('a committed event is delivered after the process is killed -9 between commit and send, and during a send', async (t) => {
   if (!process.env.DATABASE_URL) return t.skip('DATABASE_URL is not set: the crash needs several processes on one database');
   const database = await createTestDatabase(process.env.DATABASE_URL);
   const owner = PostgresDatabase.open(database.url, 2);
   const receiver = await startReceiver();
-  const children: ChildProcess[] = [];
+  const children: StartedProcess[] = [];
   t.after(async () => {
     for (const child of children) await kill9(child);
     await receiver.close();
@@ -55,16 +24,12 @@ test('a committed event is delivered after the process is killed -9 between comm
     await database.drop();
   });
   const org = await createOrganization(owner, 'Crash roastery', 'enterprise');
-  const { DATABASE_APP_URL: _appUrl, ...inherited } = process.env;
-  const env: NodeJS.ProcessEnv = {
-    ...inherited,
-    DATABASE_URL: database.url,
-    PORT: '0',
+  const env = processEnv(database.url, {
     LOG_LEVEL: 'warn',
     FIRSTCRACK_SECRET_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_RETRY_SCHEDULE: '0,1,1',
-  };
+  });
   const call = async (base: string, operation: string, input: unknown) => {
     const res = await fetch(`${base}/rpc/v1/${operation}`, {
       method: 'POST',
@@ -78,27 +43,27 @@ test('a committed event is delivered after the process is killed -9 between comm
 
   // 1. Between commit and send: the API process commits the event (and its outbox job) and dies before any worker ran.
   const api = await start(['serve', '--no-workers'], env, SERVE_READY);
-  children.push(api.child);
+  children.push(api);
   await call(api.url!, 'webhooks.createEndpoint', { url: `${receiver.url}/ok/crash`, eventTypes: ['catalog.location.created'] });
   const location = await call(api.url!, 'catalog.location.createLocation', { name: 'Committed', code: 'C1', kind: 'warehouse' });
-  await kill9(api.child);
+  await kill9(api);
   assert.equal(receiver.received.length, 0, 'nothing was sent before the kill');
   const worker = await start(['worker'], env, WORKER_READY);
-  children.push(worker.child);
+  children.push(worker);
   await receiver.waitFor(() => receiver.on('/ok/crash').length >= 1, 'the restarted worker to deliver the committed event', 120_000);
   const delivered = JSON.parse(receiver.on('/ok/crash')[0].body);
   assert.equal(delivered.data.location.id, location.id);
-  await kill9(worker.child);
+  await kill9(worker);
 
   // 2. During a send: the process running the attempt dies while the receiver holds the request open.
   const full = await start(['serve'], env, SERVE_READY);
-  children.push(full.child);
+  children.push(full);
   await call(full.url!, 'webhooks.createEndpoint', { url: `${receiver.url}/hangonce/crash`, eventTypes: ['catalog.location.updated'] });
   await call(full.url!, 'catalog.location.updateLocation', { id: location.id, name: 'Mid-send' });
   await receiver.waitFor(() => receiver.on('/hangonce/crash').length === 1, 'the attempt to reach the receiver', 120_000);
-  await kill9(full.child);
+  await kill9(full);
   const restarted = await start(['worker'], env, WORKER_READY);
-  children.push(restarted.child);
+  children.push(restarted);
   // The job of the killed attempt times out (30 s) and the queue's maintenance hands it to the new worker.
   await receiver.waitFor(() => receiver.on('/hangonce/crash').length >= 2, 'the attempt to be made again', 300_000);
   const [first, second] = receiver.on('/hangonce/crash');

@@ -161,7 +161,7 @@ describe('completeRoastBatch', () => {
     await postCurve(server, token, started.id, curve);
 
     const statuses: unknown[] = [];
-    const unsubscribe = await live.subscribe(org.id, started.id, 0, (m) => m.event === 'status' && statuses.push(m.data));
+    const unsubscribe = await live.subscribe(org.id, started.id, 0, (ms) => { for (const m of ms) if (m.event === 'status') statuses.push(m.data); });
     const res = await org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '10.625', notes: 'sweet, even' });
     // Watchers may hear of it a moment later (across processes, through Redis).
     for (let waited = 0; statuses.length === 0 && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,0 +1,255 @@
+// A load generator for bench/fairness.ts, in a process of its own (neither the server's nor the probe's). It
+// still shares the machine's cores with the server, so it does as little as it can per request: bodies are
+// built before the load starts (a request only splices a counter into a prebuilt text), connections are kept
+// alive, and responses are not parsed. Started with the scenario in argv and the fixtures over IPC; it sends
+// back `ready` once set up, starts on `go`, and answers `done` with its figures.
+import { request as httpRequest, Agent } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import autocannon from 'autocannon';
+import type { FairnessFixtures } from './fairness-server.js';
+
+export type LoadMessage = { type: 'ready'; detail: Record<string, number> } | { type: 'done'; result: Record<string, number> };
+
+const [scenario, url, secondsText] = process.argv.slice(2);
+const seconds = Number(secondsText);
+const fixtures = await new Promise<FairnessFixtures>((resolve) => process.once('message', (m: { fixtures: FairnessFixtures }) => resolve(m.fixtures)));
+const send = (message: LoadMessage) => process.send!(message);
+const go = () => new Promise<void>((resolve) => process.once('message', () => resolve()));
+process.on('disconnect', () => process.exit(0));
+
+/** An Artisan JSON log of `bytes` or a little more: a long 10 Hz roast, charge at 0, drop at the end. */
+function artisanLog(bytes: number): string {
+  const samples = Math.ceil(bytes / 21);
+  const timex = Array.from({ length: samples }, (_, i) => Math.round(i) / 10);
+  const log = JSON.stringify({
+    mode: 'C',
+    roastepoch: Math.floor(Date.now() / 1000),
+    timex,
+    temp1: timex.map((s) => Math.round((230 + (s % 100) / 10) * 100) / 100),
+    temp2: timex.map((s) => Math.round((s < 30 ? 200 - s * 2 : 140 + (s % 300) * 0.2) * 100) / 100),
+    timeindex: [0, 0, 0, 0, 0, 0, samples - 1, 0],
+  });
+  return log;
+}
+
+/**
+ * A prebuilt body with a unique number spliced in per request (batch and order numbers must be unique):
+ * `head + n + tail`, the heavy part built once.
+ */
+function spliced(head: string, tail: string) {
+  let n = 0;
+  return (req: any) => ({
+    ...req,
+    body: `${head}${process.pid}-${n++}${tail}`,
+  });
+}
+
+async function heavy(): Promise<void> {
+  const log = artisanLog(840 * 1024);
+  const kinds = (key: string, lotId: string, customerId: string) => {
+    const headers = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+    };
+    const get = (operation: string, input: unknown) => ({
+      method: 'GET' as const,
+      path: `/rpc/v1/${operation}?input=${encodeURIComponent(JSON.stringify(input))}`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const post = (operation: string, head: string, tail: string) => ({
+      request: {
+        method: 'POST' as const,
+        path: `/rpc/v1/${operation}`,
+        headers,
+      },
+      setupRequest: spliced(head, tail),
+    });
+    const lines = JSON.stringify(
+      Array.from({ length: 500 }, (_, i) => ({
+        greenLotId: lotId,
+        quantityKg: `${1 + (i % 9)}.5`,
+        unitPrice: '21.40',
+      })),
+    );
+    return {
+      import: post('production.roast.importLoggerRoast', `{"batchNumber":"IMP-`, `","content":${JSON.stringify(log)}}`),
+      page: {
+        request: get('catalog.location.listLocations', {
+          page: { limit: 200 },
+        }),
+      },
+      trace: {
+        request: get('traceability.traceForward', {
+          kind: 'green_lot',
+          id: lotId,
+        }),
+      },
+      order: post('orders.createOrder', `{"orderNumber":"SO-`, `","customerId":"${customerId}","lines":${lines}}`),
+      report: post('reporting.generateReport', `{"title":"Valuation `, `","kind":"inventory_valuation"}`),
+    };
+  };
+  // FAIRNESS_HEAVY_KINDS (e.g. `import,report`) runs some kinds only, to see what each costs.
+  const only = process.env.FAIRNESS_HEAVY_KINDS?.split(',');
+  const plans = fixtures.heavy
+    .flatMap(({ key, lotId, customerId }) => Object.entries(kinds(key, lotId, customerId)))
+    .filter(([kind]) => !only || only.includes(kind));
+  send({
+    type: 'ready',
+    detail: {
+      connections: plans.length,
+      'import bytes': Buffer.byteLength(log),
+    },
+  });
+  await go();
+  const results = await Promise.all(
+    plans.map(([kind, plan]) =>
+      autocannon({
+        url,
+        connections: 1,
+        duration: seconds,
+        requests: [
+          {
+            ...plan.request,
+            ...('setupRequest' in plan ? { setupRequest: plan.setupRequest } : {}),
+          },
+        ],
+      }).then((result) => ({ kind, result })),
+    ),
+  );
+  const figures: Record<string, number> = {};
+  for (const { kind, result } of results) {
+    figures[`${kind} 2xx`] = (figures[`${kind} 2xx`] ?? 0) + result['2xx'];
+    figures[`${kind} other`] = (figures[`${kind} other`] ?? 0) + result.non2xx + result.errors;
+  }
+  send({ type: 'done', result: figures });
+}
+
+async function watchers(): Promise<void> {
+  const target = new URL(url);
+  // `posts` is the same posting with no watcher: what the posts alone cost, to tell the watchers' share.
+  const count = scenario === 'posts' ? 0 : Number(process.env.FAIRNESS_WATCHERS ?? 480);
+  // Spread over the organizations' batches and their keys as evenly as the caps allow.
+  const sockets: Socket[] = [];
+  const statuses = new Map<string, number>();
+  const opened: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const stream = fixtures.streams[i % fixtures.streams.length];
+    const key = stream.viewerKeys[Math.floor(i / fixtures.streams.length) % stream.viewerKeys.length];
+    const socket = connect(Number(target.port), target.hostname);
+    socket.on('error', () => {});
+    socket.write(`GET /stream/v1/roast/${stream.batchId} HTTP/1.1\r\nHost: ${target.host}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    // Reads the status line only, then never reads again.
+    opened.push(
+      new Promise((resolve) =>
+        socket.once('data', (chunk) => {
+          socket.pause();
+          const status = /^HTTP\/1\.1 (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? 'none';
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          resolve();
+        }),
+      ),
+    );
+    sockets.push(socket);
+  }
+  await Promise.race([Promise.all(opened), sleep(10_000)]);
+
+  // One bridge per batch, posting 2,000-sample posts back to back. The samples' text is built once; a post
+  // is `{"seq":n,"samples":…}` (the same times again: the store takes them, and the bench never completes).
+  const samples = JSON.stringify(
+    Array.from({ length: 2000 }, (_, i) => ({
+      t: i * 100,
+      bt: Math.round((150 + i / 100) * 100) / 100,
+      et: 220,
+    })),
+  );
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: fixtures.streams.length,
+  });
+  let accepted = 0;
+  let refused = 0;
+  let posting = true;
+  const postOnce = (batchId: string, token: string, seq: number) =>
+    new Promise<number>((resolve, reject) => {
+      const body = `{"seq":${seq},"samples":${samples}}`;
+      const req = httpRequest(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          method: 'POST',
+          path: `/ingest/v1/roast/${batchId}/samples`,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  send({
+    type: 'ready',
+    detail: Object.fromEntries([...statuses].map(([status, n]) => [`streams ${status}`, n])),
+  });
+  await go();
+  const posters = fixtures.streams.map(async ({ batchId, bridgeToken }) => {
+    for (let seq = 1; posting; seq++) {
+      const status = await postOnce(batchId, bridgeToken, seq).catch(() => 0);
+      if (status === 202) accepted++;
+      else {
+        refused++;
+        // Over the bridge's budget (429): a bridge waits before posting again.
+        await sleep(100);
+      }
+    }
+  });
+  await sleep(seconds * 1000);
+  posting = false;
+  await Promise.all(posters);
+  send({
+    type: 'done',
+    result: { 'posts accepted': accepted, 'posts refused': refused },
+  });
+  for (const socket of sockets) socket.destroy();
+}
+
+/** Requests with an unknown key from one address: how much of it is answered 429 (no credential lookup) rather than 401. */
+async function flood(): Promise<void> {
+  const path = `/rpc/v1/catalog.location.getLocation?input=${encodeURIComponent(JSON.stringify({ id: fixtures.probe.locationId }))}`;
+  send({ type: 'ready', detail: {} });
+  await go();
+  const result = await autocannon({
+    url,
+    connections: 32,
+    duration: seconds,
+    requests: [
+      {
+        method: 'GET',
+        path,
+        headers: { authorization: 'Bearer fck_unknown_key_for_the_flood' },
+      },
+    ],
+  });
+  const statuses = result.statusCodeStats as Record<string, { count: number }>;
+  send({
+    type: 'done',
+    result: {
+      'load req/s': Math.round(result.requests.average),
+      '401': statuses['401']?.count ?? 0,
+      '429': statuses['429']?.count ?? 0,
+    },
+  });
+}
+
+if (scenario === 'heavy') await heavy();
+else if (scenario === 'flood') await flood();
+else if (scenario === 'watchers' || scenario === 'posts') await watchers();
+else throw new Error(`unknown scenario ${scenario}`);
+process.disconnect();

@@ -1,0 +1,116 @@
+// The service under bench/fairness.ts, in a process of its own: nothing else runs on its event loop, so what
+// the probe measures is the server. It sets up the fixtures before any measurement, tells the parent (over
+// IPC) where it listens and what it made, and answers `rss` with its resident memory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApiKey } from '../src/auth/credentials.js';
+import { createOrganization } from '../src/auth/organizations.js';
+import { newId } from '../src/lib/ids.js';
+import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
+import { startBenchApp } from './lib.js';
+
+/** What the load processes need: keys and ids, no secrets beyond the bench's own database. */
+export interface FairnessFixtures {
+  probe: { key: string; locationId: string };
+  heavy: { key: string; lotId: string; customerId: string }[];
+  /** One live batch per organization, watched through several keys (within the per-credential and per-organization caps). */
+  streams: { batchId: string; bridgeToken: string; viewerKeys: string[] }[];
+}
+
+export type ServerMessage = { type: 'ready'; url: string; kind: string; fixtures: FairnessFixtures } | { type: 'rss'; rss: number };
+
+const HEAVY_KEYS = Number(process.env.FAIRNESS_HEAVY_KEYS ?? 10);
+const STREAM_ORGS = Number(process.env.FAIRNESS_STREAM_ORGS ?? 5);
+const KEYS_PER_STREAM_ORG = Number(process.env.FAIRNESS_KEYS_PER_STREAM_ORG ?? 5);
+
+// The service's own ingest budget (30 posts a second per bridge token at most), as an attacker's bridges
+// would meet it; FAIRNESS_GENEROUS_INGEST=1 lifts it, to see what posting as fast as the server takes costs.
+// A scratch data directory: the embedded live sessions' journal of earlier runs (never completed, so never
+// discarded) would otherwise be read back into memory at the first stream or post.
+const dataDir = mkdtempSync(join(tmpdir(), 'fc-fairness-'));
+const bench = await startBenchApp(process.env.FAIRNESS_GENEROUS_INGEST ? { ingestRateWindows: GENEROUS_WINDOWS } : {}, { dataDir });
+const owner = bench.app.databases.owner;
+const rpc = async (key: string, operation: string, input: unknown) => {
+  const response = await fetch(`${bench.url}/rpc/v1/${operation}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(input),
+  });
+  if (!response.ok) throw new Error(`${operation}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as any;
+};
+
+const probeOrg = await createOrganization(owner, 'Probe roastery', 'enterprise');
+const location = await rpc(probeOrg.apiKey, 'catalog.location.createLocation', {
+  name: 'Probe',
+  code: 'PROBE',
+  kind: 'warehouse',
+});
+
+// Heavy: organizations with 250 locations (200-item pages), a green lot to trace and to order, and a customer.
+const heavy: FairnessFixtures['heavy'] = [];
+for (let i = 0; i < HEAVY_KEYS; i++) {
+  const org = await createOrganization(owner, `Heavy ${i}`, 'enterprise');
+  await owner.query(
+    `insert into locations (org_id, id, code, name, kind) select $1, 'loc_h' || $2 || '_' || n, 'H' || n, 'Heavy ' || n, 'warehouse' from generate_series(1, 250) n`,
+    [org.organizationId, i],
+  );
+  const lot = await rpc(org.apiKey, 'inventory.green.importGreenLot', {
+    name: 'Traced',
+    lotCode: `T-${i}`,
+    weightKg: '100',
+  });
+  const customer = await rpc(org.apiKey, 'orders.createCustomer', {
+    name: `Café ${i}`,
+    code: `C-${i}`,
+    currency: 'EUR',
+  });
+  heavy.push({ key: org.apiKey, lotId: lot.lot.id, customerId: customer.id });
+}
+
+// Streams: each organization has one live batch, watched through KEYS_PER_STREAM_ORG viewer keys.
+const streams: FairnessFixtures['streams'] = [];
+for (let i = 0; i < STREAM_ORGS; i++) {
+  const org = await createOrganization(owner, `Stream roastery ${i}`, 'enterprise');
+  const machine = await rpc(org.apiKey, 'catalog.machine.registerMachine', {
+    name: 'Streamed',
+    code: `STREAM-${i}`,
+    connectivity: 'bridge',
+  });
+  const { token } = await rpc(org.apiKey, 'catalog.machine.issueMachineBridgeToken', { machineId: machine.id });
+  const batchId = newId('rb');
+  await bench.app.services.liveSessions.open({
+    orgId: org.organizationId,
+    batchId,
+    machineId: machine.id,
+  });
+  const viewerKeys: string[] = [];
+  for (let k = 0; k < KEYS_PER_STREAM_ORG; k++) viewerKeys.push((await createApiKey(owner, org.organizationId, 'viewer')).apiKey);
+  streams.push({ batchId, bridgeToken: token, viewerKeys });
+}
+
+const send = (message: ServerMessage) => process.send!(message);
+process.on('message', async (message: { type: string }) => {
+  if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage().rss });
+  if (message.type === 'close') {
+    await bench.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
+});
+// The parent gone (killed, crashed): nothing is left listening.
+process.on('disconnect', () => process.exit(0));
+send({
+  type: 'ready',
+  url: bench.url,
+  kind: bench.kind,
+  fixtures: {
+    probe: { key: probeOrg.apiKey, locationId: location.id },
+    heavy,
+    streams,
+  },
+});

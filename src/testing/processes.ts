@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+/**
+ * Firstcrack processes started the way an operator starts them (the CLI, `serve` or `worker`), for tests of
+ * several processes sharing one PostgreSQL database (and Redis). PGlite is one process's database, so such
+ * tests skip without DATABASE_URL.
+ */
+const root = new URL('../..', import.meta.url).pathname;
+
+/** `serve` printed its address; group 1 is the base URL. */
+export const SERVE_READY = /Firstcrack listening on (http:\/\/[\d.:]+)/;
+/** `serve --no-workers` on PostgreSQL. */
+export const API_ONLY_READY = /Firstcrack listening on (http:\/\/[\d.:]+) \(PostgreSQL, API only\)/;
+export const WORKER_READY = /Firstcrack worker running jobs/;
+
+export interface StartedProcess {
+  child: ChildProcess;
+  /** Everything the process wrote so far, stdout and stderr. */
+  output: () => string;
+  /** The ready pattern's first group, when it has one (the base URL for `serve`). */
+  url?: string;
+}
+
+/** Starts `firstcrack <args>` and resolves once its stdout matches `ready` (rejects if it exits or takes 2 minutes first). */
+export async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<StartedProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${output}`)), 120_000);
+    child.stdout!.on('data', () => {
+      const m = ready.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`));
+    });
+  });
+  return { child, output: () => output, url: match[1] };
+}
+
+/** The exit code once the process exits by itself (a one-shot command). */
+export async function exitOf(started: StartedProcess): Promise<number | null> {
+  const { child } = started;
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const [code] = await once(child, 'exit');
+  return code;
+}
+
+/** SIGTERM, and the exit code once it exited (it was already, if it had). */
+export async function stopProcess(started: StartedProcess): Promise<number | null> {
+  const { child } = started;
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  return code;
+}
+
+/** SIGKILL: the process dies mid-whatever it was doing. */
+export async function killProcess(started: StartedProcess): Promise<void> {
+  const { child } = started;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+}
+
+/**
+ * The environment for such processes: the test's own, on `databaseUrl`, listening on a free port. The
+ * application role's URL is derived from `databaseUrl` (an inherited DATABASE_APP_URL would name another database).
+ */
+export function processEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { DATABASE_APP_URL: _appUrl, ...inherited } = process.env;
+  return { ...inherited, DATABASE_URL: databaseUrl, PORT: '0', ...extra };
+}
