@@ -86,24 +86,6 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
    * It never removes a schedule: during a rolling deploy an older process would remove a newer job's.
    */
   async prepare(): Promise<void> {
-    const owner = this.databases.owner;
-    if (!(owner instanceof PostgresDatabase)) return this.declareQueues();
-    // Processes starting together would declare the same queues at once, and pg-boss's createQueue
-    // (a partition plus its indexes) deadlocks against itself: one process declares at a time.
-    const session = await owner.unscoped.connect();
-    try {
-      await session.query(`select pg_advisory_lock(hashtext('firstcrack.jobs.prepare'))`);
-      try {
-        await this.declareQueues();
-      } finally {
-        await session.query(`select pg_advisory_unlock(hashtext('firstcrack.jobs.prepare'))`);
-      }
-    } finally {
-      session.release();
-    }
-  }
-
-  private async declareQueues(): Promise<void> {
     for (const [name, definition] of Object.entries(this.catalog)) {
       const options: PgBoss.Queue = {
         name,
@@ -113,8 +95,11 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
         retryBackoff: definition.retry.backoff,
         expireInSeconds: definition.timeoutSeconds,
       };
-      await this.boss.createQueue(name, options);
-      await this.boss.updateQueue(name, options);
+      // Processes starting together declare the same queues at once, and pg-boss's createQueue (a
+      // partition with its indexes, one transaction) can deadlock against itself; the loser's transaction
+      // rolled back whole, so it declares again.
+      await retryOnDeadlock(() => this.boss.createQueue(name, options));
+      await retryOnDeadlock(() => this.boss.updateQueue(name, options));
     }
     for (const [name, definition] of Object.entries(this.catalog)) {
       if (!definition.schedule) continue;
@@ -368,3 +353,16 @@ function ownerExecutor(db: Database): PgBoss.Db {
 }
 
 const nullIfUndefined = (value: unknown) => (value === undefined ? null : value);
+
+/** Runs `declare` again (up to 5 times, after a short random pause) when PostgreSQL chose it as a deadlock's victim. */
+async function retryOnDeadlock(declare: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await declare();
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+    }
+  }
+}
