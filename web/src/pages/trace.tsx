@@ -182,7 +182,7 @@ export function TracePage({ session, kind, id }: { session: Session; kind: Kind;
           Where it went
         </button>
       </div>
-      {trace.loading ? <Loading /> : <ErrorBox error={trace.error} />}
+      {trace.loading ? <Loading what="the trace" /> : <ErrorBox error={trace.error} />}
       {g ? (
         <>
           <TraceGraphView graph={g} />
