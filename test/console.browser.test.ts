@@ -345,6 +345,16 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
       await assertFitsPhone(small, `the ${name} page`);
       await shoot(small, `${name}-390`);
     }
+    // A lot action's form and the opened menu at 390 px.
+    await small.goto(`${server.url}/app/#/lots/${chain.ethiopia.id}`);
+    await small.getByRole('button', { name: 'Transfer' }).click();
+    await small.locator('form[data-action="transfer"]').waitFor();
+    await assertFitsPhone(small, 'the transfer form');
+    await shoot(small, 'lot-transfer-390');
+    await small.getByRole('button', { name: 'Menu' }).click();
+    await small.locator('#nav').getByRole('link', { name: 'Reports' }).waitFor();
+    await assertFitsPhone(small, 'the opened menu');
+    await shoot(small, 'menu-390');
     await phone.close();
 
     // A viewer's API key (the second sign-in tab): the lot, but no button the service would refuse.

@@ -458,15 +458,22 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
         </div>
       </div>
       <div class="phasebar" aria-label="Roast phases">
-        <div class="drying" style={{ width: pct(phases.drying) }} title="Drying">
-          {phases.drying > 0 ? `Drying ${mmss(phases.drying)}` : ''}
-        </div>
-        <div class="maillard" style={{ width: pct(phases.maillard) }} title="Maillard">
-          {phases.maillard > 0 ? `Maillard ${mmss(phases.maillard)}` : ''}
-        </div>
-        <div class="development" style={{ width: pct(phases.development) }} title="Development">
-          {phases.development > 0 ? `Dev ${mmss(phases.development)}` : ''}
-        </div>
+        {/* A phase not reached has no segment: an empty one would still show its padding as a sliver. */}
+        {phases.drying > 0 ? (
+          <div class="drying" style={{ width: pct(phases.drying) }} title="Drying">
+            Drying {mmss(phases.drying)}
+          </div>
+        ) : null}
+        {phases.maillard > 0 ? (
+          <div class="maillard" style={{ width: pct(phases.maillard) }} title="Maillard">
+            Maillard {mmss(phases.maillard)}
+          </div>
+        ) : null}
+        {phases.development > 0 ? (
+          <div class="development" style={{ width: pct(phases.development) }} title="Development">
+            Dev {mmss(phases.development)}
+          </div>
+        ) : null}
       </div>
       {chartReady ? null : <Progress label="Loading the chart…" />}
       <div class="chart live-chart" ref={chartEl} data-samples="0" data-events="" data-connection="connecting" />

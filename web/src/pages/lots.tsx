@@ -37,7 +37,7 @@ export function Lots({ session }: { session: Session }) {
           <thead>
             <tr>
               <th>Lot</th>
-              <th>Name</th>
+              <th class="hide-narrow">Name</th>
               <th class="num">On hand</th>
               <th class="num hide-narrow">Reserved</th>
               <th class="num">Available</th>
@@ -47,9 +47,13 @@ export function Lots({ session }: { session: Session }) {
             {list.items.map((lot) => (
               <tr>
                 <td>
-                  <Link to={`/lots/${lot.id}`}>{lot.lotCode}</Link> {lot.quarantined ? <Badge tone="bad">quarantined</Badge> : null}
+                  <Link to={`/lots/${lot.id}`} class="code">
+                    {lot.lotCode}
+                  </Link>{' '}
+                  {lot.quarantined ? <Badge tone="bad">quarantined</Badge> : null}
+                  <div class="muted show-narrow">{lot.name}</div>
                 </td>
-                <td>{lot.name}</td>
+                <td class="hide-narrow">{lot.name}</td>
                 <td class="num">{kg(lot.onHandKg)}</td>
                 <td class="num hide-narrow">{kg(lot.reservedKg)}</td>
                 <td class="num">{kg(lot.availableKg)}</td>
@@ -226,7 +230,10 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
               {ledger.items.map((t) => (
                 <tr data-kind={t.kind} data-delta={t.deltaKg}>
                   <td>{t.seq}</td>
-                  <td>{t.kind.replace('_', ' ')}</td>
+                  <td>
+                    {t.kind.replace('_', ' ')}
+                    {Number(t.reservedDeltaKg) !== 0 ? <div class="muted show-narrow">reserved {t.reservedDeltaKg}</div> : null}
+                  </td>
                   <td class="num">{t.deltaKg}</td>
                   <td class="num hide-narrow">{t.reservedDeltaKg}</td>
                   <td>{locationName(t.locationId)}</td>

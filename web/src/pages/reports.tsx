@@ -167,8 +167,7 @@ function ReportRow({ session, report: initial }: { session: Session; report: Rep
     <tr data-report={report.id} data-status={report.status}>
       <td>
         {report.title}
-        <br />
-        <span class="muted">{KIND_NAME.get(report.kind) ?? report.kind}</span>
+        {report.title.startsWith(KIND_NAME.get(report.kind) ?? report.kind) ? null : <div class="muted">{KIND_NAME.get(report.kind) ?? report.kind}</div>}
       </td>
       <td>
         {action.pending ? (

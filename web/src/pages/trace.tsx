@@ -186,6 +186,7 @@ export function TracePage({ session, kind, id }: { session: Session; kind: Kind;
       {g ? (
         <>
           <TraceGraphView graph={g} />
+          <p class="muted show-narrow">The graph scrolls sideways.</p>
           {g.depthLimitReached ? <p class="notice">The trace stops at {g.depthLimit} steps.</p> : null}
           {g.customers.length ? (
             <p>
