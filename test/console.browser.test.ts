@@ -19,6 +19,8 @@ import { buildWeb } from '../scripts/build-web.mjs';
 declare global {
   interface Window {
     __firstcrack?: { live?: { samples: number; events: string[]; lastId: number; connection: string; framesPerSecond: number[]; drop(): void } };
+    /** Every progress label and every busy button's words the page has shown (watchProgress). */
+    __progressSeen?: string[];
   }
 }
 
@@ -49,6 +51,30 @@ async function assertFitsPhone(page: Page, what: string) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow}px at 390 px`);
 }
+
+/**
+ * Records what the page shows while something is under way: each Progress (data-progress) and each busy button
+ * (aria-busy, disabled). A MutationObserver sees every rendered state, however briefly it was on screen.
+ */
+function watchProgress(page: Page) {
+  // A string, not a function: the test runner's transform would add helpers to a function that the page lacks.
+  return page.addInitScript(`
+    const seen = (window.__progressSeen = []);
+    const note = (el) => {
+      const label = el.getAttribute('data-progress');
+      if (label) seen.push(label);
+      if (el instanceof HTMLButtonElement && el.getAttribute('aria-busy') === 'true' && el.disabled) seen.push('button: ' + el.textContent.trim());
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes' && r.target instanceof Element) note(r.target);
+        for (const n of r.addedNodes) if (n instanceof Element) [n, ...n.querySelectorAll('[data-progress], button[aria-busy]')].forEach(note);
+      }
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-progress', 'aria-busy'] });
+  `);
+}
+
+const progressSeen = (page: Page) => page.evaluate(() => window.__progressSeen ?? []);
 
 async function signInAsUser(page: Page, url: string, email: string, password: string, screenshot?: string) {
   await page.goto(`${url}/app/`, { waitUntil: 'load' });
@@ -99,6 +125,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     const pageErrors: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     page.on('pageerror', (error) => pageErrors.push(String(error)));
+    await watchProgress(page);
 
     // Sign in as a user (an admin of the organization) and land on the dashboard.
     await signInAsUser(page, server.url, 'admin@example.com', PASSWORD, 'login-1280');
@@ -112,6 +139,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await page.locator('[data-card="orders"]').getByRole('link', { name: order.orderNumber }).click();
     await page.getByRole('button', { name: 'Allocate (FEFO)' }).click();
     await page.getByText('Allocated in full.').waitFor();
+    assert.ok((await progressSeen(page)).includes('button: Allocating…'), 'the Allocate button was disabled, saying "Allocating…", while it ran');
     await page.getByRole('button', { name: 'Fulfil' }).click();
     await page.getByText('Fulfilled.').waitFor();
     await page.getByRole('heading', { name: new RegExp(`${order.orderNumber}\\s+fulfilled`) }).waitFor();
@@ -158,6 +186,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await transfer.getByLabel('Weight (kg)').fill('2');
     await transfer.getByRole('button', { name: 'Save' }).click();
     await ledger.locator('tr[data-kind="transfer_in"][data-delta="2.000"]').waitFor();
+    assert.ok((await progressSeen(page)).includes('button: Transferring…'), 'the Save button was disabled, saying "Transferring…", while the transfer ran');
     assert.equal(await ledger.locator('tr[data-kind="transfer_out"][data-delta="-2.000"]').count(), 1, 'two kg left the unassigned balance');
     assert.match(await ledger.locator('tr[data-kind="transfer_in"][data-delta="2.000"]').innerText(), /STORE/, 'and arrived at the store');
     assert.match(await page.locator('section', { has: page.getByRole('heading', { name: 'Balances' }) }).innerText(), /Main store \(STORE\)\s+2 kg/, 'the balance at the store');
@@ -268,6 +297,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await importForm.getByLabel(/Charge weight/).fill('12');
     await importForm.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('heading', { name: /IMPORTED-1\s+completed/ }).waitFor();
+    assert.ok((await progressSeen(page)).includes('Uploading and importing profile2.alog…'), 'the import showed its progress while the file went up');
     await page.waitForFunction((n) => document.querySelector('.chart')?.getAttribute('data-samples') === String(n), expected.samples.length);
 
     // A report: a range that ends before it starts is refused at its field; then one is followed until ready.
@@ -284,6 +314,10 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     const readyReport = reportForm.locator('[data-report-done]');
     await readyReport.waitFor({ timeout: 60_000 });
     const reportId = await readyReport.getAttribute('data-report-done');
+    const reportProgress = await progressSeen(page);
+    assert.ok(reportProgress.includes('Asking for the report…'), 'generating showed its progress');
+    assert.ok(reportProgress.includes('button: Asking for the report…'), 'the Generate button was disabled while the report was asked for');
+    console.log(`report progress seen: ${[...new Set(reportProgress.filter((l) => /report/i.test(l)))].join(' | ')}`);
     await page.locator(`table[data-list="reports"] tr[data-report="${reportId}"][data-status="ready"]`).waitFor();
     await readyReport.getByRole('button', { name: 'Download' }).click();
     const pdfHref = await readyReport.getByRole('link', { name: 'PDF' }).getAttribute('href');
