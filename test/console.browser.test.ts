@@ -19,13 +19,18 @@ import { buildWeb } from '../scripts/build-web.mjs';
 declare global {
   interface Window {
     __firstcrack?: { live?: { samples: number; events: string[]; lastId: number; connection: string; framesPerSecond: number[]; drop(): void } };
+    /** Every progress label and every busy button's words the page has shown (watchProgress). */
+    __progressSeen?: string[];
   }
 }
 
 /** Debian's Chromium (.ci/run installs it); the test skips, saying so, only when it is absent. */
 const CHROMIUM = '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`;
-const LOG = new URL('../../shared/fixtures/roast-logs/profile2.alog', import.meta.url).pathname;
+/** The shared fixtures sit beside the checkout (/work/main) or beside a worktree's parent (/work/wt/<name>). */
+const LOG = ['../../shared/fixtures/roast-logs/profile2.alog', '../../../shared/fixtures/roast-logs/profile2.alog']
+  .map((path) => new URL(path, import.meta.url).pathname)
+  .find((path) => existsSync(path))!;
 /** profile2.alog logs every 5 s: 50 times as fast is 10 samples a second, the fastest loggers' rate. */
 const SPEED = 50;
 /** Where screenshots go when asked for (CONSOLE_SCREENSHOTS=dir). */
@@ -46,6 +51,30 @@ async function assertFitsPhone(page: Page, what: string) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow}px at 390 px`);
 }
+
+/**
+ * Records what the page shows while something is under way: each Progress (data-progress) and each busy button
+ * (aria-busy, disabled). A MutationObserver sees every rendered state, however briefly it was on screen.
+ */
+function watchProgress(page: Page) {
+  // A string, not a function: the test runner's transform would add helpers to a function that the page lacks.
+  return page.addInitScript(`
+    const seen = (window.__progressSeen = []);
+    const note = (el) => {
+      const label = el.getAttribute('data-progress');
+      if (label) seen.push(label);
+      if (el instanceof HTMLButtonElement && el.getAttribute('aria-busy') === 'true' && el.disabled) seen.push('button: ' + el.textContent.trim());
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes' && r.target instanceof Element) note(r.target);
+        for (const n of r.addedNodes) if (n instanceof Element) [n, ...n.querySelectorAll('[data-progress], button[aria-busy]')].forEach(note);
+      }
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-progress', 'aria-busy'] });
+  `);
+}
+
+const progressSeen = (page: Page) => page.evaluate(() => window.__progressSeen ?? []);
 
 async function signInAsUser(page: Page, url: string, email: string, password: string, screenshot?: string) {
   await page.goto(`${url}/app/`, { waitUntil: 'load' });
@@ -96,6 +125,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     const pageErrors: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     page.on('pageerror', (error) => pageErrors.push(String(error)));
+    await watchProgress(page);
 
     // Sign in as a user (an admin of the organization) and land on the dashboard.
     await signInAsUser(page, server.url, 'admin@example.com', PASSWORD, 'login-1280');
@@ -109,6 +139,7 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await page.locator('[data-card="orders"]').getByRole('link', { name: order.orderNumber }).click();
     await page.getByRole('button', { name: 'Allocate (FEFO)' }).click();
     await page.getByText('Allocated in full.').waitFor();
+    assert.ok((await progressSeen(page)).includes('button: Allocating…'), 'the Allocate button was disabled, saying "Allocating…", while it ran');
     await page.getByRole('button', { name: 'Fulfil' }).click();
     await page.getByText('Fulfilled.').waitFor();
     await page.getByRole('heading', { name: new RegExp(`${order.orderNumber}\\s+fulfilled`) }).waitFor();
@@ -138,6 +169,63 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     assert.equal(await row.getAttribute('data-delta'), '-1.500');
     assert.match(await row.innerText(), /mice/);
     await shoot(page, 'lot-1280');
+
+    // Transfer: more than the unassigned balance holds is refused at the weight; then 2 kg moves to the store.
+    const ledger = page.locator('table[data-list="ledger"]');
+    await page.getByRole('button', { name: 'Transfer' }).click();
+    const transfer = page.locator('form[data-action="transfer"]');
+    await transfer.locator('select[name="fromLocationId"]').selectOption({ label: 'Unassigned' });
+    await transfer.locator('select[name="toLocationId"]').selectOption({ label: 'Main store (STORE)' });
+    await transfer.getByLabel('Weight (kg)').fill('100000');
+    await transfer.getByRole('button', { name: 'Save' }).click();
+    const weightError = transfer.locator('[data-error-for="weightKg"]');
+    await weightError.waitFor();
+    assert.match(await weightError.innerText(), /unassigned balance holds [\d.]+ kg/i, `the refusal names the balance at the weight field: ${await weightError.innerText()}`);
+    assert.equal(await transfer.locator('.field-error').count(), 1, 'the refusal is shown at the one field it names');
+    await shoot(page, 'lot-transfer-refused-1280');
+    await transfer.getByLabel('Weight (kg)').fill('2');
+    await transfer.getByRole('button', { name: 'Save' }).click();
+    await ledger.locator('tr[data-kind="transfer_in"][data-delta="2.000"]').waitFor();
+    assert.ok((await progressSeen(page)).includes('button: Transferring…'), 'the Save button was disabled, saying "Transferring…", while the transfer ran');
+    assert.equal(await ledger.locator('tr[data-kind="transfer_out"][data-delta="-2.000"]').count(), 1, 'two kg left the unassigned balance');
+    assert.match(await ledger.locator('tr[data-kind="transfer_in"][data-delta="2.000"]').innerText(), /STORE/, 'and arrived at the store');
+    assert.match(await page.locator('section', { has: page.getByRole('heading', { name: 'Balances' }) }).innerText(), /Main store \(STORE\)\s+2 kg/, 'the balance at the store');
+
+    // Reserve: a reserve row, and the lot's reserved weight.
+    await page.getByRole('button', { name: 'Reserve' }).click();
+    const reserve = page.locator('form[data-action="reserve"]');
+    await reserve.getByLabel('Weight (kg)').fill('3');
+    await reserve.getByRole('button', { name: 'Save' }).click();
+    await ledger.locator('tr[data-kind="reserve"]').waitFor();
+    assert.match(await page.locator('.facts').innerText(), /Reserved\s+3 kg/, 'the lot shows 3 kg reserved');
+
+    // Split: a new lot, linked from the notice, with its own split_in row.
+    const childCode = `${chain.ethiopia.lotCode}-S`;
+    await page.getByRole('button', { name: 'Split' }).click();
+    const split = page.locator('form[data-action="split"]');
+    await split.getByLabel('Weight (kg)').fill('4');
+    await split.getByLabel('New lot code').fill(childCode);
+    await split.getByRole('button', { name: 'Save' }).click();
+    await ledger.locator('tr[data-kind="split_out"][data-delta="-4.000"]').waitFor();
+    await page.getByRole('link', { name: childCode }).click();
+    await page.getByRole('heading', { name: new RegExp(childCode) }).waitFor();
+    await ledger.locator('tr[data-kind="split_in"]').waitFor();
+    assert.equal(await ledger.locator('tr[data-kind="split_in"]').getAttribute('data-delta'), '4.000', 'the new lot holds the 4 kg split off');
+
+    // Merge: back on the parent, the new lot merged into it.
+    await page.goto(`${server.url}/app/#/lots/${chain.ethiopia.id}`);
+    await page.getByRole('button', { name: 'Merge' }).click();
+    const merge = page.locator('form[data-action="merge"]');
+    await merge.locator('select[name="sourceIds"] option', { hasText: childCode }).waitFor({ state: 'attached' });
+    const sourceValue = await merge.locator('select[name="sourceIds"] option', { hasText: childCode }).getAttribute('value');
+    await merge.locator('select[name="sourceIds"]').selectOption([sourceValue!]);
+    await merge.getByRole('button', { name: 'Save' }).click();
+    await ledger.locator('tr[data-kind="merge_in"]').waitFor();
+    assert.equal(await ledger.locator('tr[data-kind="merge_in"]').getAttribute('data-delta'), '4.000', 'the 4 kg came back by merge');
+    await shoot(page, 'lot-actions-1280');
+    await page.locator('#nav').getByRole('link', { name: 'Green lots' }).click();
+    await page.locator('table[data-list="lots"] tbody tr').first().waitFor();
+    await shoot(page, 'lots-1280');
 
     // Start a batch from the console: a refusal at its fields, then its live view, then abort it.
     await page.getByRole('link', { name: 'Roasts' }).click();
@@ -198,6 +286,46 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await page.locator('table[data-table="comparison"]').waitFor();
     await shoot(page, 'batch-done-1280');
 
+    // A logger file imported from the roasts page: read, uploaded, opened as a completed batch.
+    await page.locator('#nav').getByRole('link', { name: 'Roasts' }).click();
+    await page.locator('table[data-list="batches"] tbody tr').first().waitFor();
+    await shoot(page, 'batches-1280');
+    await page.getByRole('button', { name: 'Import a logger file' }).click();
+    const importForm = page.locator('form[data-form="import"]');
+    await importForm.getByLabel(/Logger file/).setInputFiles(LOG);
+    await importForm.getByLabel('Batch number').fill('IMPORTED-1');
+    await importForm.getByLabel(/Charge weight/).fill('12');
+    await importForm.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('heading', { name: /IMPORTED-1\s+completed/ }).waitFor();
+    assert.ok((await progressSeen(page)).includes('Uploading and importing profile2.alog…'), 'the import showed its progress while the file went up');
+    await page.waitForFunction((n) => document.querySelector('.chart')?.getAttribute('data-samples') === String(n), expected.samples.length);
+
+    // A report: a range that ends before it starts is refused at its field; then one is followed until ready.
+    await page.locator('#nav').getByRole('link', { name: 'Reports' }).click();
+    const reportForm = page.locator('form[data-form="report"]');
+    await reportForm.getByLabel('Kind').selectOption('production_summary');
+    await reportForm.getByLabel('From', { exact: true }).fill('2026-02-01');
+    await reportForm.getByLabel('To', { exact: true }).fill('2026-01-01');
+    await reportForm.getByRole('button', { name: 'Generate' }).click();
+    await reportForm.locator('[data-error-for="to"]').waitFor();
+    assert.match(await reportForm.locator('[data-error-for="to"]').innerText(), /before from/, 'the range problem is shown at "To"');
+    await reportForm.getByLabel('Kind').selectOption('inventory_valuation');
+    await reportForm.getByRole('button', { name: 'Generate' }).click();
+    const readyReport = reportForm.locator('[data-report-done]');
+    await readyReport.waitFor({ timeout: 60_000 });
+    const reportId = await readyReport.getAttribute('data-report-done');
+    const reportProgress = await progressSeen(page);
+    assert.ok(reportProgress.includes('Asking for the report…'), 'generating showed its progress');
+    assert.ok(reportProgress.includes('button: Asking for the report…'), 'the Generate button was disabled while the report was asked for');
+    console.log(`report progress seen: ${[...new Set(reportProgress.filter((l) => /report/i.test(l)))].join(' | ')}`);
+    await page.locator(`table[data-list="reports"] tr[data-report="${reportId}"][data-status="ready"]`).waitFor();
+    await readyReport.getByRole('button', { name: 'Download' }).click();
+    const pdfHref = await readyReport.getByRole('link', { name: 'PDF' }).getAttribute('href');
+    const pdf = await page.request.get(new URL(pdfHref!, server.url).href);
+    assert.equal(pdf.status(), 200, 'the signed PDF link works');
+    assert.equal(pdf.headers()['content-type'], 'application/pdf');
+    await shoot(page, 'reports-1280');
+
     // The trace of the chain's roasted lot, drawn as a graph, and its certificate.
     await page.goto(`${server.url}/app/#/trace/roasted_lot/${chain.secondRoast.roastedLotId}`);
     const graph = page.locator('svg.trace-graph');
@@ -211,6 +339,9 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await certificatePage.waitForLoadState('load');
     assert.ok(await certificatePage.getByRole('heading', { name: 'Gerba Cooperative' }).isVisible(), 'the certificate names the producer');
     await certificatePage.close();
+    await page.locator('#nav').getByRole('link', { name: 'Certificates' }).click();
+    await page.locator('[data-certificate]').first().waitFor();
+    await shoot(page, 'certificates-1280');
 
     // The same pages at 390 px.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
@@ -233,17 +364,31 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await assertFitsPhone(small, 'the dashboard');
     await shoot(small, 'dashboard-390');
     for (const [path, name, ready] of [
+      ['/lots', 'lots', 'table[data-list="lots"] tbody tr'],
       [`/lots/${chain.ethiopia.id}`, 'lot', 'table[data-list="ledger"] tr[data-kind]'],
+      ['/batches', 'batches', 'table[data-list="batches"] tbody tr'],
       [`/batches/${batchId}`, 'batch', 'table[data-table="metrics"]'],
       [`/trace/roasted_lot/${chain.secondRoast.roastedLotId}`, 'trace', 'svg.trace-graph'],
       ['/certificates', 'certificates', '[data-certificate]'],
       ['/orders', 'orders', 'table[data-list="orders"] tbody tr'],
+      [`/orders/${order.id}`, 'order', '[data-line]'],
+      ['/reports', 'reports', 'table[data-list="reports"] tr[data-status="ready"]'],
     ] as const) {
       await small.goto(`${server.url}/app/#${path}`);
       await small.locator(ready).first().waitFor();
       await assertFitsPhone(small, `the ${name} page`);
       await shoot(small, `${name}-390`);
     }
+    // A lot action's form and the opened menu at 390 px.
+    await small.goto(`${server.url}/app/#/lots/${chain.ethiopia.id}`);
+    await small.getByRole('button', { name: 'Transfer' }).click();
+    await small.locator('form[data-action="transfer"]').waitFor();
+    await assertFitsPhone(small, 'the transfer form');
+    await shoot(small, 'lot-transfer-390');
+    await small.getByRole('button', { name: 'Menu' }).click();
+    await small.locator('#nav').getByRole('link', { name: 'Reports' }).waitFor();
+    await assertFitsPhone(small, 'the opened menu');
+    await shoot(small, 'menu-390');
     await phone.close();
 
     // A viewer's API key (the second sign-in tab): the lot, but no button the service would refuse.
@@ -311,6 +456,13 @@ test('a user signs in with email and password, works with their role, follows a 
     const more = await postSamples(server.url, token, batch.body.id, { seq: 2, samples: [{ t: 30_000, bt: 171, et: 230 }] });
     assert.equal(more.status, 202, JSON.stringify(more.body));
     await page.waitForFunction(() => window.__firstcrack?.live?.samples === 31);
+    await shoot(page, 'live-user-1280');
+    // The live view at 390 px: readouts, phase bar, chart and finish form fit the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForFunction(() => (document.querySelector('.live-chart canvas') as HTMLCanvasElement | null)?.clientWidth! <= 390);
+    await assertFitsPhone(page, 'the live view');
+    await shoot(page, 'live-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // Switch to Café Süd, where the same user is a viewer: its lots, and no action offered.
     await page.getByLabel('Organization').selectOption(sued.id);

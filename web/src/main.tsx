@@ -1,14 +1,16 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
-import { loadSession, loginWithApiKey, loginWithLink, loginWithPassword, LoginError, logout, roleOf, saveSession, switchOrganization, type Session } from './session.ts';
-import { Field, Link } from './ui.tsx';
+import { can, loadSession, loginWithApiKey, loginWithLink, loginWithPassword, LoginError, logout, roleOf, saveSession, switchOrganization, type Session } from './session.ts';
+import type { Permission } from '../../src/auth/permissions.ts';
+import { BusyButton, Field, Link, useAction } from './ui.tsx';
 import { Dashboard } from './pages/dashboard.tsx';
 import { LotDetail, Lots } from './pages/lots.tsx';
 import { BatchPage, Batches } from './pages/batches.tsx';
 import { OrderDetail, Orders } from './pages/orders.tsx';
 import { TracePage } from './pages/trace.tsx';
 import { Certificates } from './pages/certificates.tsx';
+import { Reports } from './pages/reports.tsx';
 
 function useHashPath(): string {
   const read = () => location.hash.replace(/^#/, '') || '/';
@@ -28,26 +30,30 @@ function route(path: string, session: Session) {
     case undefined:
       return <Dashboard session={session} />;
     case 'lots':
-      return a ? <LotDetail session={session} id={a} /> : <Lots session={session} />;
+      return a ? <LotDetail key={a} session={session} id={a} /> : <Lots session={session} />;
     case 'batches':
-      return a ? <BatchPage session={session} id={a} /> : <Batches session={session} />;
+      return a ? <BatchPage key={a} session={session} id={a} /> : <Batches session={session} />;
     case 'orders':
-      return a ? <OrderDetail session={session} id={a} /> : <Orders session={session} />;
+      return a ? <OrderDetail key={a} session={session} id={a} /> : <Orders session={session} />;
     case 'trace':
       return <TracePage session={session} kind={a as never} id={b} />;
     case 'certificates':
       return <Certificates session={session} />;
+    case 'reports':
+      return <Reports session={session} />;
     default:
       return <p>No page here. <Link to="/">Dashboard</Link></p>;
   }
 }
 
-const NAV: [string, string][] = [
-  ['/', 'Dashboard'],
-  ['/lots', 'Green lots'],
-  ['/batches', 'Roasts'],
-  ['/orders', 'Orders'],
-  ['/certificates', 'Certificates'],
+/** Each page and the permission its list needs: a page the credential may not read is not offered. */
+const NAV: [string, string, Permission | null][] = [
+  ['/', 'Dashboard', null],
+  ['/lots', 'Green lots', 'inventory.green.read'],
+  ['/batches', 'Roasts', 'production.roast.read'],
+  ['/orders', 'Orders', 'orders.read'],
+  ['/certificates', 'Certificates', 'traceability.read'],
+  ['/reports', 'Reports', 'reporting.read'],
 ];
 
 function App() {
@@ -72,7 +78,7 @@ function App() {
           Menu
         </button>
         <nav id="nav" class={menu ? 'open' : ''}>
-          {NAV.map(([to, label]) => (
+          {NAV.filter(([, , permission]) => !permission || can(session, permission)).map(([to, label]) => (
             <a href={'#' + to} class={section === (to === '/' ? '/' : to) ? 'current' : ''} aria-current={section === to ? 'page' : undefined}>
               {label}
             </a>
@@ -116,34 +122,27 @@ function takeLoginToken(): string | null {
 
 function Login({ onSession }: { onSession: (s: Session) => void }) {
   const [tab, setTab] = useState<'user' | 'key'>('user');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<{ message: string; field?: string } | null>(null);
+  const action = useAction();
+  const busy = action.busy;
   useEffect(() => {
     const loginToken = takeLoginToken();
     if (!loginToken) return;
-    setBusy(true);
-    loginWithLink(loginToken).then(onSession, (err) => {
-      setError({ message: err instanceof Error ? err.message : String(err) });
-      setBusy(false);
-    });
+    void action.run('Signing in with the link…', () => loginWithLink(loginToken)).then((session) => session && onSession(session));
   }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
-    setBusy(true);
-    setError(null);
-    try {
-      const session =
-        tab === 'user'
-          ? await loginWithPassword(String(form.get('email')), String(form.get('password')))
-          : await loginWithApiKey(String(form.get('token')), String(form.get('orgId') ?? ''));
-      onSession(session);
-    } catch (err) {
-      setError({ message: err instanceof Error ? err.message : String(err), field: err instanceof LoginError ? err.field : undefined });
-    } finally {
-      setBusy(false);
-    }
+    const session = await action.run(tab === 'user' ? 'Signing in…' : 'Checking the API key…', () =>
+      tab === 'user'
+        ? loginWithPassword(String(form.get('email')), String(form.get('password')))
+        : loginWithApiKey(String(form.get('token')), String(form.get('orgId') ?? '')),
+    );
+    if (session) onSession(session);
   };
+  const failed = action.error;
+  const error = failed
+    ? { message: failed instanceof Error ? failed.message : String(failed), field: failed instanceof LoginError ? failed.field : undefined }
+    : null;
   const at = (field: string) => (error?.field === field ? error.message : undefined);
   const general = error && !error.field ? error.message : null;
   return (
@@ -182,9 +181,9 @@ function Login({ onSession }: { onSession: (s: Session) => void }) {
             {general}
           </p>
         ) : null}
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <BusyButton type="submit" busy={busy} busyLabel={action.pending?.label ?? 'Signing in…'}>
+          Sign in
+        </BusyButton>
       </form>
     </main>
   );

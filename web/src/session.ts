@@ -151,6 +151,7 @@ const READS: [Permission, OperationName][] = [
   ['production.profile.read', 'production.profile.listProfiles'],
   ['orders.read', 'orders.listOrders'],
   ['traceability.read', 'traceability.listCertificates'],
+  ['reporting.read', 'reporting.listReports'],
 ];
 
 /** An API key: checked with a read, then its permissions probed (see Session.permissions). */
@@ -184,12 +185,14 @@ export function switchOrganization(session: Session, orgId: string): Session {
   return { ...session, orgId, permissions: permissionsForRole(org.role) };
 }
 
-/** The problem's message for a field path (`deltaKg`, `fromLocationId`, …), and what no field names. */
-export function problemFields(error: unknown): { byField: Record<string, string>; general: string | null } {
+/** The problem's message for each field it names (`deltaKg`, `fromLocationId`, …), and what no field names. */
+export function problemFields(error: unknown, within = ''): { byField: Record<string, string>; general: string | null } {
   if (!(error instanceof FirstcrackError)) return { byField: {}, general: error instanceof Error ? error.message : String(error) };
   const byField: Record<string, string> = {};
   for (const e of error.errors) {
-    const key = e.path.split(/[.[]/)[0] || '';
+    // `within` ('parameters.') names fields of a nested object by their own names.
+    const path = within && e.path.startsWith(within) ? e.path.slice(within.length) : e.path;
+    const key = path.split(/[.[]/)[0] || '';
     // A 400 names what is wrong with the field; a 409 states the rule in `detail`, shown at the field it names.
     if (key && !byField[key]) byField[key] = error.status === 400 ? e.message : `${error.problem.detail} (${e.message})`;
   }

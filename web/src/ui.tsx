@@ -1,6 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { problemFields } from './session.ts';
+import { BusyButton, Loading } from './progress.tsx';
+
+export { BusyButton, Loading, Progress, poll, useAction } from './progress.tsx';
 
 export function navigate(path: string): void {
   location.hash = '#' + path;
@@ -14,10 +17,6 @@ export function Link({ to, children, class: cls }: { to: string; children: Compo
   );
 }
 
-export function Loading() {
-  return <p class="muted" role="status">Loading…</p>;
-}
-
 export function ErrorBox({ error }: { error: unknown }) {
   if (!error) return null;
   const { general, byField } = problemFields(error);
@@ -29,17 +28,24 @@ export function ErrorBox({ error }: { error: unknown }) {
   );
 }
 
+/** A load's state above what it fills: its progress the first time, its problem if it failed. */
+export function LoadState({ state, what }: { state: { loading: boolean; data: unknown; error: unknown }; what: string }) {
+  return state.loading && state.data === null ? <Loading what={what} /> : <ErrorBox error={state.error} />;
+}
+
 /** A page of a cursor-paged list: items so far and a "Load more" while the service says there is a next cursor. */
 export function usePaged<T>(load: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>, deps: unknown[]) {
   const [items, setItems] = useState<T[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
+  const [appending, setAppending] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const generation = useRef(0);
   const fetchPage = useCallback(
     async (from: string | undefined, append: boolean) => {
       const mine = ++generation.current;
       setLoading(true);
+      setAppending(append);
       try {
         const page = await load(from);
         if (mine !== generation.current) return;
@@ -61,18 +67,32 @@ export function usePaged<T>(load: (cursor: string | undefined) => Promise<{ item
   return {
     items,
     loading,
+    appending,
     error,
     more: cursor ? () => fetchPage(cursor, true) : null,
     reload: () => fetchPage(undefined, false),
   };
 }
 
-export function MoreButton({ more, loading }: { more: (() => void) | null; loading: boolean }) {
-  if (!more) return null;
+/**
+ * Under a cursor-paged list: the first page's progress while the list is empty, "No …" when there is nothing,
+ * and "Load more" (busy while the next page comes) while the service says there is a next cursor.
+ */
+export function ListFooter({
+  list,
+  what,
+}: {
+  list: { items: unknown[]; loading: boolean; appending: boolean; error: unknown; more: (() => void) | null };
+  what: string;
+}) {
+  // A first page, or the list again after its filter changed: the rows shown until it comes are the old ones.
+  if (list.loading && !list.appending) return <Loading what={what} />;
+  if (!list.loading && list.items.length === 0 && !list.error) return <p class="muted">No {what}.</p>;
+  if (!list.more) return null;
   return (
-    <button type="button" class="secondary more" disabled={loading} onClick={more}>
-      {loading ? 'Loading…' : 'Load more'}
-    </button>
+    <BusyButton class="secondary more" busy={list.appending} busyLabel={`Loading more ${what}…`} onClick={list.more}>
+      Load more
+    </BusyButton>
   );
 }
 

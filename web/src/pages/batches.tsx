@@ -7,7 +7,7 @@ import { CurveBuffer, eventLabel, phasesOf, type Reference } from '../curve.ts';
 const loadChart = () => import('../chart.ts');
 import { call, can, problemFields, type Session } from '../session.ts';
 import { followBatch, type Follow } from '../stream.ts';
-import { Badge, ErrorBox, Field, kg, Link, Loading, mmss, MoreButton, navigate, useLoad, usePaged, when } from '../ui.tsx';
+import { Badge, BusyButton, ErrorBox, Field, kg, Link, ListFooter, LoadState, mmss, navigate, Progress, useAction, useLoad, usePaged, when } from '../ui.tsx';
 
 type Batch = OperationOutput<'production.roast.getRoastBatch'>;
 type State = 'live' | 'completed' | 'aborted';
@@ -33,7 +33,12 @@ export function Batches({ session }: { session: Session }) {
           </select>
         </label>
       </div>
-      {can(session, 'production.roast.write') && can(session, 'catalog.machine.read') ? <StartBatch session={session} /> : null}
+      {can(session, 'production.roast.write') ? (
+        <div class="actions">
+          {can(session, 'catalog.machine.read') ? <StartBatch session={session} /> : null}
+          <ImportLog session={session} />
+        </div>
+      ) : null}
       <ErrorBox error={list.error} />
       <div class="table-wrap">
         <table class="list" data-list="batches">
@@ -63,9 +68,7 @@ export function Batches({ session }: { session: Session }) {
           </tbody>
         </table>
       </div>
-      {list.loading && list.items.length === 0 ? <Loading /> : null}
-      {!list.loading && list.items.length === 0 && !list.error ? <p class="muted">No batches.</p> : null}
-      <MoreButton more={list.more} loading={list.loading} />
+      <ListFooter list={list} what="batches" />
     </>
   );
 }
@@ -73,8 +76,8 @@ export function Batches({ session }: { session: Session }) {
 /** Starts a batch (its bridge then posts the telemetry) and opens its live view. */
 function StartBatch({ session }: { session: Session }) {
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [errors, setErrors] = useState<{ byField: Record<string, string>; general: string | null }>({ byField: {}, general: null });
+  const action = useAction();
+  const errors = action.error ? problemFields(action.error) : { byField: {} as Record<string, string>, general: null };
   const choices = useLoad(async () => {
     if (!open) return null;
     const [machines, profiles, lots] = await Promise.all([
@@ -86,11 +89,9 @@ function StartBatch({ session }: { session: Session }) {
   }, [session, open]);
   if (!open) {
     return (
-      <div class="actions">
-        <button type="button" onClick={() => setOpen(true)}>
-          Start a batch
-        </button>
-      </div>
+      <button type="button" onClick={() => setOpen(true)}>
+        Start a batch
+      </button>
     );
   }
   const submit = async (e: Event) => {
@@ -98,27 +99,22 @@ function StartBatch({ session }: { session: Session }) {
     const f = new FormData(e.target as HTMLFormElement);
     const value = (k: string) => String(f.get(k) ?? '').trim();
     const optional = (k: string) => (value(k) ? { [k]: value(k) } : {});
-    setBusy(true);
-    try {
-      const batch = await call(session, 'production.roast.startRoastBatch', {
+    const batch = await action.run('Starting…', () =>
+      call(session, 'production.roast.startRoastBatch', {
         batchNumber: value('batchNumber'),
         machineId: value('machineId'),
         chargeWeightKg: value('chargeWeightKg'),
         ...optional('profileId'),
         ...optional('greenLotId'),
-      });
-      navigate(`/batches/${batch.id}`);
-    } catch (error) {
-      setErrors(problemFields(error));
-    } finally {
-      setBusy(false);
-    }
+      }),
+    );
+    if (batch) navigate(`/batches/${batch.id}`);
   };
   const c = choices.data;
   return (
     <form class="card action-form" onSubmit={submit} noValidate>
       <h2>Start a batch</h2>
-      <ErrorBox error={choices.error} />
+      <LoadState state={choices} what="machines, profiles and lots" />
       <Field label="Batch number" name="batchNumber" error={errors.byField.batchNumber}>
         <input name="batchNumber" required />
       </Field>
@@ -160,10 +156,126 @@ function StartBatch({ session }: { session: Session }) {
         </p>
       ) : null}
       <div class="actions">
-        <button type="submit" disabled={busy || !c}>
+        <BusyButton type="submit" busy={action.busy} disabled={!c} busyLabel="Starting…">
           Start
-        </button>
+        </BusyButton>
         <button type="button" class="secondary" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Reads a chosen file, reporting how much is read: text as it is, a Cropster .xls base64-encoded (as the import asks). */
+function readLogFile(file: File, report: (fraction: number) => void): Promise<string> {
+  const binary = /\.xlsx?$/i.test(file.name);
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onprogress = (e) => e.lengthComputable && report(e.loaded / e.total);
+    reader.onerror = () => reject(reader.error ?? new Error(`Could not read ${file.name}.`));
+    reader.onload = () => {
+      if (!binary) return resolve(String(reader.result));
+      const bytes = new Uint8Array(reader.result as ArrayBuffer);
+      let text = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      resolve(btoa(text));
+    };
+    if (binary) reader.readAsArrayBuffer(file);
+    else reader.readAsText(file);
+  });
+}
+
+/** Imports a roast logger's export as a completed batch (production.roast.importLoggerRoast) and opens it. */
+function ImportLog({ session }: { session: Session }) {
+  const [open, setOpen] = useState(false);
+  const action = useAction();
+  const choices = useLoad(async () => {
+    if (!open) return null;
+    const [profiles, lots] = await Promise.all([
+      can(session, 'production.profile.read') ? call(session, 'production.profile.listProfiles', { page: { limit: 100 } }) : null,
+      can(session, 'inventory.green.read') ? call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: 100 } }) : null,
+    ]);
+    return { profiles: profiles?.items ?? [], lots: lots?.items ?? [] };
+  }, [session, open]);
+  if (!open) {
+    return (
+      <button type="button" class="secondary" onClick={() => setOpen(true)}>
+        Import a logger file
+      </button>
+    );
+  }
+  const found = action.error ? problemFields(action.error) : { byField: {} as Record<string, string>, general: null };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const f = new FormData(e.target as HTMLFormElement);
+    const value = (k: string) => String(f.get(k) ?? '').trim();
+    const optional = (k: string) => (value(k) ? { [k]: value(k) } : {});
+    const file = f.get('file');
+    const batch = await action.run('Reading the file…', async (report) => {
+      // No file is the same refusal the service gives an empty `content`, at the file field.
+      const content = file instanceof File && file.size > 0 ? await readLogFile(file, (x) => report('Reading the file…', x)) : '';
+      report(`Uploading and importing ${file instanceof File && file.name ? file.name : 'the log'}…`);
+      return call(session, 'production.roast.importLoggerRoast', {
+        content,
+        batchNumber: value('batchNumber'),
+        ...optional('profileId'),
+        ...optional('greenLotId'),
+        ...optional('chargeWeightKg'),
+        ...optional('dropWeightKg'),
+      });
+    });
+    if (batch) navigate(`/batches/${batch.id}`);
+  };
+  const c = choices.data;
+  const err = (k: string) => found.byField[k];
+  return (
+    <form class="card action-form" data-form="import" onSubmit={submit} noValidate>
+      <h2>Import a logger file</h2>
+      <LoadState state={choices} what="profiles and lots" />
+      <Field label="Logger file (Artisan, IKAWA, ROEST, Loring, Aillio, Cropster)" name="content" error={err('content')}>
+        <input name="file" type="file" accept=".alog,.json,.csv,.txt,.xls,.xlsx" required />
+      </Field>
+      <Field label="Batch number" name="batchNumber" error={err('batchNumber')}>
+        <input name="batchNumber" required />
+      </Field>
+      <Field label="Profile" name="profileId" error={err('profileId')}>
+        <select name="profileId">
+          <option value="">none</option>
+          {c?.profiles.map((p) => (
+            <option value={p.id}>
+              {p.name} ({p.code})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Green lot (its stock is deducted)" name="greenLotId" error={err('greenLotId')}>
+        <select name="greenLotId">
+          <option value="">none</option>
+          {c?.lots.map((l) => (
+            <option value={l.id}>
+              {l.lotCode} {l.name} ({kg(l.availableKg)})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Charge weight (kg), if the file has none" name="chargeWeightKg" error={err('chargeWeightKg')}>
+        <input name="chargeWeightKg" inputMode="decimal" />
+      </Field>
+      <Field label="Drop weight (kg), if the file has none" name="dropWeightKg" error={err('dropWeightKg')}>
+        <input name="dropWeightKg" inputMode="decimal" />
+      </Field>
+      {found.general ? (
+        <p class="error" role="alert">
+          {found.general}
+        </p>
+      ) : null}
+      {action.pending ? <Progress label={action.pending.label} value={action.pending.value} /> : null}
+      <div class="actions">
+        <BusyButton type="submit" busy={action.busy} busyLabel="Importing…">
+          Import
+        </BusyButton>
+        <button type="button" class="secondary" disabled={action.busy} onClick={() => setOpen(false)}>
           Cancel
         </button>
       </div>
@@ -196,7 +308,7 @@ export function BatchPage({ session, id }: { session: Session; id: string }) {
       <p class="crumbs">
         <Link to="/batches">Roast batches</Link> /
       </p>
-      {batch.loading && !b ? <Loading /> : <ErrorBox error={batch.error} />}
+      <LoadState state={batch} what="the batch" />
       {b ? (
         <>
           <h1>
@@ -232,6 +344,7 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
   const [tick, setTick] = useState(0);
   const [connection, setConnection] = useState<string>('connecting');
   const [ended, setEnded] = useState<string | null>(null);
+  const [chartReady, setChartReady] = useState(false);
   const followRef = useRef<Follow | null>(null);
 
   useEffect(() => {
@@ -296,6 +409,7 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
     void loadChart().then(({ roastChart }) => {
       if (disposed) return;
       chart = roastChart(el, curve);
+      setChartReady(true);
       referenceFor(session, batch).then(
         (r) => {
           chart?.setReference(r);
@@ -344,20 +458,34 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
         </div>
       </div>
       <div class="phasebar" aria-label="Roast phases">
-        <div class="drying" style={{ width: pct(phases.drying) }} title="Drying">
-          {phases.drying > 0 ? `Drying ${mmss(phases.drying)}` : ''}
-        </div>
-        <div class="maillard" style={{ width: pct(phases.maillard) }} title="Maillard">
-          {phases.maillard > 0 ? `Maillard ${mmss(phases.maillard)}` : ''}
-        </div>
-        <div class="development" style={{ width: pct(phases.development) }} title="Development">
-          {phases.development > 0 ? `Dev ${mmss(phases.development)}` : ''}
-        </div>
+        {/* A phase not reached has no segment: an empty one would still show its padding as a sliver. */}
+        {phases.drying > 0 ? (
+          <div class="drying" style={{ width: pct(phases.drying) }} title="Drying">
+            Drying {mmss(phases.drying)}
+          </div>
+        ) : null}
+        {phases.maillard > 0 ? (
+          <div class="maillard" style={{ width: pct(phases.maillard) }} title="Maillard">
+            Maillard {mmss(phases.maillard)}
+          </div>
+        ) : null}
+        {phases.development > 0 ? (
+          <div class="development" style={{ width: pct(phases.development) }} title="Development">
+            Dev {mmss(phases.development)}
+          </div>
+        ) : null}
       </div>
+      {chartReady ? null : <Progress label="Loading the chart…" />}
       <div class="chart live-chart" ref={chartEl} data-samples="0" data-events="" data-connection="connecting" />
       <p class="muted legend">
         <span class="key bt">BT</span> <span class="key et">ET</span> <span class="key ror">RoR</span> <span class="key ref">reference</span>{' '}
-        <span class={'conn ' + connection}>{connection === 'open' ? 'live' : connection}</span>
+        {connection === 'connecting' || connection === 'reconnecting' ? (
+          <span class="conn">
+            <Progress label={connection === 'connecting' ? 'Connecting…' : 'Reconnecting…'} inline />
+          </span>
+        ) : (
+          <span class={'conn ' + connection}>{connection === 'open' ? 'live' : connection}</span>
+        )}
       </p>
       <ul class="events plain">
         {curve.events.map((e) => (
@@ -381,24 +509,22 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
 }
 
 function FinishForm({ session, batch, onDone }: { session: Session; batch: Batch; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [errors, setErrors] = useState<{ byField: Record<string, string>; general: string | null }>({ byField: {}, general: null });
+  const action = useAction();
+  const [aborting, setAborting] = useState(false);
+  const errors = action.error ? problemFields(action.error) : { byField: {} as Record<string, string>, general: null };
   const run = async (e: Event, abort: boolean) => {
     e.preventDefault();
     const form = (e.target as HTMLElement).closest('form')!;
     const f = new FormData(form);
     const drop = String(f.get('dropWeightKg') ?? '').trim();
     const notes = String(f.get('notes') ?? '').trim();
-    setBusy(true);
-    try {
-      if (abort) await call(session, 'production.roast.abortRoastBatch', { id: batch.id, reason: notes || 'aborted from the console' });
-      else await call(session, 'production.roast.completeRoastBatch', { id: batch.id, ...(drop ? { dropWeightKg: drop } : {}), ...(notes ? { notes } : {}) });
-      onDone();
-    } catch (error) {
-      setErrors(problemFields(error));
-    } finally {
-      setBusy(false);
-    }
+    setAborting(abort);
+    const done = await action.run(abort ? 'Aborting…' : 'Completing…', () =>
+      abort
+        ? call(session, 'production.roast.abortRoastBatch', { id: batch.id, reason: notes || 'aborted from the console' })
+        : call(session, 'production.roast.completeRoastBatch', { id: batch.id, ...(drop ? { dropWeightKg: drop } : {}), ...(notes ? { notes } : {}) }),
+    );
+    if (done) onDone();
   };
   return (
     <form class="card finish" onSubmit={(e) => run(e, false)} noValidate>
@@ -415,12 +541,12 @@ function FinishForm({ session, batch, onDone }: { session: Session; batch: Batch
         </p>
       ) : null}
       <div class="actions">
-        <button type="submit" disabled={busy}>
+        <BusyButton type="submit" busy={action.busy && !aborting} disabled={action.busy} busyLabel="Completing…">
           Complete
-        </button>
-        <button type="button" class="danger" disabled={busy} onClick={(e) => run(e, true)}>
+        </BusyButton>
+        <BusyButton class="danger" busy={action.busy && aborting} disabled={action.busy} busyLabel="Aborting…" onClick={(e) => run(e, true)}>
           Abort
-        </button>
+        </BusyButton>
       </div>
     </form>
   );
@@ -429,6 +555,7 @@ function FinishForm({ session, batch, onDone }: { session: Session; batch: Batch
 function DoneView({ session, batch }: { session: Session; batch: Batch }) {
   const chartEl = useRef<HTMLDivElement>(null);
   const curve = useLoad(() => call(session, 'production.roast.getRoastCurve', { id: batch.id }), [session, batch.id]);
+  const [chartReady, setChartReady] = useState(false);
   useEffect(() => {
     if (!curve.data || !chartEl.current) return;
     const buffer = new CurveBuffer();
@@ -440,6 +567,7 @@ function DoneView({ session, batch }: { session: Session; batch: Batch }) {
     void loadChart().then(({ roastChart }) => {
       if (disposed) return;
       chart = roastChart(el, buffer);
+      setChartReady(true);
       el.dataset.samples = String(buffer.t.length);
       el.dataset.events = buffer.events.map((e) => e.type).join(' ');
       referenceFor(session, batch).then((r) => chart?.setReference(r), () => {});
@@ -463,7 +591,8 @@ function DoneView({ session, batch }: { session: Session; batch: Batch }) {
   const n = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? '—' : `${Math.round(v * 10) / 10}${unit}`);
   return (
     <>
-      {curve.loading ? <Loading /> : <ErrorBox error={curve.error} />}
+      <LoadState state={curve} what="the curve" />
+      {curve.data && !chartReady ? <Progress label="Drawing the curve…" /> : null}
       <div class="chart" ref={chartEl} data-samples="0" />
       <div class="grid">
         <section class="card">

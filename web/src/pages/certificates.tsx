@@ -1,39 +1,28 @@
 import { useState } from 'preact/hooks';
 import { call, can, type Session } from '../session.ts';
-import { ErrorBox, Link, Loading, MoreButton, usePaged, when } from '../ui.tsx';
+import { BusyButton, ErrorBox, Link, ListFooter, useAction, usePaged, when } from '../ui.tsx';
 
 /** Certificates (their public page and QR code are served by the service at /c/{token}). */
 export function CertificateList({ session, roastedLotId, canIssue = false }: { session: Session; roastedLotId?: string; canIssue?: boolean }) {
   const [version, setVersion] = useState(0);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const list = usePaged(
     (cursor) =>
       call(session, 'traceability.listCertificates', { filter: roastedLotId ? { roastedLotId } : {}, page: { limit: 12, ...(cursor ? { cursor } : {}) } }),
     [session, roastedLotId, version],
   );
   const issue = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await call(session, 'traceability.issueCertificate', { roastedLotId: roastedLotId! });
-      setVersion((v) => v + 1);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    const issued = await action.run('Issuing the certificate…', () => call(session, 'traceability.issueCertificate', { roastedLotId: roastedLotId! }));
+    if (issued) setVersion((v) => v + 1);
   };
   return (
     <>
       {canIssue && roastedLotId && can(session, 'traceability.read') ? (
-        <button type="button" disabled={busy} onClick={issue}>
+        <BusyButton busy={action.busy} busyLabel="Issuing the certificate…" onClick={issue}>
           Issue a certificate
-        </button>
+        </BusyButton>
       ) : null}
-      <ErrorBox error={error ?? list.error} />
-      {list.loading && list.items.length === 0 ? <Loading /> : null}
-      {!list.loading && list.items.length === 0 && !list.error ? <p class="muted">No certificates.</p> : null}
+      <ErrorBox error={action.error ?? list.error} />
       <div class="certs">
         {list.items.map((c) => (
           <article class="card cert" data-certificate={c.id}>
@@ -56,7 +45,7 @@ export function CertificateList({ session, roastedLotId, canIssue = false }: { s
           </article>
         ))}
       </div>
-      <MoreButton more={list.more} loading={list.loading} />
+      <ListFooter list={list} what="certificates" />
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { call, can, type Session } from '../session.ts';
-import { Badge, ErrorBox, kg, Link, Loading, useLoad, when } from '../ui.tsx';
+import { Badge, kg, Link, LoadState, useLoad, when } from '../ui.tsx';
 
 /** At most this many lots' balances are read to sum stock by location (one call per lot: there is no by-location report). */
 const STOCK_LOTS = 60;
@@ -57,7 +57,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'inventory.green.read') ? (
           <section class="card" data-card="stock">
             <h2>Stock by location</h2>
-            {stock.loading && !stock.data ? <Loading /> : <ErrorBox error={stock.error} />}
+            <LoadState state={stock} what="stock" />
             {stock.data ? (
               stock.data.rows.length === 0 ? (
                 <p class="muted">No stock.</p>
@@ -88,7 +88,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'production.roast.read') ? (
           <section class="card" data-card="live">
             <h2>Live roasts</h2>
-            {live.loading && !live.data ? <Loading /> : <ErrorBox error={live.error} />}
+            <LoadState state={live} what="live roasts" />
             {live.data && live.data.items.length === 0 ? <p class="muted">Nothing in the drum.</p> : null}
             <ul class="plain">
               {live.data?.items.map((b) => (
@@ -102,7 +102,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'orders.read') ? (
           <section class="card" data-card="orders">
             <h2>Orders waiting for allocation</h2>
-            {waiting.loading && !waiting.data ? <Loading /> : <ErrorBox error={waiting.error} />}
+            <LoadState state={waiting} what="orders" />
             {waiting.data && waiting.data.length === 0 ? <p class="muted">None waiting.</p> : null}
             <ul class="plain">
               {waiting.data?.map((o) => (
@@ -116,7 +116,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'inventory.material.read') ? (
           <section class="card" data-card="materials">
             <h2>Materials below reorder point</h2>
-            {materials.loading && !materials.data ? <Loading /> : <ErrorBox error={materials.error} />}
+            <LoadState state={materials} what="materials" />
             {materials.data && materials.data.items.length === 0 ? <p class="muted">All above their reorder points.</p> : null}
             <ul class="plain">
               {materials.data?.items.map((m) => (
@@ -130,7 +130,7 @@ export function Dashboard({ session }: { session: Session }) {
         {can(session, 'inventory.green.read') ? (
           <section class="card" data-card="quarantine">
             <h2>Quarantined lots</h2>
-            {quarantined.loading && !quarantined.data ? <Loading /> : <ErrorBox error={quarantined.error} />}
+            <LoadState state={quarantined} what="quarantined lots" />
             {quarantined.data && quarantined.data.items.length === 0 ? <p class="muted">None.</p> : null}
             <ul class="plain">
               {quarantined.data?.items.map((l) => (

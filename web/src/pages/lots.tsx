@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { OperationName } from '../../../clients/typescript/src/index.ts';
 import { call, can, problemFields, type Session } from '../session.ts';
-import { Badge, ErrorBox, Field, kg, Link, Loading, MoreButton, useLoad, usePaged, when } from '../ui.tsx';
+import { Badge, BusyButton, ErrorBox, Field, kg, Link, ListFooter, LoadState, Progress, useAction, useLoad, usePaged, when } from '../ui.tsx';
 
 export function Lots({ session }: { session: Session }) {
   const [q, setQ] = useState('');
@@ -37,7 +37,7 @@ export function Lots({ session }: { session: Session }) {
           <thead>
             <tr>
               <th>Lot</th>
-              <th>Name</th>
+              <th class="hide-narrow">Name</th>
               <th class="num">On hand</th>
               <th class="num hide-narrow">Reserved</th>
               <th class="num">Available</th>
@@ -47,9 +47,13 @@ export function Lots({ session }: { session: Session }) {
             {list.items.map((lot) => (
               <tr>
                 <td>
-                  <Link to={`/lots/${lot.id}`}>{lot.lotCode}</Link> {lot.quarantined ? <Badge tone="bad">quarantined</Badge> : null}
+                  <Link to={`/lots/${lot.id}`} class="code">
+                    {lot.lotCode}
+                  </Link>{' '}
+                  {lot.quarantined ? <Badge tone="bad">quarantined</Badge> : null}
+                  <div class="muted show-narrow">{lot.name}</div>
                 </td>
-                <td>{lot.name}</td>
+                <td class="hide-narrow">{lot.name}</td>
                 <td class="num">{kg(lot.onHandKg)}</td>
                 <td class="num hide-narrow">{kg(lot.reservedKg)}</td>
                 <td class="num">{kg(lot.availableKg)}</td>
@@ -58,9 +62,7 @@ export function Lots({ session }: { session: Session }) {
           </tbody>
         </table>
       </div>
-      {list.loading && list.items.length === 0 ? <Loading /> : null}
-      {!list.loading && list.items.length === 0 && !list.error ? <p class="muted">No lots.</p> : null}
-      <MoreButton more={list.more} loading={list.loading} />
+      <ListFooter list={list} what="lots" />
     </>
   );
 }
@@ -82,6 +84,7 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
     [session],
   );
   const [action, setAction] = useState<Action | null>(null);
+  const [made, setMade] = useState<{ id: string; lotCode: string } | null>(null);
   const writable = can(session, 'inventory.green.write');
   const l = lot.data;
   const locationName = (locationId: string | null) =>
@@ -92,7 +95,7 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
       <p class="crumbs">
         <Link to="/lots">Green lots</Link> /
       </p>
-      {lot.loading && !l ? <Loading /> : <ErrorBox error={lot.error} />}
+      <LoadState state={lot} what="the lot" />
       {l ? (
         <>
           <h1>
@@ -124,7 +127,15 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
           {writable ? (
             <div class="actions" role="group" aria-label="Lot actions">
               {ACTIONS.map((a) => (
-                <button type="button" class={action === a ? '' : 'secondary'} aria-pressed={action === a} onClick={() => setAction(action === a ? null : a)}>
+                <button
+                  type="button"
+                  class={action === a ? '' : 'secondary'}
+                  aria-pressed={action === a}
+                  onClick={() => {
+                    setMade(null);
+                    setAction(action === a ? null : a);
+                  }}
+                >
                   {a[0].toUpperCase() + a.slice(1)}
                 </button>
               ))}
@@ -137,11 +148,17 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
               action={action}
               lotId={l.id}
               locations={locations.data?.items ?? []}
-              onDone={() => {
+              onDone={(answer) => {
                 setAction(null);
+                setMade(answer.child ? { id: answer.child.id, lotCode: answer.child.lotCode } : null);
                 setVersion((v) => v + 1);
               }}
             />
+          ) : null}
+          {made ? (
+            <p class="notice" data-made={made.id}>
+              Split off into <Link to={`/lots/${made.id}`}>{made.lotCode}</Link>.
+            </p>
           ) : null}
         </>
       ) : null}
@@ -213,7 +230,10 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
               {ledger.items.map((t) => (
                 <tr data-kind={t.kind} data-delta={t.deltaKg}>
                   <td>{t.seq}</td>
-                  <td>{t.kind.replace('_', ' ')}</td>
+                  <td>
+                    {t.kind.replace('_', ' ')}
+                    {Number(t.reservedDeltaKg) !== 0 ? <div class="muted show-narrow">reserved {t.reservedDeltaKg}</div> : null}
+                  </td>
                   <td class="num">{t.deltaKg}</td>
                   <td class="num hide-narrow">{t.reservedDeltaKg}</td>
                   <td>{locationName(t.locationId)}</td>
@@ -224,7 +244,7 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
             </tbody>
           </table>
         </div>
-        <MoreButton more={ledger.more} loading={ledger.loading} />
+        <ListFooter list={ledger} what="ledger rows" />
       </section>
       </>
       ) : null}
@@ -233,6 +253,15 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
 }
 
 const REASONS = ['adjust', 'recount', 'shrinkage', 'write_off', 'sample_draw', 'return'] as const;
+const PENDING: Record<Action, string> = {
+  adjust: 'Adjusting…',
+  transfer: 'Transferring…',
+  reserve: 'Reserving…',
+  split: 'Splitting…',
+  merge: 'Merging…',
+};
+/** What an action answers: a split names the lot it made. */
+type ActionAnswer = { child?: { id: string; lotCode: string } };
 
 function ActionForm({
   session,
@@ -245,10 +274,16 @@ function ActionForm({
   action: Action;
   lotId: string;
   locations: { id: string; code: string; name: string }[];
-  onDone: () => void;
+  onDone: (answer: ActionAnswer) => void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [errors, setErrors] = useState<{ byField: Record<string, string>; general: string | null }>({ byField: {}, general: null });
+  const action$ = useAction();
+  const others = useLoad(
+    () =>
+      action === 'merge'
+        ? call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: 100 } }).then((page) => page.items.filter((l) => l.id !== lotId))
+        : Promise.resolve([]),
+    [session, action, lotId],
+  );
   const locationSelect = (name: string, allowNone: boolean) => (
     <select name={name}>
       {allowNone ? <option value="">Unassigned</option> : null}
@@ -286,23 +321,16 @@ function ActionForm({
         break;
       case 'merge':
         op = 'inventory.green.mergeGreenLots';
-        input = { targetId: lotId, sourceIds: text('sourceIds').split(/[\s,]+/).filter(Boolean), ...optional('comment') };
+        input = { targetId: lotId, sourceIds: f.getAll('sourceIds').map(String), ...optional('comment') };
         break;
     }
-    setBusy(true);
-    try {
-      await call(session, op, input as never);
-      setErrors({ byField: {}, general: null });
-      onDone();
-    } catch (error) {
-      const found = problemFields(error);
-      // The lot itself (`id`, `targetId`) is not a field of the form: its problem is shown above the buttons.
-      const { id: lotProblem, targetId, ...byField } = found.byField;
-      setErrors({ byField, general: found.general ?? lotProblem ?? targetId ?? null });
-    } finally {
-      setBusy(false);
-    }
+    const answer = await action$.run(PENDING[action], () => call(session, op, input as never));
+    if (answer !== undefined) onDone(answer as ActionAnswer);
   };
+  const found = action$.error ? problemFields(action$.error) : { byField: {} as Record<string, string>, general: null };
+  // The lot itself (`id`, `targetId`) is not a field of the form: its problem is shown above the button.
+  const { id: lotProblem, targetId, ...byField } = found.byField;
+  const errors = { byField, general: found.general ?? lotProblem ?? targetId ?? null };
   const err = (k: string) => errors.byField[k];
   return (
     <form class="card action-form" data-action={action} onSubmit={submit} noValidate>
@@ -352,8 +380,16 @@ function ActionForm({
         </>
       ) : null}
       {action === 'merge' ? (
-        <Field label="Lot ids to merge into this one (comma separated)" name="sourceIds" error={err('sourceIds')}>
-          <input name="sourceIds" required />
+        <Field label="Lots to merge into this one" name="sourceIds" error={err('sourceIds')}>
+          {others.loading ? <Progress label="Loading lots…" inline /> : null}
+          <ErrorBox error={others.error} />
+          <select name="sourceIds" multiple size={Math.min(6, Math.max(2, others.data?.length ?? 0))}>
+            {others.data?.map((o) => (
+              <option value={o.id}>
+                {o.lotCode} {o.name} ({kg(o.availableKg)})
+              </option>
+            ))}
+          </select>
         </Field>
       ) : null}
       <Field label="Comment" name="comment" error={err('comment')}>
@@ -364,9 +400,11 @@ function ActionForm({
           {errors.general}
         </p>
       ) : null}
-      <button type="submit" disabled={busy}>
-        {busy ? 'Saving…' : 'Save'}
-      </button>
+      <div class="actions">
+        <BusyButton type="submit" busy={action$.busy} busyLabel={PENDING[action]}>
+          Save
+        </BusyButton>
+      </div>
     </form>
   );
 }

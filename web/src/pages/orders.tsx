@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { OperationName } from '../../../clients/typescript/src/index.ts';
 import { call, can, type Session } from '../session.ts';
-import { Badge, ErrorBox, kg, Link, Loading, MoreButton, useLoad, usePaged, when } from '../ui.tsx';
+import { Badge, BusyButton, ErrorBox, kg, Link, ListFooter, LoadState, useAction, useLoad, usePaged, when } from '../ui.tsx';
 
 type OrderState = 'draft' | 'confirmed' | 'partially_allocated' | 'allocated' | 'fulfilled' | 'canceled';
 const STATES: OrderState[] = ['draft', 'confirmed', 'partially_allocated', 'allocated', 'fulfilled', 'canceled'];
@@ -58,39 +58,36 @@ export function Orders({ session }: { session: Session }) {
           </tbody>
         </table>
       </div>
-      {list.loading && list.items.length === 0 ? <Loading /> : null}
-      {!list.loading && list.items.length === 0 && !list.error ? <p class="muted">No orders.</p> : null}
-      <MoreButton more={list.more} loading={list.loading} />
+      <ListFooter list={list} what="orders" />
     </>
   );
 }
 
 export function OrderDetail({ session, id }: { session: Session; id: string }) {
   const order = useLoad(() => call(session, 'orders.getOrder', { id }), [session, id]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [note, setNote] = useState<string | null>(null);
+  /** Which button started the action under way: it alone says what is happening; the others wait disabled. */
+  const [started, setStarted] = useState<string | null>(null);
   const o = order.data;
   const writable = can(session, 'orders.write');
-  const act = async (name: OperationName, input: Record<string, unknown>, done?: (answer: any) => string | null) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await call(session, name, input as never);
+  const busy = action.busy;
+  const act = async (button: string, pending: string, name: OperationName, input: Record<string, unknown>, done?: (answer: any) => string | null) => {
+    setStarted(button);
+    setNote(null);
+    const answer = await action.run(pending, () => call(session, name, input as never));
+    if (answer !== undefined) {
       setNote(done ? done(answer) : null);
       order.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
     }
   };
+  const mine = (button: string) => busy && started === button;
   return (
     <>
       <p class="crumbs">
         <Link to="/orders">Orders</Link> /
       </p>
-      {order.loading && !o ? <Loading /> : <ErrorBox error={order.error} />}
+      <LoadState state={order} what="the order" />
       {o ? (
         <>
           <h1>
@@ -102,27 +99,28 @@ export function OrderDetail({ session, id }: { session: Session; id: string }) {
           {writable && (o.state === 'confirmed' || o.state === 'partially_allocated' || o.state === 'allocated') ? (
             <div class="actions">
               {o.state !== 'allocated' ? (
-                <button
-                  type="button"
+                <BusyButton
+                  busy={mine('allocate')}
                   disabled={busy}
+                  busyLabel="Allocating…"
                   onClick={() =>
-                    act('orders.allocateOrder', { id: o.id }, (a) =>
+                    act('allocate', 'Allocating…', 'orders.allocateOrder', { id: o.id }, (a) =>
                       a.complete ? 'Allocated in full.' : `Short: ${a.shortfalls.map((s: any) => `line ${s.lineNumber} ${s.shortfallKg} kg`).join(', ')}`,
                     )
                   }
                 >
                   Allocate (FEFO)
-                </button>
+                </BusyButton>
               ) : null}
               {o.state === 'allocated' ? (
-                <button type="button" disabled={busy} onClick={() => act('orders.fulfillOrder', { id: o.id }, () => 'Fulfilled.')}>
+                <BusyButton busy={mine('fulfil')} disabled={busy} busyLabel="Fulfilling…" onClick={() => act('fulfil', 'Fulfilling…', 'orders.fulfillOrder', { id: o.id }, () => 'Fulfilled.')}>
                   Fulfil
-                </button>
+                </BusyButton>
               ) : null}
             </div>
           ) : null}
           {note ? <p class="notice">{note}</p> : null}
-          <ErrorBox error={error} />
+          <ErrorBox error={action.error} />
           {o.lines.map((line) => (
             <section class="card" data-line={line.lineNumber}>
               <h2>
@@ -155,9 +153,15 @@ export function OrderDetail({ session, id }: { session: Session; id: string }) {
               ) : null}
               <div class="actions">
                 {writable && line.allocations.some((a) => a.state === 'active') ? (
-                  <button type="button" class="secondary" disabled={busy} onClick={() => act('orders.releaseOrderAllocation', { orderLineId: line.id }, () => 'Released.')}>
+                  <BusyButton
+                    class="secondary"
+                    busy={mine(`release:${line.id}`)}
+                    disabled={busy}
+                    busyLabel="Releasing…"
+                    onClick={() => act(`release:${line.id}`, 'Releasing…', 'orders.releaseOrderAllocation', { orderLineId: line.id }, () => 'Released.')}
+                  >
                     Release allocation
-                  </button>
+                  </BusyButton>
                 ) : null}
                 {can(session, 'traceability.read') && Number(line.fulfilledKg) > 0 ? <Link to={`/trace/order_line/${line.id}`}>Trace this line</Link> : null}
               </div>

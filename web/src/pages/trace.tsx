@@ -44,22 +44,34 @@ function layout(graph: Graph) {
     for (const line of c.orderLineIds) edges.push({ from: line, to: `customer:${c.id}`, weightKg: null });
   }
   // Layers by the longest path from where coffee entered (producers, lots received): a split or merge puts the
-  // lot it made below the lots it came from, and every edge points down. Kinds order nodes within a layer.
-  const depth = new Map<string, number>(nodes.map((n) => [n.key, 0]));
-  for (let round = 0; round < nodes.length; round++) {
-    let changed = false;
-    for (const e of edges) {
-      const next = (depth.get(e.from) ?? 0) + 1;
-      if (depth.has(e.to) && next > depth.get(e.to)! && next <= nodes.length) {
-        depth.set(e.to, next);
-        changed = true;
-      }
+  // lot it made below the lots it came from, and every edge points down. Coffee can come back to a lot it left
+  // (split off, then merged back): such an edge closes a cycle, is found by a depth-first walk (an edge to a
+  // node still on the walk's path), and is drawn pointing up without deciding any layer.
+  const rankOf = (kind: string) => LAYERS.indexOf(kind as (typeof LAYERS)[number]);
+  const known = new Set(nodes.map((n) => n.key));
+  const out = new Map<string, string[]>(nodes.map((n) => [n.key, []]));
+  for (const e of edges) if (known.has(e.from) && known.has(e.to)) out.get(e.from)!.push(e.to);
+  const state = new Map<string, 'open' | 'done'>();
+  const back = new Set<string>();
+  const order: string[] = [];
+  const walk = (key: string) => {
+    state.set(key, 'open');
+    for (const next of out.get(key)!) {
+      if (state.get(next) === 'open') back.add(`${key}>${next}`);
+      else if (!state.has(next)) walk(next);
     }
-    if (!changed) break;
+    state.set(key, 'done');
+    order.push(key);
+  };
+  for (const n of [...nodes].sort((a, b) => rankOf(a.kind) - rankOf(b.kind))) if (!state.has(n.key)) walk(n.key);
+  const depth = new Map<string, number>(nodes.map((n) => [n.key, 0]));
+  for (const key of order.reverse()) {
+    for (const next of out.get(key)!) {
+      if (!back.has(`${key}>${next}`)) depth.set(next, Math.max(depth.get(next)!, depth.get(key)! + 1));
+    }
   }
-  const rank = (kind: string) => LAYERS.indexOf(kind as (typeof LAYERS)[number]);
   const layerCount = Math.max(0, ...depth.values()) + 1;
-  const layers = Array.from({ length: layerCount }, (_, d) => nodes.filter((n) => depth.get(n.key) === d).sort((a, b) => rank(a.kind) - rank(b.kind))).filter(
+  const layers = Array.from({ length: layerCount }, (_, d) => nodes.filter((n) => depth.get(n.key) === d).sort((a, b) => rankOf(a.kind) - rankOf(b.kind))).filter(
     (l) => l.length > 0,
   );
   const widest = Math.max(1, ...layers.map((l) => l.length));
@@ -82,11 +94,11 @@ function layout(graph: Graph) {
       });
     });
   });
-  // Edges point the way coffee went: from the upper layer to the lower one, whichever direction was traced.
+  // Edges point the way coffee went, whichever direction was traced.
   return { placed, edges, width, height: layers.length * (NODE_H + GAP_Y) - GAP_Y };
 }
 
-const clip = (text: string, n = 24) => (text.length > n ? text.slice(0, n - 1) + '…' : text);
+const clip = (text: string, n = 23) => (text.length > n ? text.slice(0, n - 1) + '…' : text);
 
 export function TraceGraphView({ graph }: { graph: Graph }) {
   const { placed, edges, width, height } = layout(graph);
@@ -111,16 +123,19 @@ export function TraceGraphView({ graph }: { graph: Graph }) {
           const a = placed.get(e.from);
           const b = placed.get(e.to);
           if (!a || !b) return null;
-          const [top, bottom] = a.y <= b.y ? [a, b] : [b, a];
-          const x1 = top.x + NODE_W / 2;
-          const y1 = top.y + NODE_H;
-          const x2 = bottom.x + NODE_W / 2;
-          const y2 = bottom.y;
+          // Down from the bottom of the one it left to the top of the one it reached; a cycle's edge goes up.
+          const down = a.y < b.y;
+          const x1 = a.x + NODE_W / 2;
+          const y1 = down ? a.y + NODE_H : a.y;
+          const x2 = b.x + NODE_W / 2;
+          const y2 = down ? b.y - 1 : b.y + NODE_H + 1;
+          const bend = down ? GAP_Y / 2 : -GAP_Y / 2;
           return (
-            <g class="edge">
-              <path d={`M${x1},${y1} C${x1},${y1 + GAP_Y / 2} ${x2},${y2 - GAP_Y / 2} ${x2},${y2 - 1}`} marker-end="url(#arrow)" />
+            <g class={'edge' + (down ? '' : ' up')}>
+              <path d={`M${x1},${y1} C${x1},${y1 + bend} ${x2},${y2 - bend} ${x2},${y2}`} marker-end="url(#arrow)" />
               {e.weightKg ? (
-                <text x={(x1 + x2) / 2 + 4} y={(y1 + y2) / 2 + 4}>
+                // Near the end the coffee reached: edges that cross between two layers share a midpoint, not an end.
+                <text x={x1 + (x2 - x1) * 0.75 + 4} y={y1 + (y2 - y1) * 0.75 + 4}>
                   {Number(e.weightKg)} kg
                 </text>
               ) : null}
@@ -182,10 +197,11 @@ export function TracePage({ session, kind, id }: { session: Session; kind: Kind;
           Where it went
         </button>
       </div>
-      {trace.loading ? <Loading /> : <ErrorBox error={trace.error} />}
+      {trace.loading ? <Loading what="the trace" /> : <ErrorBox error={trace.error} />}
       {g ? (
         <>
           <TraceGraphView graph={g} />
+          <p class="muted show-narrow">The graph scrolls sideways.</p>
           {g.depthLimitReached ? <p class="notice">The trace stops at {g.depthLimit} steps.</p> : null}
           {g.customers.length ? (
             <p>
