@@ -28,8 +28,13 @@ import { signatureHeader } from './signing.js';
  * slow (an attempt in flight or finished past SLOW_MS within the last minute) holds at most
  * SLOW_ENDPOINT_SLOTS. A job for an endpoint at its share is put back for a second later (no attempt
  * counted). A fast endpoint gets most of the worker; a hung one a few slots, never all of them.
+ *
+ * DELIVERY_CONCURRENCY is also how many jobs the worker claims and works through together: the reads,
+ * the recorded successes and the completions of the jobs in flight are gathered into one statement each
+ * (coalesce), so the more in flight, the fewer statements per delivery. The HTTP side stays bounded by
+ * the per-endpoint shares and the agents' 8 connections per origin.
  */
-export const DELIVERY_CONCURRENCY = 16;
+export const DELIVERY_CONCURRENCY = 64;
 export const BUSY_ENDPOINT_SLOTS = 12;
 export const SLOW_ENDPOINT_SLOTS = 4;
 const SLOW_MS = 1000;
