@@ -32,7 +32,7 @@ import { signatureHeader } from './signing.js';
  * DELIVERY_CONCURRENCY is also how many jobs the worker claims and works through together: the reads,
  * the recorded successes and the completions of the jobs in flight are gathered into one statement each
  * (coalesce), so the more in flight, the fewer statements per delivery. The HTTP side stays bounded by
- * the per-endpoint shares and the agents' 8 connections per origin.
+ * the per-endpoint shares.
  */
 export const DELIVERY_CONCURRENCY = 64;
 export const BUSY_ENDPOINT_SLOTS = 12;
@@ -300,16 +300,18 @@ export function checkedLookup(allowPrivate: boolean) {
 }
 
 /**
- * Keep-alive connections, at most 8 per origin (the agents pool by host and port): one per protocol and
- * SSRF setting. A connection is checked when it is made (checkedLookup) and reused only for the same host
- * and port, so every request goes over a connection whose address was checked.
+ * Keep-alive connections, pooled per origin (host and port): one agent per protocol and SSRF setting. A
+ * connection is checked when it is made (checkedLookup) and reused only for the same host and port, so
+ * every request goes over a connection whose address was checked. The agent allows as many connections
+ * as the worker has attempts (DELIVERY_CONCURRENCY), so it never queues a request: the per-endpoint
+ * shares bound them, and a hung endpoint cannot take the connections of another on the same origin.
  */
 const agents = new Map<string, http.Agent>();
 function agentFor(secure: boolean, allowPrivate: boolean): http.Agent {
   const key = `${secure ? 'https' : 'http'} ${allowPrivate}`;
   let agent = agents.get(key);
   if (!agent) {
-    const options = { keepAlive: true, maxSockets: 8, lookup: checkedLookup(allowPrivate) } as http.AgentOptions;
+    const options = { keepAlive: true, maxSockets: DELIVERY_CONCURRENCY, lookup: checkedLookup(allowPrivate) } as http.AgentOptions;
     agent = secure ? new https.Agent(options) : new http.Agent(options);
     agents.set(key, agent);
   }

@@ -262,7 +262,9 @@ test('a slow endpoint does not hold up another endpoint’s deliveries', async (
   const locationId = await makeLocation(org);
   await org.call('catalog.location.updateLocation', { id: locationId, name: 'Quick' });
   await receiver.waitFor(() => receiver.on('/ok/fast').length === 1, 'the fast endpoint’s delivery while the slow one hangs');
-  assert.ok(receiver.on('/hang/slow').length <= BUSY_ENDPOINT_SLOTS, 'the slow endpoint never held more than its share of slots');
+  // Counted open at once: attempts that time out are retried on the schedule, so arrivals add up over time.
+  const held = receiver.mostOpenAtOnce('/hang/slow');
+  assert.ok(held >= SLOW_ENDPOINT_SLOTS && held <= BUSY_ENDPOINT_SLOTS, `the slow endpoint never held more than its share of slots (${held} at once)`);
   receiver.releaseHung();
 });
 
