@@ -16,6 +16,12 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * Only on an open read-write transaction: `work` runs inside it after the transaction's own work and
+   * before COMMIT, in the order registered (work registered meanwhile runs too). A throw rolls the
+   * transaction back. Writes gathered during the transaction (the event outbox) go out here in one statement.
+   */
+  beforeCommit?(work: () => Promise<void>): void;
 }
 
 export interface TransactionOptions {
@@ -37,6 +43,11 @@ export interface Database extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+}
+
+/** Runs a transaction's before-commit work in order, including work that earlier work registers. */
+async function runHooks(hooks: (() => Promise<void>)[]): Promise<void> {
+  for (let i = 0; i < hooks.length; i++) await hooks[i]();
 }
 
 const setOrgSql = `select set_config('app.org_id', $1, true)`;
@@ -65,14 +76,18 @@ export class PgliteDatabase implements Database {
   async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     // PGlite has one connection; its transaction() holds it exclusively, so transactions are serial here.
     return this.pglite.transaction(async (tx) => {
+      const hooks: (() => Promise<void>)[] = [];
       const q: Queryable = {
         query: async <R>(sql: string, params: unknown[] = []) => (await tx.query<R>(sql, params)).rows,
         exec: async (sql: string) => void (await tx.exec(sql)),
+        beforeCommit: (hook) => void hooks.push(hook),
       };
       // Must be the transaction's first statement.
       if (options.snapshot) await q.exec(`set transaction ${SNAPSHOT}`);
       if (options.orgId) await q.query(setOrgSql, [options.orgId]);
-      return work(q);
+      const result = await work(q);
+      await runHooks(hooks);
+      return result;
     });
   }
 
@@ -120,13 +135,16 @@ export class PostgresDatabase implements Database {
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const client = (await (options.orgId ? this.scoped : this.unscoped).connect()) as OrgScopedClient;
+    let broken = false;
+    const autocommit = options.readOnly && !options.snapshot;
+    const hooks: (() => Promise<void>)[] = [];
     const q: Queryable = {
       query: async <R>(sql: string, params: unknown[] = [], queryOptions: QueryOptions = {}) =>
         (await client.query(statement(sql, params, queryOptions))).rows as R[],
       exec: async (sql: string) => void (await client.query(sql)),
+      // Autocommit statements have no commit to run anything before.
+      ...(autocommit ? {} : { beforeCommit: (hook: () => Promise<void>) => void hooks.push(hook) }),
     };
-    let broken = false;
-    const autocommit = options.readOnly && !options.snapshot;
     try {
       if (options.orgId && client.firstcrackOrgId !== options.orgId) {
         // Session-level (not transaction-local), outside any transaction, so a rollback cannot undo it
@@ -139,6 +157,7 @@ export class PostgresDatabase implements Database {
       if (autocommit) return await work(q);
       await client.query(options.snapshot ? `begin ${SNAPSHOT}` : 'begin');
       const result = await work(q);
+      await runHooks(hooks);
       await client.query('commit');
       return result;
     } catch (error) {

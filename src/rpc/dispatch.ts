@@ -104,11 +104,13 @@ export class Dispatcher {
             afterCommit: (work) => void afterCommit.push(work),
             emit: async (type, data) => {
               if (this.checkContract) checkEvent(operation, type, data);
-              const { deliveries } = await writeEvent(tx, this.services.jobs, principal.orgId, type, data);
+              const { queued } = await writeEvent(tx, this.services.jobs, principal.orgId, type, data);
               // Workers in this process take the new deliveries at once rather than at their next poll.
-              if (deliveries > 0 && !wakeQueued) {
+              if (!wakeQueued) {
                 wakeQueued = true;
-                afterCommit.push(async () => this.services.jobs.wake?.('webhookDelivery'));
+                afterCommit.push(async () => {
+                  if ((await queued) > 0) this.services.jobs.wake?.('webhookDelivery');
+                });
               }
             },
             enqueue: (job, payload) => this.services.jobs.send(tx, job, payload),

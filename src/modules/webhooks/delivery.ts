@@ -28,8 +28,13 @@ import { signatureHeader } from './signing.js';
  * slow (an attempt in flight or finished past SLOW_MS within the last minute) holds at most
  * SLOW_ENDPOINT_SLOTS. A job for an endpoint at its share is put back for a second later (no attempt
  * counted). A fast endpoint gets most of the worker; a hung one a few slots, never all of them.
+ *
+ * DELIVERY_CONCURRENCY is also how many jobs the worker claims and works through together: the reads,
+ * the recorded successes and the completions of the jobs in flight are gathered into one statement each
+ * (coalesce), so the more in flight, the fewer statements per delivery. The HTTP side stays bounded by
+ * the per-endpoint shares.
  */
-export const DELIVERY_CONCURRENCY = 16;
+export const DELIVERY_CONCURRENCY = 64;
 export const BUSY_ENDPOINT_SLOTS = 12;
 export const SLOW_ENDPOINT_SLOTS = 4;
 const SLOW_MS = 1000;
@@ -129,7 +134,6 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
   }
   const admitted = await admitSoon(target.endpointId);
   if (admitted === undefined) {
-    (globalThis as any).__defers = ((globalThis as any).__defers ?? 0) + 1;
     await db.transaction((tx) => ctx.jobs.send(tx, 'webhookDelivery', job, { startAfter: new Date(Date.now() + DEFER_MS) }), { orgId });
     return;
   }
@@ -247,15 +251,77 @@ function decrypted(ctx: JobContext, encrypted: string): string {
 /** The delay in milliseconds, plus 0–20 % jitter so retries of many deliveries spread out. */
 const withJitter = (seconds: number) => Math.round(seconds * 1000 * (1 + Math.random() * 0.2));
 
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 8 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 8 }),
-};
+/** A delivery URL taken apart once: the shape refusal, or where and how to connect. */
+type Target = { refusal: string } | { secure: boolean; host: string; port: number; path: string; hostHeader: string };
+const targets = new Map<string, Target>();
+function targetOf(url: string, allowPrivate: boolean): Target {
+  const key = `${allowPrivate ? 'private' : 'public'} ${url}`;
+  let target = targets.get(key);
+  if (target === undefined) {
+    const refusal = checkUrlShape(url, allowPrivate);
+    if (refusal) target = { refusal: `URL refused: ${refusal}` };
+    else {
+      const parsed = new URL(url);
+      const secure = parsed.protocol === 'https:';
+      target = { secure, host: hostOf(parsed), port: Number(parsed.port) || (secure ? 443 : 80), path: `${parsed.pathname}${parsed.search}`, hostHeader: parsed.host };
+    }
+    if (targets.size >= 1000) targets.delete(targets.keys().next().value!);
+    targets.set(key, target);
+  }
+  return target;
+}
+
+/** A refusal by the connect-time check, told apart from other connection errors. */
+class AddressRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void;
 
 /**
- * POSTs the signed envelope to the URL: the host is resolved and every address checked (SSRF rules) right
- * before connecting, and the connection goes to the checked address. No redirects; a 2xx answer within
- * the timeout is success, anything else a failure with its reason.
+ * The lookup every new connection makes (net.connect's `lookup`): the host is resolved and every address
+ * checked (resolveChecked), and the connection goes to the checked addresses only. A host that is an IP
+ * address is not looked up; the URL's shape check (targetOf) has checked it.
+ */
+export function checkedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: { all?: boolean } | number, callback: LookupCallback): void => {
+    resolveChecked(hostname, allowPrivate).then(
+      (resolved) => {
+        if ('refused' in resolved) return callback(new AddressRefused(`address refused: ${resolved.refused}`), '');
+        if ('unresolved' in resolved) return callback(Object.assign(new Error(resolved.unresolved), { code: 'ENOTFOUND' }), '');
+        if (typeof options === 'object' && options.all) return callback(null, resolved.addresses);
+        callback(null, resolved.address, resolved.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+}
+
+/**
+ * Keep-alive connections, pooled per origin (host and port): one agent per protocol and SSRF setting. A
+ * connection is checked when it is made (checkedLookup) and reused only for the same host and port, so
+ * every request goes over a connection whose address was checked. The agent allows as many connections
+ * as the worker has attempts (DELIVERY_CONCURRENCY), so it never queues a request: the per-endpoint
+ * shares bound them, and a hung endpoint cannot take the connections of another on the same origin.
+ */
+const agents = new Map<string, http.Agent>();
+function agentFor(secure: boolean, allowPrivate: boolean): http.Agent {
+  const key = `${secure ? 'https' : 'http'} ${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: DELIVERY_CONCURRENCY, lookup: checkedLookup(allowPrivate) } as http.AgentOptions;
+    agent = secure ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/**
+ * POSTs the signed envelope to the URL: the URL's shape is checked, and every connection made for it
+ * resolves the host and checks every address (SSRF rules) right before connecting, to the checked
+ * address. No redirects; a 2xx answer within the timeout is success, anything else a failure with its reason.
  */
 export async function sendSigned(url: string, eventId: string, body: string, secrets: string[], settings: Pick<WebhookConfig, 'allowPrivateUrls' | 'timeoutMs'>): Promise<repo.AttemptResult> {
   const startedAt = new Date();
@@ -268,16 +334,10 @@ export async function sendSigned(url: string, eventId: string, body: string, sec
     responseBody,
     error,
   });
-  const refusal = checkUrlShape(url, settings.allowPrivateUrls);
-  if (refusal) return failure(`URL refused: ${refusal}`);
-  const target = new URL(url);
-  const host = hostOf(target);
-  const resolved = await resolveChecked(host, settings.allowPrivateUrls);
-  if ('refused' in resolved) return failure(`address refused: ${resolved.refused}`);
-  if ('unresolved' in resolved) return failure(resolved.unresolved);
+  const target = targetOf(url, settings.allowPrivateUrls);
+  if ('refusal' in target) return failure(target.refusal);
 
   const timestamp = Math.floor(Date.now() / 1000);
-  const secure = target.protocol === 'https:';
   return new Promise<repo.AttemptResult>((resolve) => {
     let settled = false;
     const settle = (result: repo.AttemptResult) => {
@@ -286,17 +346,16 @@ export async function sendSigned(url: string, eventId: string, body: string, sec
       clearTimeout(timer);
       resolve(result);
     };
-    const request = (secure ? https : http).request({
+    const request = (target.secure ? https : http).request({
       method: 'POST',
-      protocol: target.protocol,
-      host: resolved.address,
-      port: target.port || (secure ? 443 : 80),
-      path: `${target.pathname}${target.search}`,
-      agent: secure ? agents.https : agents.http,
-      // The certificate is checked for the URL's host; the connection goes to the checked address.
-      servername: isIP(host) ? undefined : host,
+      host: target.host,
+      port: target.port,
+      path: target.path,
+      agent: agentFor(target.secure, settings.allowPrivateUrls),
+      // The certificate is checked for the URL's host.
+      servername: isIP(target.host) ? undefined : target.host,
       headers: {
-        host: target.host,
+        host: target.hostHeader,
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
         'user-agent': 'Firstcrack-Webhooks/1',
@@ -309,7 +368,9 @@ export async function sendSigned(url: string, eventId: string, body: string, sec
       request.destroy();
       settle(failure(`no answer within ${settings.timeoutMs / 1000} s`));
     }, settings.timeoutMs);
-    request.on('error', (error) => settle(failure(`connection failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+    request.on('error', (error) =>
+      settle(failure(error instanceof AddressRefused ? error.reason : `connection failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`)),
+    );
     request.on('response', (response) => {
       const kept: Buffer[] = [];
       let keptBytes = 0;

@@ -150,32 +150,36 @@ export async function insertDeliveries(
 export const newDeliveryId = () => newId('whd');
 
 /**
- * The common case of the outbox in one statement: matches the active endpoints subscribed to the event's
- * type (as subscribedEndpointIds) and inserts a delivery for each of the first `candidates.length` of them
- * (by endpoint id), taking ids and tokens from `candidates`. Returns the deliveries inserted; when all the
- * candidates were used there may be more endpoints, which the caller inserts the general way.
+ * The common case of the outbox in one statement, for several events of one organization: matches the
+ * active endpoints subscribed to each event's type (as subscribedEndpointIds) and inserts a delivery for
+ * each of the first `perEvent` of them (by endpoint id), taking ids and tokens from `candidates`, `perEvent`
+ * for each event in order. Returns the deliveries inserted; for an event that used all its candidates
+ * there may be more endpoints, which the caller inserts the general way.
  */
 export async function insertSubscribedDeliveries(
   q: Queryable,
   orgId: string,
-  event: { id: string; type: string },
+  events: { id: string; type: string }[],
+  perEvent: number,
   candidates: { id: string; token: string }[],
-): Promise<{ id: string; endpointId: string; token: string }[]> {
-  const rows = await q.query<{ id: string; endpoint_id: string; job_token: string }>(
-    `with e as (
-       select id, row_number() over (order by id) as n from webhook_endpoints
-       where org_id = $1 and status = 'active' and deleted_at is null
-         and (cardinality(event_types) = 0
-              or $3 = any(event_types)
-              or exists (select 1 from unnest(event_types) p where right(p, 2) = '.*' and starts_with($3, left(p, -1))))
-       order by id limit cardinality($4::text[]))
+): Promise<{ id: string; endpointId: string; eventId: string; token: string }[]> {
+  const rows = await q.query<{ id: string; endpoint_id: string; event_id: string; job_token: string }>(
+    `with v as (select * from unnest($2::text[], $3::text[]) with ordinality as v (id, type, i)),
+     e as (
+       select v.id as event_id, v.type, v.i, w.id as endpoint_id, row_number() over (partition by v.i order by w.id) as n
+       from v join webhook_endpoints w
+         on w.org_id = $1 and w.status = 'active' and w.deleted_at is null
+        and (cardinality(w.event_types) = 0
+             or v.type = any(w.event_types)
+             or exists (select 1 from unnest(w.event_types) p where right(p, 2) = '.*' and starts_with(v.type, left(p, -1)))))
      insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
-     select $1, ($4::text[])[e.n], e.id, $2, $3, ($5::text[])[e.n], now() from e
-     returning id, endpoint_id, job_token`,
-    [orgId, event.id, event.type, candidates.map((c) => c.id), candidates.map((c) => c.token)],
-    { name: 'webhooks_insert_subscribed_deliveries' },
+     select $1, ($5::text[])[(e.i - 1) * $4 + e.n], e.endpoint_id, e.event_id, e.type, ($6::text[])[(e.i - 1) * $4 + e.n], now()
+     from e where e.n <= $4
+     returning id, endpoint_id, event_id, job_token`,
+    [orgId, events.map((e) => e.id), events.map((e) => e.type), perEvent, candidates.map((c) => c.id), candidates.map((c) => c.token)],
+    { name: 'webhooks_insert_subscribed_deliveries_many' },
   );
-  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, token: r.job_token }));
+  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, token: r.job_token }));
 }
 
 /** Pending deliveries of an endpoint that stops (disabled, deleted) are canceled; their queued jobs become stale. */

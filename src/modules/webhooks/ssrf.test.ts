@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { startTestServer } from '../../testing/harness.js';
 import { assertRefusedWithout } from '../../testing/problems.js';
 import { checkAddress, checkUrlShape, resolveChecked } from './ssrf.js';
-import { sendSigned } from './delivery.js';
+import { checkedLookup, sendSigned } from './delivery.js';
+import { hostname } from 'node:os';
 import { startReceiver } from './testing.js';
 
 // The default: WEBHOOK_ALLOW_PRIVATE_URLS unset.
@@ -68,4 +69,29 @@ test('the check runs again at connect time: a delivery to a refused address neve
   assert.equal(receiver.received.length, 0, 'no connection was made');
   const allowed = await sendSigned(`${receiver.url}/ok`, 'evt_0', '{}', ['whsec_x'], { allowPrivateUrls: true, timeoutMs: 2000 });
   assert.equal(allowed.succeeded, true, 'the same address with the allowance connects');
+});
+
+const lookupOf = (allowPrivate: boolean, name: string) =>
+  new Promise<{ error: Error | null; addresses: unknown }>((resolve) => checkedLookup(allowPrivate)(name, { all: true }, (error, addresses) => resolve({ error, addresses })));
+
+test('every new connection resolves the name and checks every address before connecting', async (t) => {
+  const refused = await lookupOf(false, 'localhost');
+  assert.match(String(refused.error?.message), /address refused: localhost resolves to 127\.0\.0\.1 is a loopback/, 'the connection lookup refuses a name resolving to loopback');
+  const allowed = await lookupOf(true, 'localhost');
+  assert.equal(allowed.error, null, 'allowed for development');
+  assert.ok((allowed.addresses as { address: string }[]).some((a) => a.address === '127.0.0.1'), `the checked addresses are answered: ${JSON.stringify(allowed.addresses)}`);
+
+  // Through a delivery: a name the URL check lets through (this machine's own name) that resolves to a
+  // refused address is refused when the connection is made.
+  const name = hostname();
+  const resolved = await resolveChecked(name, true);
+  if (!('address' in resolved) || resolved.address !== '127.0.0.1') return t.skip(`${name} does not resolve to 127.0.0.1 here`);
+  const port = new URL(receiver.url).port;
+  const before = receiver.received.length;
+  const result = await sendSigned(`https://${name}:${port}/ok`, 'evt_0', '{}', ['whsec_x'], { allowPrivateUrls: false, timeoutMs: 2000 });
+  assert.equal(result.succeeded, false);
+  assert.match(result.error!, /^address refused: .* resolves to 127\.0\.0\.1 is a loopback/);
+  assert.equal(receiver.received.length, before, 'no connection was made');
+  const delivered = await sendSigned(`http://${name}:${port}/ok`, 'evt_0', '{}', ['whsec_x'], { allowPrivateUrls: true, timeoutMs: 2000 });
+  assert.equal(delivered.succeeded, true, `with the allowance the name connects to its checked address: ${delivered.error}`);
 });

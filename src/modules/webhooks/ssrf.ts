@@ -98,13 +98,17 @@ export function checkUrlShape(raw: string, allowPrivate: boolean): string | unde
 
 /**
  * Resolves the host and checks every address it resolves to; any refused address refuses the URL (a
- * host answering with one public and one private address is refused). Returns the first address, which
- * the caller connects to. A lookup failure is reported as such (`unresolved`).
+ * host answering with one public and one private address is refused). Returns the first address and all
+ * of them (all checked), which the caller connects to. A lookup failure is reported as such (`unresolved`).
  */
-export async function resolveChecked(host: string, allowPrivate: boolean): Promise<{ address: string; family: 4 | 6 } | { refused: string } | { unresolved: string }> {
+export async function resolveChecked(
+  host: string,
+  allowPrivate: boolean,
+): Promise<{ address: string; family: 4 | 6; addresses: { address: string; family: 4 | 6 }[] } | { refused: string } | { unresolved: string }> {
   if (isIP(host)) {
     const verdict = checkAddress(host, allowPrivate);
-    return verdict.allowed ? { address: host, family: isIP(host) as 4 | 6 } : { refused: verdict.reason };
+    const family = isIP(host) as 4 | 6;
+    return verdict.allowed ? { address: host, family, addresses: [{ address: host, family }] } : { refused: verdict.reason };
   }
   let addresses: { address: string; family: number }[];
   try {
@@ -117,5 +121,6 @@ export async function resolveChecked(host: string, allowPrivate: boolean): Promi
     const verdict = checkAddress(address, allowPrivate);
     if (!verdict.allowed) return { refused: `${host} resolves to ${verdict.reason}` };
   }
-  return { address: addresses[0].address, family: addresses[0].family as 4 | 6 };
+  const checked = addresses.map(({ address, family }) => ({ address, family: family as 4 | 6 }));
+  return { address: checked[0].address, family: checked[0].family, addresses: checked };
 }

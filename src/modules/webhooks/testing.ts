@@ -18,11 +18,15 @@ export async function startReceiver(): Promise<{
   on(path: string): Received[];
   waitFor(predicate: (received: Received[]) => boolean, what: string, boundMs?: number): Promise<void>;
   releaseHung(): void;
+  /** The most requests to `path` this receiver held open at once (a hung request counts until answered or dropped). */
+  mostOpenAtOnce(path: string): number;
   close(): Promise<void>;
 }> {
   const received: Received[] = [];
   const counts = new Map<string, number>();
   const hung: (() => void)[] = [];
+  const openNow = new Map<string, number>();
+  const mostOpen = new Map<string, number>();
   const waiters = new Set<() => void>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,14 +38,22 @@ export async function startReceiver(): Promise<{
       const n = (counts.get(path) ?? 0) + 1;
       counts.set(path, n);
       const failing = /^\/fail\/(\d+)/.exec(path);
+      const hold = () => {
+        openNow.set(path, (openNow.get(path) ?? 0) + 1);
+        mostOpen.set(path, Math.max(mostOpen.get(path) ?? 0, openNow.get(path)!));
+        let open = true;
+        const close = () => {
+          if (open) openNow.set(path, openNow.get(path)! - 1);
+          open = false;
+        };
+        res.once('close', close);
+        hung.push(() => (close(), res.writeHead(200).end('late')));
+      };
       if (path.startsWith('/hangonce') && n === 1) {
         hung.push(() => res.writeHead(200).end('late'));
         return;
       }
-      if (path.startsWith('/hang') && !path.startsWith('/hangonce')) {
-        hung.push(() => res.writeHead(200).end('late'));
-        return;
-      }
+      if (path.startsWith('/hang') && !path.startsWith('/hangonce')) return hold();
       if (path.startsWith('/redirect')) return void res.writeHead(302, { location: '/ok' }).end();
       if (path.startsWith('/down') || (failing && n <= Number(failing[1]))) return void res.writeHead(500).end(`failure ${n} ${'x'.repeat(2000)}`);
       res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
@@ -69,6 +81,7 @@ export async function startReceiver(): Promise<{
       }
     },
     releaseHung: () => hung.splice(0).forEach((answer) => answer()),
+    mostOpenAtOnce: (path) => mostOpen.get(path) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         for (const answer of hung.splice(0)) answer();
