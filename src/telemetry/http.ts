@@ -6,7 +6,7 @@ import { API_CALLERS, bearerCredential, guardChain, noGrant, type Authenticate, 
 import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../rpc/errors.js';
 import { fieldErrors, id, strict } from '../rpc/schemas.js';
-import { SessionClosedError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
+import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
 import { checkTelemetryPost } from './schemas.js';
 import { issueStreamTicket, streamTicket } from './tickets.js';
 
@@ -182,6 +182,11 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
           // The received text is exactly the valid post: the store keeps it rather than serialising it again.
           result = await deps.liveSessions.append(principal.orgId, batchId, seq, samples, events, oneLine(request.rawBody!));
         } catch (error) {
+          if (error instanceof SessionFullError) {
+            throw conflict('live_session_full', `Roast batch ${batchId} has received the most telemetry a live session holds (${MAX_SESSION_MESSAGES} samples and events); nothing of this post was stored.`, {
+              limit: MAX_SESSION_MESSAGES,
+            });
+          }
           if (!(error instanceof SessionClosedError)) throw error;
           // The batch is being completed or aborted (sealed), or was, between the lookup and the append.
           if (error.reason === 'gone') throw await notLive(principal.orgId, batchId);

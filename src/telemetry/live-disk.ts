@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
 import { Journal, SEGMENT_BYTES } from './journal.js';
 import {
+  MAX_SESSION_MESSAGES,
   SessionClosedError,
+  SessionFullError,
   curveOf,
   entrySize,
   messagesOf,
@@ -146,6 +148,7 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     const result = session.tail.then(async (): Promise<AppendResult> => {
       if (session.seqs.has(seq)) return { duplicate: true, accepted: 0 };
       if (session.sealed) throw new SessionClosedError(batchId, 'sealed');
+      if (session.lastId + samples.length + events.length > MAX_SESSION_MESSAGES) throw new SessionFullError(batchId);
       await this.log(session, postLine(seq, samples, events, postJson));
       this.publish(session, record(session, { seq, samples, events }));
       return { duplicate: false, accepted: samples.length };

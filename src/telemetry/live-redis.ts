@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
 import {
+  MAX_SESSION_MESSAGES,
   SessionClosedError,
+  SessionFullError,
   curveOf,
   entrySize,
   messagesOf,
@@ -90,6 +92,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
       throw new SessionClosedError(batchId, 'gone');
     }
     if (outcome === SESSION_SEALED) throw new SessionClosedError(batchId, 'sealed');
+    if (outcome === SESSION_FULL) throw new SessionFullError(batchId);
     return outcome === DUPLICATE ? { duplicate: true, accepted: 0 } : { duplicate: false, accepted: samples.length };
   }
 
@@ -109,7 +112,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
 
   private store(orgId: string, batchId: string, seq: string, postJson: string, statusJson: string, count: number) {
     const k = this.keys(orgId, batchId);
-    return (this.redis as RedisWithScripts).firstcrackLiveAppend(k.info, k.seqs, k.next, k.log, k.channel, seq, postJson, statusJson, String(count));
+    return (this.redis as RedisWithScripts).firstcrackLiveAppend(k.info, k.seqs, k.next, k.log, k.channel, seq, postJson, statusJson, String(count), String(MAX_SESSION_MESSAGES));
   }
 
   async subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void> {
@@ -182,18 +185,20 @@ const INFO_CACHE_MS = 2000;
 /** The script's answers besides a stored post's last message id (≥ 1). */
 const SESSION_GONE = -1;
 const SESSION_SEALED = -2;
+const SESSION_FULL = -3;
 const DUPLICATE = 0;
 
 /**
  * KEYS: info, seqs, next, log. ARGV: channel, seq ('' for a status, which has none), post JSON (or ''),
- * status JSON (or ''), message count. Answers -1 (no session), -2 (sealed), 0 (duplicate seq), or a positive
- * number when stored. The published payload is "<last id>\n<post>\n<status>" (both JSON texts are one line).
+ * status JSON (or ''), message count, the session's message limit (posts only). Answers -1 (no session),
+ * -2 (sealed), -3 (the post would pass the limit), 0 (duplicate seq), or a positive number when stored. The published payload is "<last id>\n<post>\n<status>" (both JSON texts are one line).
  */
 const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return ${SESSION_GONE} end
 if ARGV[2] ~= '' then
   if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return ${DUPLICATE} end
   if redis.call('HEXISTS', KEYS[1], 'sealed') == 1 then return ${SESSION_SEALED} end
+  if tonumber(redis.call('GET', KEYS[3]) or '0') + tonumber(ARGV[5]) > tonumber(ARGV[6]) then return ${SESSION_FULL} end
   redis.call('SADD', KEYS[2], ARGV[2])
 end
 local count = tonumber(ARGV[5])

@@ -37,6 +37,19 @@ export class SessionClosedError extends Error {
   }
 }
 
+/**
+ * At most this many messages (samples, events, statuses) per session: 2.7 hours at 10 samples a second,
+ * far past any roast, so one bridge cannot grow a session's buffer (memory or Redis) without bound.
+ */
+export const MAX_SESSION_MESSAGES = 100_000;
+
+/** A post that would take the session past MAX_SESSION_MESSAGES; nothing of it was stored. */
+export class SessionFullError extends Error {
+  constructor(readonly batchId: string) {
+    super(`The live session of batch ${batchId} holds the most messages a session may (${MAX_SESSION_MESSAGES})`);
+  }
+}
+
 export interface LiveSessionStore {
   /** Opens the session (idempotent for the same batch). */
   open(info: LiveSessionInfo): Promise<void>;
@@ -44,7 +57,8 @@ export interface LiveSessionStore {
   get(orgId: string, batchId: string): Promise<LiveSessionInfo | null>;
   /**
    * Stores one post atomically: all its samples and events, or nothing. A seq already stored is a
-   * duplicate and stores nothing. Each stored sample and event is published to watchers. `postJson`, when
+   * duplicate and stores nothing; a post that would take the session past MAX_SESSION_MESSAGES is refused
+   * with SessionFullError. Each stored sample and event is published to watchers. `postJson`, when
    * given, is the post's JSON text as received (validated to hold exactly these seq, samples and events, on
    * one line): the store keeps it as is instead of serialising the post again.
    */

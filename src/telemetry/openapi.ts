@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INGEST_WINDOWS } from './http.js';
+import { MAX_SESSION_MESSAGES } from './live.js';
 import { ROAST_EVENT_TYPES, TelemetryPost } from './schemas.js';
 import { STREAM_TICKET_TTL_SECONDS } from './tickets.js';
 
@@ -71,7 +72,10 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           '401': problem('No credential, or one that is invalid, expired or revoked.'),
           '403': problem('An API key (`bridge_token_required`), or the token of another machine than the batch’s (`wrong_machine`).'),
           '404': problem('No such batch in the token’s organization.'),
-          '409': problem('The batch exists but is not live (`batch_not_live`, with its `state`): it completed, was aborted or was imported, or is being completed or aborted (`completing`).'),
+          '409': problem(
+            'The batch exists but is not live (`batch_not_live`, with its `state`): it completed, was aborted or was imported, or is being completed or aborted (`completing`). ' +
+              `Or the post would take the session past ${MAX_SESSION_MESSAGES.toLocaleString('en')} samples and events, far more than any roast (\`live_session_full\`, with its \`limit\`); nothing of it is stored.`,
+          ),
           '413': problem('Body over 1 MiB.'),
           '415': problem('Body is not application/json.'),
           '429': problem('Ingest budget exhausted; see Retry-After.'),

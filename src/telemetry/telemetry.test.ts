@@ -10,6 +10,8 @@ import { loadConfig } from '../config.js';
 import { newId } from '../lib/ids.js';
 import { startTestServer, type TestOrg } from '../testing/harness.js';
 import type { CurveSample } from './curve.js';
+import { MAX_SESSION_MESSAGES } from './live.js';
+import { MAX_SAMPLES_PER_POST } from './schemas.js';
 import { RedisLiveSessionStore } from './live-redis.js';
 import { DiskLiveSessionStore } from './live-disk.js';
 import { dataOf, machineWithToken, postSamples, watchStream } from './testing.js';
@@ -210,6 +212,25 @@ describe('ingest', () => {
     const ts = dataOf(watcher, 'sample').map((s) => s.t);
     for (let i = 0; i < 40; i += 2) assert.equal(ts[i + 1], ts[i] + 50);
     watcher.close();
+  });
+
+  test('a session takes at most MAX_SESSION_MESSAGES samples and events: the post that would pass it is 409 and stores nothing', async () => {
+    const { machineId, token } = await machine();
+    const batchId = await openSession(machineId);
+    const full = Array.from({ length: MAX_SAMPLES_PER_POST }, (_, i) => sample(i * 100));
+    const posts = MAX_SESSION_MESSAGES / MAX_SAMPLES_PER_POST;
+    for (let seq = 0; seq < posts - 1; seq++) assert.equal((await post(token, batchId, { seq, samples: full })).status, 202, `post ${seq} fits`);
+    // The last post that fits leaves room for one message less than it carries with an event added.
+    const over = await post(token, batchId, { seq: posts - 1, samples: full, events: [{ type: 'charge', t: 0 }] });
+    assert.equal(over.status, 409);
+    const problem = over.body;
+    assert.equal(problem.code, 'live_session_full');
+    assert.equal(problem.limit, MAX_SESSION_MESSAGES);
+    assert.equal((await live.readCurve(org.id, batchId))!.samples.length, MAX_SESSION_MESSAGES - MAX_SAMPLES_PER_POST, 'the refused post stored nothing');
+    // Its seq was not taken: the same seq without the event fills the session exactly.
+    assert.equal((await post(token, batchId, { seq: posts - 1, samples: full })).status, 202, 'a post that fits exactly is stored');
+    assert.equal((await post(token, batchId, { seq: posts, samples: [sample(0)] })).status, 409, 'a full session takes nothing more');
+    assert.equal((await live.readCurve(org.id, batchId))!.samples.length, MAX_SESSION_MESSAGES);
   });
 });
 
