@@ -171,19 +171,24 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   await owner.query(`analyze cafe_sale_rollups`);
   const [{ n: rollupRows }] = await owner.query<{ n: number }>(`select count(*)::int as n from cafe_shot_rollups where org_id = $1`, [organizationId]);
   console.log(`\nseeded ${shots.toLocaleString('en')} shots and ${rollupRows.toLocaleString('en')} hourly rollup rows in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-  const timed = async (from: string, to: string, times = 30) => {
-    const ms: number[] = [];
-    for (let i = 0; i < times + 3; i++) {
-      const started = performance.now();
-      await rpc('cafe.getSitePerformance', { siteId: perfSite.id, from, to });
-      if (i >= 3) ms.push(performance.now() - started);
-    }
-    return median(ms);
+  // Week and year calls alternate, so whatever else loads the machine meanwhile weighs on both alike.
+  const PERF_CALLS = Number(process.env.CAFE_BENCH_PERF_CALLS ?? 100);
+  const call = async (from: string, to: string) => {
+    const started = performance.now();
+    await rpc('cafe.getSitePerformance', { siteId: perfSite.id, from, to });
+    return performance.now() - started;
   };
-  const week = await timed('2025-06-02', '2025-06-08');
-  const year = await timed('2025-01-01', '2025-12-31');
+  const weekMs: number[] = [];
+  const yearMs: number[] = [];
+  for (let i = 0; i < PERF_CALLS + 5; i++) {
+    const w = await call('2025-06-02', '2025-06-08');
+    const y = await call('2025-01-01', '2025-12-31');
+    if (i >= 5) weekMs.push(w), yearMs.push(y);
+  }
+  const week = median(weekMs);
+  const year = median(yearMs);
   perfRatio = year / week;
-  printTable(`getSitePerformance on ${bench.kind}: ${shots.toLocaleString('en')} shots in a year, one site (median of 30 sequential calls)`, [
+  printTable(`getSitePerformance on ${bench.kind}: ${shots.toLocaleString('en')} shots in a year, one site (median of ${PERF_CALLS} calls each, alternating)`, [
     { range: 'week', 'median ms': Math.round(week * 100) / 100 },
     { range: 'year', 'median ms': Math.round(year * 100) / 100 },
   ]);
