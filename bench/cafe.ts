@@ -1,8 +1,11 @@
 // The cafe module under load (`node --import tsx bench/cafe.ts`; DATABASE_URL and REDIS_URL for server mode):
 //  (a) shot ingest: 20 espresso machines, each its own bar token, posting one shot per post (a machine's real
-//      pace, one post per shot) through the full channel (guard chain, own budget, validation, one transaction
-//      storing the shot and its hourly rollup, the live session) against a bare route that parses the same
-//      bodies and answers 202, in the same process and run, rounds alternating. Goal: full ≥ 50% of bare.
+//      pace, one post per shot) through the full channel (guard chain, own budget, validation, one statement
+//      storing the shot and its hourly, day and hour-of-day rollups, the live session) against a bare route that
+//      parses the same bodies and answers 202, in the same process and run, rounds alternating. Goal: full ≥ 50%
+//      of bare. Two more routes show what bounds it: `round trip` parses the body and runs `select 1` on the
+//      service pool (any route that touches the database at all), `statement` validates, judges and runs the
+//      channel's own insert statement (no guard chain, no live session).
 //  (b) getSitePerformance over a year of one site against a week of it: the shots (CAFE_BENCH_SHOTS, 1,000,000
 //      on PostgreSQL, 100,000 on PGlite by default) and their rollups are seeded with bare SQL. Goal: ≤ 1.5.
 //  (c) getLiveBar p99 while 100 sites post shots, one every 5 s each (each site's live session holding an hour of shots).
@@ -11,6 +14,9 @@ import { createOrganization } from '../src/auth/organizations.js';
 import { loadConfig } from '../src/config.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
 import { simulatedShot } from '../src/modules/cafe/simulator.js';
+import * as cafeRepo from '../src/modules/cafe/repository.js';
+import { ShotsPost } from '../src/modules/cafe/schemas.js';
+import { DEFAULT_SHOT_TARGET, judgeShot } from '../src/modules/cafe/targets.js';
 import { load, median, printTable, startBenchApp } from './lib.js';
 
 const MACHINES = 20;
@@ -20,6 +26,8 @@ const POST_INTERVAL_MS = 5000;
 
 export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) {
   const redisUrl = loadConfig().redisUrl;
+  /** The organization and site the bound routes write for, set once they exist. */
+  let scope: { orgId: string; site: { id: string; timezone: string } } | undefined;
   const bench = await startBenchApp(
     {
       cafeIngestRateWindows: GENEROUS_WINDOWS,
@@ -28,6 +36,20 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
           app.post<{ Params: { machineId: string }; Body: { shots: unknown[] } }>('/bench/bare/cafe/:machineId', async (request, reply) =>
             reply.code(202).send({ accepted: request.body.shots.length, duplicates: 0 }),
           );
+          app.post<{ Params: { machineId: string }; Body: { shots: unknown[] } }>('/bench/roundtrip/cafe/:machineId', async (request, reply) => {
+            await bench.app.databases.service.transaction((tx) => tx.query('select 1'), { orgId: scope!.orgId, readOnly: true });
+            return reply.code(202).send({ accepted: request.body.shots.length, duplicates: 0 });
+          });
+          app.post<{ Params: { machineId: string }; Body: unknown }>('/bench/statement/cafe/:machineId', async (request, reply) => {
+            const { shots } = ShotsPost.parse(request.body);
+            const judged = shots.map((shot) => ({ ...shot, ...judgeShot(DEFAULT_SHOT_TARGET, shot) }));
+            const { orgId, site } = scope!;
+            const stored = await bench.app.databases.service.transaction((tx) => cafeRepo.insertShots(tx, orgId, site, request.params.machineId, judged), {
+              orgId,
+              readOnly: true,
+            });
+            return reply.code(202).send({ accepted: stored.length, duplicates: shots.length - stored.length });
+          });
         },
       ],
     },
@@ -61,13 +83,15 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   if (parts.has('ingest')) {
   // (a) Shot ingest.
   const ingestSite = await rpc('cafe.createSite', { name: 'Ingest bench', code: 'INGEST', timezone: 'Europe/Berlin' });
+  scope = { orgId: organizationId, site: { id: ingestSite.id, timezone: 'Europe/Berlin' } };
   const machines: { id: string; token: string; n: number }[] = [];
   for (let i = 0; i < MACHINES; i++) {
     const machine = await rpc('cafe.registerMachine', { siteId: ingestSite.id, name: `EM ${i}`, code: `EM-${i}`, kind: 'espresso_machine', groupCount: 3 });
     const { token } = await rpc('cafe.issueBarMachineToken', { machineId: machine.id });
     machines.push({ id: machine.id, token, n: 0 });
   }
-  const run = (target: 'full' | 'bare', duration: number) => {
+  const PATHS = { full: 'ingest/v1/cafe/machines', bare: 'bench/bare/cafe', 'round trip': 'bench/roundtrip/cafe', statement: 'bench/statement/cafe' };
+  const run = (target: keyof typeof PATHS, duration: number) => {
     let next = 0;
     const options: autocannon.Options = {
       url: bench.url,
@@ -78,11 +102,11 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
         client.setRequests([
           {
             method: 'POST',
-            path: target === 'full' ? `/ingest/v1/cafe/machines/${machine.id}/shots` : `/bench/bare/cafe/${machine.id}`,
+            path: target === 'full' ? `/${PATHS.full}/${machine.id}/shots` : `/${PATHS[target]}/${machine.id}`,
             headers: { authorization: `Bearer ${machine.token}`, 'content-type': 'application/json' },
             setupRequest(request) {
               const shot = simulatedShot((machine.n++ % 3) + 1, false);
-              request.body = JSON.stringify({ shots: [{ ...shot, shotId: `${target}-${machine.n}-${shot.shotId}` }] });
+              request.body = JSON.stringify({ shots: [{ ...shot, shotId: `${target.replace(' ', '-')}-${machine.n}-${shot.shotId}` }] });
               return request;
             },
           },
@@ -95,17 +119,33 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   await run('full', 2);
   const full: number[] = [];
   const bare: number[] = [];
+  const roundTrip: number[] = [];
+  const statement: number[] = [];
   const details: Record<string, string | number>[] = [];
   for (let round = 1; round <= rounds; round++) {
     const b = await run('bare', 5);
     const f = await run('full', 5);
+    const r = await run('round trip', 5);
+    const s = await run('statement', 5);
     bare.push(b.requestsPerSecond);
     full.push(f.requestsPerSecond);
-    details.push({ round, 'bare posts/s': b.requestsPerSecond, 'bare p99 ms': b.p99Ms, 'full posts/s': f.requestsPerSecond, 'full p99 ms': f.p99Ms, 'non-2xx': b.non2xx + f.non2xx });
+    roundTrip.push(r.requestsPerSecond);
+    statement.push(s.requestsPerSecond);
+    details.push({
+      round,
+      'bare posts/s': b.requestsPerSecond,
+      'full posts/s': f.requestsPerSecond,
+      'full p99 ms': f.p99Ms,
+      'round trip/s': r.requestsPerSecond,
+      'statement/s': s.requestsPerSecond,
+      'non-2xx': b.non2xx + f.non2xx + r.non2xx + s.non2xx,
+    });
   }
   ingestRatio = median(full) / median(bare);
+  const pct = (x: number[]) => `${((median(x) / median(bare)) * 100).toFixed(1)}%`;
   printTable(`cafe shot ingest on ${bench.kind} + ${store} live store: ${MACHINES} machines, one shot per post, full channel vs bare route (5 s rounds)`, details);
   console.log(`ratio full/bare (median of ${rounds} rounds): ${(ingestRatio * 100).toFixed(1)}%  (goal ≥ 50%)`);
+  console.log(`bounds, of bare: one database round trip ${pct(roundTrip)}, the channel's statement alone ${pct(statement)}, full channel ${pct(full)}`);
   }
 
   if (parts.has('performance')) {
@@ -171,19 +211,24 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   await owner.query(`analyze cafe_sale_rollups`);
   const [{ n: rollupRows }] = await owner.query<{ n: number }>(`select count(*)::int as n from cafe_shot_rollups where org_id = $1`, [organizationId]);
   console.log(`\nseeded ${shots.toLocaleString('en')} shots and ${rollupRows.toLocaleString('en')} hourly rollup rows in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-  const timed = async (from: string, to: string, times = 30) => {
-    const ms: number[] = [];
-    for (let i = 0; i < times + 3; i++) {
-      const started = performance.now();
-      await rpc('cafe.getSitePerformance', { siteId: perfSite.id, from, to });
-      if (i >= 3) ms.push(performance.now() - started);
-    }
-    return median(ms);
+  // Week and year calls alternate, so whatever else loads the machine meanwhile weighs on both alike.
+  const PERF_CALLS = Number(process.env.CAFE_BENCH_PERF_CALLS ?? 100);
+  const call = async (from: string, to: string) => {
+    const started = performance.now();
+    await rpc('cafe.getSitePerformance', { siteId: perfSite.id, from, to });
+    return performance.now() - started;
   };
-  const week = await timed('2025-06-02', '2025-06-08');
-  const year = await timed('2025-01-01', '2025-12-31');
+  const weekMs: number[] = [];
+  const yearMs: number[] = [];
+  for (let i = 0; i < PERF_CALLS + 5; i++) {
+    const w = await call('2025-06-02', '2025-06-08');
+    const y = await call('2025-01-01', '2025-12-31');
+    if (i >= 5) weekMs.push(w), yearMs.push(y);
+  }
+  const week = median(weekMs);
+  const year = median(yearMs);
   perfRatio = year / week;
-  printTable(`getSitePerformance on ${bench.kind}: ${shots.toLocaleString('en')} shots in a year, one site (median of 30 sequential calls)`, [
+  printTable(`getSitePerformance on ${bench.kind}: ${shots.toLocaleString('en')} shots in a year, one site (median of ${PERF_CALLS} calls each, alternating)`, [
     { range: 'week', 'median ms': Math.round(week * 100) / 100 },
     { range: 'year', 'median ms': Math.round(year * 100) / 100 },
   ]);

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
-import { RedisLiveBarStore } from './live.js';
+import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore, type LiveShot } from './live.js';
 import { performanceOf } from './performance.js';
 import * as repo from './repository.js';
-import { DEFAULT_SHOT_TARGET } from './targets.js';
+import { DEFAULT_SHOT_TARGET, LIVE_RETAIN_SECONDS } from './targets.js';
 import { issueToken, makeMachine, makeSite, postShots, shot, uniqueCode } from './testing.js';
 
 const server = await startTestServer();
@@ -229,6 +229,39 @@ describe('the live bar', () => {
       await elsewhere.close();
     }
   });
+});
+
+describe('live bar stores', () => {
+  const liveShot = (shotId: string, startedAt: number): LiveShot => ({
+    shotId, machineId: 'bm_1', group: 1, startedAt, durationS: 27, doseG: 18, yieldG: 38, outsideTarget: false, channeling: false,
+  });
+  const stores: [string, () => LiveBarStore | undefined][] = [
+    ['memory', () => new MemoryLiveBarStore()],
+    ['Redis', () => (process.env.REDIS_URL ? new RedisLiveBarStore(new Redis(process.env.REDIS_URL), { keyPrefix: `fc-test-bar-${uniqueCode('K')}`, ownsClient: true }) : undefined)],
+  ];
+  for (const [name, open] of stores) {
+    test(`${name}: keeps the retention window, each shot once, and at most 5,000 shots a site`, async (t) => {
+      const store = open();
+      if (!store) return t.skip('REDIS_URL is not set');
+      try {
+        const now = Date.parse('2026-11-25T12:00:00Z');
+        const hour = LIVE_RETAIN_SECONDS * 1000;
+        await store.record('org_a', 'cs_1', [liveShot('too-old', now - hour - 1), liveShot('a', now - hour), liveShot('b', now - 1000)], now);
+        assert.deepEqual((await store.read('org_a', 'cs_1', 0)).map((s) => s.shotId), ['a', 'b'], 'a shot from before the window is not kept');
+        await store.record('org_a', 'cs_1', [liveShot('b', now - 1000), liveShot('c', now)], now + 1);
+        assert.deepEqual((await store.read('org_a', 'cs_1', 0)).map((s) => s.shotId), ['b', 'c'], 'a later write drops what left the window; a resent shot is kept once');
+        assert.deepEqual((await store.read('org_a', 'cs_1', now)).map((s) => s.shotId), ['c'], 'read answers what started at or after sinceMs');
+        assert.deepEqual(await store.read('org_b', 'cs_1', 0), [], 'another organization’s site of the same id is apart');
+        const many = Array.from({ length: 5200 }, (_, i) => liveShot(`m${i}`, now + 10 + i));
+        await store.record('org_a', 'cs_2', many, now + 10);
+        const kept = await store.read('org_a', 'cs_2', 0);
+        assert.equal(kept.length, 5000, 'a site keeps at most 5,000 shots');
+        assert.equal(kept[0].shotId, 'm200', 'the newest are kept');
+      } finally {
+        await store.close();
+      }
+    });
+  }
 });
 
 describe('listShots', () => {

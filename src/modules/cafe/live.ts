@@ -55,17 +55,35 @@ export class MemoryLiveBarStore implements LiveBarStore {
 }
 
 /**
+ * Adds the shots (score, member pairs from ARGV[4]) to the site's sorted set, drops those that started before
+ * the horizon (ARGV[1]), keeps the newest ARGV[2], and expires the key ARGV[3] seconds after its last write.
+ * One script: one command per post, and a reader never sees the set between the add and the trims. The add
+ * goes 500 shots at a time, inside Lua's limit on unpacked values.
+ */
+const RECORD_SCRIPT = `
+for i = 4, #ARGV, 1000 do
+  redis.call('zadd', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+redis.call('zremrangebyscore', KEYS[1], '-inf', '(' .. ARGV[1])
+redis.call('zremrangebyrank', KEYS[1], 0, -tonumber(ARGV[2]) - 1)
+redis.call('expire', KEYS[1], ARGV[3])
+return 1`;
+
+type ScriptedRedis = Redis & { firstcrackBarRecord(key: string, ...args: (string | number)[]): Promise<number> };
+
+/**
  * Server mode: one sorted set per site, scored by the shot's start, its member the shot's JSON. A write is
- * one pipelined round trip (add, drop what left the window, cap, expire) without MULTI/EXEC: each command is
- * atomic by itself and the trims are idempotent, so concurrent posts from any process interleave safely
- * (a read between them at worst sees a shot the next trim drops). The key expires an hour after the site's
- * last shot.
+ * one script call (add, drop what left the window, cap, expire), atomic in Redis, so concurrent posts from
+ * any process interleave safely. The key expires an hour after the site's last shot.
  */
 export class RedisLiveBarStore implements LiveBarStore {
   constructor(
     private readonly redis: Redis,
     private readonly options: { keyPrefix?: string; ownsClient?: boolean } = {},
-  ) {}
+  ) {
+    // ioredis sends EVALSHA and falls back to EVAL once when the server does not know the script yet.
+    redis.defineCommand('firstcrackBarRecord', { numberOfKeys: 1, lua: RECORD_SCRIPT });
+  }
 
   private key(orgId: string, siteId: string): string {
     return `${this.options.keyPrefix ?? 'firstcrack:bar'}:{${orgId}:${siteId}}`;
@@ -75,18 +93,9 @@ export class RedisLiveBarStore implements LiveBarStore {
     const horizon = now - LIVE_RETAIN_SECONDS * 1000;
     const fresh = shots.filter((s) => s.startedAt >= horizon);
     if (fresh.length === 0) return;
-    const key = this.key(orgId, siteId);
-    const args: (string | number)[] = [];
+    const args: (string | number)[] = [horizon, MAX_SHOTS_PER_SITE, LIVE_RETAIN_SECONDS];
     for (const shot of fresh) args.push(shot.startedAt, JSON.stringify(shot));
-    const results = await this.redis
-      .pipeline()
-      .zadd(key, ...args)
-      .zremrangebyscore(key, '-inf', `(${horizon}`)
-      .zremrangebyrank(key, 0, -MAX_SHOTS_PER_SITE - 1)
-      .expire(key, LIVE_RETAIN_SECONDS)
-      .exec();
-    const failed = results?.find(([error]) => error);
-    if (failed) throw failed[0];
+    await (this.redis as ScriptedRedis).firstcrackBarRecord(this.key(orgId, siteId), ...args);
   }
 
   async read(orgId: string, siteId: string, sinceMs: number): Promise<LiveShot[]> {
