@@ -70,8 +70,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.decorate('racesRetried', () => dispatcher.racesRetried);
   const heavyLane = pLimit(deps.heavyLaneSize ?? 1);
 
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: the reply is written at once rather than a tick later.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
+    done(null, payload);
   });
 
   // Only JSON is accepted. An empty body means "no input", which operations without inputs need.
