@@ -102,8 +102,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     services,
     logLevel: config.logLevel,
     failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
-    // A quarter of the connections (PGlite has one, and runs one transaction at a time anyway).
-    heavyLaneSize: databases.service.kind === 'postgres' ? Math.max(1, Math.floor(config.databasePoolSize / 4)) : 1,
+    // Every connection but a quarter (at least one) kept for cheap calls: heavy calls cannot take the
+    // pool from them, and still run side by side (a lane of one made a tenant's traces queue single file).
+    // PGlite has one connection and runs one transaction at a time anyway.
+    heavyLaneSize: databases.service.kind === 'postgres' ? Math.max(1, config.databasePoolSize - Math.max(1, Math.ceil(config.databasePoolSize / 4))) : 1,
     plugins: [
       telemetry,
       shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
