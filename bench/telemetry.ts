@@ -34,6 +34,7 @@ const now = () => performance.timeOrigin + performance.now();
 
 interface Machine {
   token: string;
+  machineId: string;
   batchId: string;
   seq: number;
 }
@@ -48,6 +49,9 @@ export async function benchTelemetry(
   const bench = await startBenchApp(
     {
       ingestRateWindows: GENEROUS_WINDOWS,
+      // As the rate limits are raised, so are the open-stream caps (100 per organization): the fan-out part
+      // measures what 1,000 watchers of one batch cost, not the refusal of the 101st.
+      streamCaps: { perCredential: WATCHERS, perOrganization: WATCHERS },
       plugins: [
         (app) => {
           app.post<{ Params: { batchId: string }; Body: { seq: number; samples: unknown[] } }>('/bench/bare/ingest/:batchId', async (request, reply) =>
@@ -76,7 +80,7 @@ export async function benchTelemetry(
     const { token } = await rpc('catalog.machine.issueMachineBridgeToken', { machineId: machine.id });
     const batchId = newId('rb');
     await live.open({ orgId: organizationId, batchId, machineId: machine.id });
-    machines.push({ token, batchId, seq: 0 });
+    machines.push({ token, machineId: machine.id, batchId, seq: 0 });
   }
   const latencyMachine = machines.pop()!;
 
@@ -89,7 +93,15 @@ export async function benchTelemetry(
   // (a) Ingest throughput. Each connection is one machine posting back to back; bodies are 10–100 samples.
   async function ingestThroughput() {
     const tails = Array.from({ length: 16 }, (_, i) => bodyTail(10 + Math.round((90 * i) / 15)));
-    const run = (target: 'full' | 'bare', duration: number) => {
+    const run = async (target: 'full' | 'bare', duration: number) => {
+      // Fresh sessions for each run: a session holds at most MAX_SESSION_MESSAGES, which back-to-back posts
+      // of 50 machines would pass within seconds.
+      for (const machine of machines) {
+        await live.discard(organizationId, machine.batchId);
+        machine.batchId = newId('rb');
+        machine.seq = 0;
+        await live.open({ orgId: organizationId, batchId: machine.batchId, machineId: machine.machineId });
+      }
       let next = 0;
       const options: autocannon.Options = {
         url: bench.url,

@@ -31,6 +31,8 @@ export interface AppOptions {
   cafeIngestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' and report downloads' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
+  /** Open streams allowed per credential and per organization in this process (src/telemetry/http.ts has the defaults). */
+  streamCaps?: { perCredential: number; perOrganization: number };
   /** Overrides the stream heartbeat interval (tests). */
   streamHeartbeatMs?: number;
   databases?: Databases;
@@ -94,6 +96,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     apiRateLimiter: rateLimiter,
     ingestRateLimiter,
     heartbeatMs: options.streamHeartbeatMs,
+    streamCaps: options.streamCaps,
   });
   server = await buildServer({
     db: databases.service,

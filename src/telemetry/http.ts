@@ -58,6 +58,8 @@ export interface TelemetryRoutesDeps {
   apiRateLimiter: RateLimiter;
   ingestRateLimiter: RateLimiter;
   heartbeatMs?: number;
+  /** Open streams per credential and per organization in this process; MAX_STREAMS_PER_CREDENTIAL and MAX_STREAMS_PER_ORGANIZATION by default. */
+  streamCaps?: { perCredential: number; perOrganization: number };
 }
 
 type BatchRequest = FastifyRequest<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>;
@@ -78,6 +80,7 @@ const resumeIdPattern = /^\d{1,15}$/;
 
 export function telemetryRoutes(deps: TelemetryRoutesDeps) {
   const heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
+  const { perCredential, perOrganization } = deps.streamCaps ?? { perCredential: MAX_STREAMS_PER_CREDENTIAL, perOrganization: MAX_STREAMS_PER_ORGANIZATION };
   const watchers = new Set<Watcher>();
 
   /** Refuses a stream past the caps, counting the watchers this process holds. */
@@ -89,7 +92,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
       ofOrganization++;
       if (w.credentialId === principal.credentialId) ofCredential++;
     }
-    const cap = ofCredential >= MAX_STREAMS_PER_CREDENTIAL ? `${MAX_STREAMS_PER_CREDENTIAL} per credential` : ofOrganization >= MAX_STREAMS_PER_ORGANIZATION ? `${MAX_STREAMS_PER_ORGANIZATION} per organization` : null;
+    const cap = ofCredential >= perCredential ? `${perCredential} per credential` : ofOrganization >= perOrganization ? `${perOrganization} per organization` : null;
     if (cap) throw new ProblemError(429, 'too_many_streams', `Too many open streams: at most ${cap}. Close one first.`, {}, { 'Retry-After': '5' });
   }
 
