@@ -80,12 +80,8 @@ function StartBatch({ session }: { session: Session }) {
   const errors = action.error ? problemFields(action.error) : { byField: {} as Record<string, string>, general: null };
   const choices = useLoad(async () => {
     if (!open) return null;
-    const [machines, profiles, lots] = await Promise.all([
-      call(session, 'catalog.machine.listMachines', { page: { limit: 100 } }),
-      can(session, 'production.profile.read') ? call(session, 'production.profile.listProfiles', { page: { limit: 100 } }) : null,
-      can(session, 'inventory.green.read') ? call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: 100 } }) : null,
-    ]);
-    return { machines: machines.items, profiles: profiles?.items ?? [], lots: lots?.items ?? [] };
+    const [machines, profilesAndLots] = await Promise.all([call(session, 'catalog.machine.listMachines', { page: { limit: 100 } }), loadProfilesAndLots(session)]);
+    return { machines: machines.items, ...profilesAndLots };
   }, [session, open]);
   if (!open) {
     return (
@@ -127,26 +123,7 @@ function StartBatch({ session }: { session: Session }) {
           ))}
         </select>
       </Field>
-      <Field label="Profile" name="profileId" error={errors.byField.profileId}>
-        <select name="profileId">
-          <option value="">none</option>
-          {c?.profiles.map((p) => (
-            <option value={p.id}>
-              {p.name} ({p.code})
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Green lot" name="greenLotId" error={errors.byField.greenLotId}>
-        <select name="greenLotId">
-          <option value="">none</option>
-          {c?.lots.map((l) => (
-            <option value={l.id}>
-              {l.lotCode} {l.name} ({kg(l.availableKg)})
-            </option>
-          ))}
-        </select>
-      </Field>
+      <ProfileAndLotFields choices={c} errors={errors.byField} lotLabel="Green lot" />
       <Field label="Charge weight (kg)" name="chargeWeightKg" error={errors.byField.chargeWeightKg}>
         <input name="chargeWeightKg" inputMode="decimal" required />
       </Field>
@@ -186,17 +163,50 @@ function readLogFile(file: File, report: (fraction: number) => void): Promise<st
   });
 }
 
+/** The profiles and green lots in stock a batch may name, each empty when the role may not read them. */
+async function loadProfilesAndLots(session: Session) {
+  const [profiles, lots] = await Promise.all([
+    can(session, 'production.profile.read') ? call(session, 'production.profile.listProfiles', { page: { limit: 100 } }) : null,
+    can(session, 'inventory.green.read') ? call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: 100 } }) : null,
+  ]);
+  return { profiles: profiles?.items ?? [], lots: lots?.items ?? [] };
+}
+
+/** The optional profile and green lot of a batch, as selects, with the server's problems at each. */
+function ProfileAndLotFields({ choices, errors, lotLabel }: { choices: Awaited<ReturnType<typeof loadProfilesAndLots>> | null | undefined; errors: Record<string, string>; lotLabel: string }) {
+  return (
+    <>
+      <Field label="Profile" name="profileId" error={errors.profileId}>
+        <select name="profileId">
+          <option value="">none</option>
+          {choices?.profiles.map((p) => (
+            <option value={p.id}>
+              {p.name} ({p.code})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label={lotLabel} name="greenLotId" error={errors.greenLotId}>
+        <select name="greenLotId">
+          <option value="">none</option>
+          {choices?.lots.map((l) => (
+            <option value={l.id}>
+              {l.lotCode} {l.name} ({kg(l.availableKg)})
+            </option>
+          ))}
+        </select>
+      </Field>
+    </>
+  );
+}
+
 /** Imports a roast logger's export as a completed batch (production.roast.importLoggerRoast) and opens it. */
 function ImportLog({ session }: { session: Session }) {
   const [open, setOpen] = useState(false);
   const action = useAction();
   const choices = useLoad(async () => {
     if (!open) return null;
-    const [profiles, lots] = await Promise.all([
-      can(session, 'production.profile.read') ? call(session, 'production.profile.listProfiles', { page: { limit: 100 } }) : null,
-      can(session, 'inventory.green.read') ? call(session, 'inventory.green.listGreenLots', { filter: { hasStock: true }, page: { limit: 100 } }) : null,
-    ]);
-    return { profiles: profiles?.items ?? [], lots: lots?.items ?? [] };
+    return loadProfilesAndLots(session);
   }, [session, open]);
   if (!open) {
     return (
@@ -239,26 +249,7 @@ function ImportLog({ session }: { session: Session }) {
       <Field label="Batch number" name="batchNumber" error={err('batchNumber')}>
         <input name="batchNumber" required />
       </Field>
-      <Field label="Profile" name="profileId" error={err('profileId')}>
-        <select name="profileId">
-          <option value="">none</option>
-          {c?.profiles.map((p) => (
-            <option value={p.id}>
-              {p.name} ({p.code})
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Green lot (its stock is deducted)" name="greenLotId" error={err('greenLotId')}>
-        <select name="greenLotId">
-          <option value="">none</option>
-          {c?.lots.map((l) => (
-            <option value={l.id}>
-              {l.lotCode} {l.name} ({kg(l.availableKg)})
-            </option>
-          ))}
-        </select>
-      </Field>
+      <ProfileAndLotFields choices={c} errors={found.byField} lotLabel="Green lot (its stock is deducted)" />
       <Field label="Charge weight (kg), if the file has none" name="chargeWeightKg" error={err('chargeWeightKg')}>
         <input name="chargeWeightKg" inputMode="decimal" />
       </Field>
