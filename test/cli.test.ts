@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createTestDatabase } from '../src/testing/harness.js';
+import { runCommand } from '../src/testing/processes.js';
 import { COMMANDS } from '../src/cli/commands.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -22,15 +23,7 @@ function run(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 /** As run, without blocking, so several commands that need no database can run side by side. */
-async function runAsync(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [...cli, ...args], { cwd: root, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [status] = (await once(child, 'close')) as [number | null];
-  return { status, stdout, stderr };
-}
+const runAsync = runCommand;
 
 /** Starts `firstcrack serve` and resolves once it listens, with everything it printed so far. */
 async function serve(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {

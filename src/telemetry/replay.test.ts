@@ -1,25 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { startTestServer } from '../testing/harness.js';
+import { runCommand } from '../testing/processes.js';
 import { importRoastLog } from './importers/index.js';
 import { replayRoast } from './replay.js';
 import { machineWithToken } from './testing.js';
 
-const root = new URL('../..', import.meta.url).pathname;
 const LOG = new URL('../../../shared/fixtures/roast-logs/profile2.alog', import.meta.url).pathname;
 
-async function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [status] = (await once(child, 'close')) as [number | null];
-  return { status, stdout, stderr };
-}
+const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) => runCommand(args, env);
 
 test('replay-roast: --help, and mistakes answered with one line and exit 2', async () => {
   const help = await cli(['replay-roast', '--help']);

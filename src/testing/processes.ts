@@ -22,6 +22,17 @@ export interface StartedProcess {
   url?: string;
 }
 
+/** Runs a one-shot `firstcrack <args>` to its end, without blocking the test's event loop, with what it printed. */
+export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const [status] = (await once(child, 'close')) as [number | null];
+  return { status, stdout, stderr };
+}
+
 /** Starts `firstcrack <args>` and resolves once its stdout matches `ready` (rejects if it exits or takes 2 minutes first). */
 export async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<StartedProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
