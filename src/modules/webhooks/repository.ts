@@ -293,6 +293,10 @@ export interface AttemptTarget {
 }
 
 /** The attempt targets of several deliveries of one organization, by delivery id (missing ones absent). */
+/**
+ * Joined from the id list: a primary-key probe per delivery whatever the statistics say (an `id = any(...)`
+ * filter was planned, on a backlog grown since the last ANALYZE, as a scan of the endpoint's deliveries).
+ */
 export async function findAttemptTargets(q: Queryable, orgId: string, deliveryIds: string[]): Promise<Map<string, AttemptTarget>> {
   const rows = await q.query<{
     id: string; event_id: string; status: string; job_token: string | null; schedule_step: number; endpoint_id: string; url: string;
@@ -301,8 +305,9 @@ export async function findAttemptTargets(q: Queryable, orgId: string, deliveryId
     `select d.id, d.event_id, d.status, d.job_token, d.schedule_step, d.endpoint_id, e.url, e.status as endpoint_status,
             e.deleted_at is not null as deleted, e.secret_encrypted,
             case when e.previous_secret_expires_at > now() then e.previous_secret_encrypted end as previous_secret_encrypted
-     from webhook_deliveries d join webhook_endpoints e on e.org_id = d.org_id and e.id = d.endpoint_id
-     where d.org_id = $1 and d.id = any($2::text[])`,
+     from unnest($2::text[]) as k (id)
+       join webhook_deliveries d on d.org_id = $1 and d.id = k.id
+       join webhook_endpoints e on e.org_id = d.org_id and e.id = d.endpoint_id`,
     [orgId, deliveryIds],
     { name: 'webhooks_attempt_targets' },
   );
