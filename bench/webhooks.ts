@@ -1,14 +1,16 @@
 // Webhook delivery under load, against a local receiver (node:http on 127.0.0.1):
-//  (a) throughput: N events committed (in transactions of 100, through writeEvent, as operations write them),
+//  (a) throughput: N events committed (through writeEvent, as operations write them),
 //      each queued for one endpoint, delivered by the service's workers (claim the jobs, load the targets,
 //      sign, SSRF check, POST, record the attempts, complete the jobs) — against a bare loop in the same
 //      process posting the same signed bodies with the same concurrency and nothing else: as many requests
 //      outstanding as the service lets one endpoint have (BUSY_ENDPOINT_SLOTS), over a keep-alive agent with
 //      as many connections as the service's; its bodies are built before its clock starts.
-//      - drain (the goal's figure, deliveries per second): the events are committed while no worker runs,
-//        then the workers start and the clock runs until the last arrival: the delivery system alone.
-//      - end to end: the same with the workers running while the events are committed, from the first
-//        commit to the last arrival (writing the events and their outbox included), for comparison.
+//      - drain (the goal's figure, deliveries per second): the events are committed in one transaction and
+//        the clock runs from its commit to the last arrival: the delivery system alone.
+//      - end to end: committed in transactions of 100 while the workers deliver, from the first commit to
+//        the last arrival (writing the events and their outbox included), for comparison.
+//      - bound: the same bodies as one queue job each, the handler only posting (what the job queue alone
+//        allows: a claim and a completion per delivery, batched).
 //      Goal: drain ≥ 50 % of bare.
 //  (b) latency: events committed at 200 per second (each its own transaction, as an operation commits) for
 //      LATENCY_SECONDS; from the commit to the receiver's arrival of its webhook. Goal: p99 < 500 ms.
@@ -23,6 +25,9 @@ import { loadConfig } from '../src/config.js';
 import { writeEvent } from '../src/events/emit.js';
 import { BUSY_ENDPOINT_SLOTS, DELIVERY_CONCURRENCY } from '../src/modules/webhooks/delivery.js';
 import { signatureHeader } from '../src/modules/webhooks/signing.js';
+import { JobQueue } from '../src/jobs/queue.js';
+import type { JobCatalog } from '../src/jobs/catalog.js';
+import { z } from 'zod';
 import { median, printTable, startBenchApp } from './lib.js';
 
 const EVENTS = Number(process.env.WEBHOOK_BENCH_EVENTS ?? 1000);
@@ -55,8 +60,7 @@ export async function benchWebhooks() {
   };
 
   const base = loadConfig();
-  // The workers start once the drain's backlog is committed (a).
-  const bench = await startBenchApp({ workers: false }, { webhooks: { ...base.webhooks, allowPrivateUrls: true }, secretKey: base.secretKey ?? randomBytes(32).toString('base64') });
+  const bench = await startBenchApp({}, { webhooks: { ...base.webhooks, allowPrivateUrls: true }, secretKey: base.secretKey ?? randomBytes(32).toString('base64') });
   try {
     const { organizationId, apiKey } = await createOrganization(bench.app.databases.owner, 'Bench roastery', 'enterprise');
     const rpc = async (operation: string, input: unknown) => {
@@ -73,30 +77,28 @@ export async function benchWebhooks() {
     // EVENTS events committed in transactions of 100, waking this process's workers after each commit as the dispatcher does.
     const service = bench.app.databases.service;
     let n = 0;
-    const commitEvents = async () => {
-      for (let i = 0; i < EVENTS; i += 100) {
+    const commitEvents = async (perTransaction: number) => {
+      for (let i = 0; i < EVENTS; i += perTransaction) {
         await service.transaction(async (tx) => {
-          for (let j = i; j < Math.min(EVENTS, i + 100); j++) await writeEvent(tx, bench.app.jobs, organizationId, 'catalog.location.archived', { n: n++ });
+          for (let j = i; j < Math.min(EVENTS, i + perTransaction); j++) await writeEvent(tx, bench.app.jobs, organizationId, 'catalog.location.archived', { n: n++ });
         }, { orgId: organizationId });
         bench.app.jobs.wake('webhookDelivery');
       }
     };
 
-    // (a) Drain: the backlog is committed with no worker running, then delivered.
+    // (a) Drain: the whole backlog committed in one transaction; the clock starts once it has committed.
     let started = now();
-    await commitEvents();
+    let before = received;
+    await commitEvents(EVENTS);
     const backlogCommitSeconds = (now() - started) / 1000;
     started = now();
-    let before = received;
-    await bench.app.jobs.startWorkers(bench.app.server.log.child({ component: 'jobs' }));
-    bench.app.jobs.wake('webhookDelivery');
     await until(() => received - before >= EVENTS);
     const drainSeconds = (now() - started) / 1000;
 
-    // (a) End to end: committed while the workers run.
+    // (a) End to end: committed in transactions of 100 while the workers deliver.
     started = now();
     before = received;
-    await commitEvents();
+    await commitEvents(100);
     // The commits alone bound the end-to-end rate: how long they took and how many had arrived by then.
     const commitSeconds = (now() - started) / 1000;
     const arrivedByCommitEnd = received - before;
@@ -140,6 +142,30 @@ export async function benchWebhooks() {
       }),
     );
     const bareSeconds = (now() - bareStarted) / 1000;
+
+    // The bound the job queue sets: the same bodies drained as one queue job each, claimed and completed in
+    // batches like the delivery jobs (as many slots), the handler only posting: no delivery row read or
+    // written, no per-endpoint shares.
+    const boundQueue = new JobQueue(bench.app.databases, {
+      benchPost: {
+        summary: 'Posts one prebuilt body (bench bound).',
+        payload: z.object({ n: z.number().int() }).strict(),
+        retry: { limit: 0, delaySeconds: 1, backoff: false },
+        timeoutSeconds: 30,
+        concurrency: DELIVERY_CONCURRENCY,
+        batchFetch: true,
+        handler: async (_ctx, { n }) => post(bodies[n], n),
+      },
+    } satisfies JobCatalog);
+    await boundQueue.prepare();
+    await bench.app.databases.owner.transaction((tx) => boundQueue.sendMany(tx, 'benchPost', bodies.map((_, n) => ({ n }))));
+    const boundBefore = received;
+    const boundStarted = now();
+    await boundQueue.startWorkers({ info() {}, warn() {}, error() {} });
+    boundQueue.wake('benchPost');
+    await until(() => received - boundBefore >= EVENTS);
+    const boundSeconds = (now() - boundStarted) / 1000;
+    await boundQueue.stop();
     agent.destroy();
 
     // (b) Commit-to-receiver latency at RATE events a second, each event committed in its own transaction the
@@ -170,6 +196,7 @@ export async function benchWebhooks() {
       { measure: 'posts/s (bare loop)', value: (EVENTS / bareSeconds).toFixed(0) },
       { measure: 'deliveries/s, draining a committed backlog', value: (EVENTS / drainSeconds).toFixed(0) },
       { measure: 'drain / bare (goal ≥ 50%)', value: `${((100 * bareSeconds) / drainSeconds).toFixed(1)}%` },
+      { measure: 'bound: a queue job per post, only posting, / bare', value: `${((100 * bareSeconds) / boundSeconds).toFixed(1)}%` },
       { measure: 'committing the backlog, s (not in the drain)', value: backlogCommitSeconds.toFixed(2) },
       { measure: 'deliveries/s, end to end (commits included)', value: (EVENTS / serviceSeconds).toFixed(0) },
       { measure: 'end to end / bare', value: `${((100 * bareSeconds) / serviceSeconds).toFixed(1)}%` },
