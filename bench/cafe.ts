@@ -8,6 +8,8 @@
 //      channel's own insert statement (no guard chain, no live session).
 //  (b) getSitePerformance over a year of one site against a week of it: the shots (CAFE_BENCH_SHOTS, 1,000,000
 //      on PostgreSQL, 100,000 on PGlite by default) and their rollups are seeded with bare SQL. Goal: ≤ 1.5.
+//      A bound row: a bare route answering the same precomputed answer objects, year against week (what
+//      serializing, sending and parsing a year's 365 days costs, whatever computes them).
 //  (c) getLiveBar p99 while 100 sites post shots, one every 5 s each (each site's live session holding an hour of shots).
 import type autocannon from 'autocannon';
 import { createOrganization } from '../src/auth/organizations.js';
@@ -28,6 +30,8 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   const redisUrl = loadConfig().redisUrl;
   /** The organization and site the bound routes write for, set once they exist. */
   let scope: { orgId: string; site: { id: string; timezone: string } } | undefined;
+  /** getSitePerformance's answers for the week and the year, for the bare performance route. */
+  const perfAnswers: Record<string, unknown> = {};
   const bench = await startBenchApp(
     {
       cafeIngestRateWindows: GENEROUS_WINDOWS,
@@ -40,6 +44,10 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
             await bench.app.databases.service.transaction((tx) => tx.query('select 1'), { orgId: scope!.orgId, readOnly: true });
             return reply.code(202).send({ accepted: request.body.shots.length, duplicates: 0 });
           });
+          app.post<{ Body: { range: string } }>('/bench/bare/performance', async (request, reply) =>
+            // Encoded as the RPC route encodes an answer.
+            reply.type('application/json; charset=utf-8').send(Buffer.from(JSON.stringify(perfAnswers[request.body.range]))),
+          );
           app.post<{ Params: { machineId: string }; Body: unknown }>('/bench/statement/cafe/:machineId', async (request, reply) => {
             const { shots } = ShotsPost.parse(request.body);
             const judged = shots.map((shot) => ({ ...shot, ...judgeShot(DEFAULT_SHOT_TARGET, shot) }));
@@ -228,11 +236,39 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   const week = median(weekMs);
   const year = median(yearMs);
   perfRatio = year / week;
+  // The bound: the same answers from a bare route, alternating likewise, after the measured calls.
+  perfAnswers.week = await rpc('cafe.getSitePerformance', { siteId: perfSite.id, from: '2025-06-02', to: '2025-06-08' });
+  perfAnswers.year = await rpc('cafe.getSitePerformance', { siteId: perfSite.id, from: '2025-01-01', to: '2025-12-31' });
+  const bytes = (range: string) => Buffer.byteLength(JSON.stringify(perfAnswers[range]));
+  const bareCall = async (range: string) => {
+    const started = performance.now();
+    const response = await fetch(`${bench.url}/bench/bare/performance`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ range }),
+    });
+    await response.json();
+    return performance.now() - started;
+  };
+  const bareWeekMs: number[] = [];
+  const bareYearMs: number[] = [];
+  for (let i = 0; i < PERF_CALLS + 5; i++) {
+    const w = await bareCall('week');
+    const y = await bareCall('year');
+    if (i >= 5) bareWeekMs.push(w), bareYearMs.push(y);
+  }
+  const ms = (x: number) => Math.round(x * 100) / 100;
   printTable(`getSitePerformance on ${bench.kind}: ${shots.toLocaleString('en')} shots in a year, one site (median of ${PERF_CALLS} calls each, alternating)`, [
-    { range: 'week', 'median ms': Math.round(week * 100) / 100 },
-    { range: 'year', 'median ms': Math.round(year * 100) / 100 },
+    { range: 'week', 'median ms': ms(week), 'answer bytes': bytes('week') },
+    { range: 'year', 'median ms': ms(year), 'answer bytes': bytes('year') },
+    { range: 'week, bare route (same answer)', 'median ms': ms(median(bareWeekMs)), 'answer bytes': bytes('week') },
+    { range: 'year, bare route (same answer)', 'median ms': ms(median(bareYearMs)), 'answer bytes': bytes('year') },
   ]);
   console.log(`ratio year/week: ${perfRatio.toFixed(2)}  (goal ≤ 1.5)`);
+  console.log(
+    `bound: a year's answer costs ${ms(median(bareYearMs) - median(bareWeekMs))} ms more than a week's to serialize, send and parse from a bare route; ` +
+      `the operation's year costs ${ms(year - week)} ms more than its week`,
+  );
   }
 
   if (parts.has('live')) {

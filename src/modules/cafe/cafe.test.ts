@@ -455,8 +455,8 @@ describe('site performance from day and hour-of-day rollups', () => {
           site,
           from,
           to,
-          await repo.shotRollupFigures(server.owner, org.id, siteId, start, end),
-          await repo.saleRollupFigures(server.owner, org.id, siteId, start, end),
+          await repo.shotRollupFigures(server.owner, org.id, siteId, from, start, end),
+          await repo.saleRollupFigures(server.owner, org.id, siteId, from, start, end),
         );
         const res = await org.call('cafe.getSitePerformance', { siteId, from, to }, { method: 'GET' });
         assert.equal(res.status, 200, JSON.stringify(res.body));

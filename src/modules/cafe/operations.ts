@@ -258,8 +258,8 @@ export const cafeOperations = [
     summary: 'A site’s shots, failing-shot share, sale shot-equivalents and variance per local day, per hour of day and per group head.',
     description:
       `\`from\` and \`to\` are dates (inclusive) in the site’s timezone, at most ${MAX_PERFORMANCE_DAYS} days. Read from rollups only ` +
-      '(written in the same statement as each shot and sale line), never from raw shots: days, group heads and totals from the per-local-day ' +
-      'rollups, the hour-of-day profile from the per-month hour-of-day rollups of whole months and the hourly rollups of partial ones, ' +
+      '(written in the same statement as each shot and sale line), never from raw shots: days and totals from the per-local-day ' +
+      'rollups, the hour-of-day profile and group heads from the per-month hour-of-day rollups of whole months and the hourly rollups of partial ones, ' +
       'so a year costs about what a week does. ' +
       'An hour is placed in the local day and hour its start falls in. `failingShare` = shots outside the target / shots. ' +
       '`variance` = shots − sale shot-equivalents: positive pulled but not sold, negative sold but not reported by machines.',

@@ -3,43 +3,69 @@ import type { Site, SaleFigures, ShotFigures } from './repository.js';
 /** Shares to four decimals. */
 const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
 
-const figures = (shots: ShotFigures | undefined, sold: number) => {
+/** `entry` with the figures appended after its own keys (the answer lists `date` or `hour` first). */
+function withFigures<T extends object>(entry: T, shots: ShotFigures | undefined, sold: number) {
   const n = shots?.shots ?? 0;
-  return {
+  const outside = shots?.outside_target ?? 0;
+  return Object.assign(entry, {
     shots: n,
-    outsideTargetShots: shots?.outside_target ?? 0,
-    failingShare: share(shots?.outside_target ?? 0, n),
+    outsideTargetShots: outside,
+    failingShare: share(outside, n),
     channelingShots: shots?.channeling ?? 0,
     saleShotEquivalents: sold,
     variance: n - sold,
-  };
-};
+  });
+}
 
-/** Days from `from` to `to` inclusive, as YYYY-MM-DD (calendar arithmetic in UTC, which has no DST). */
+const pad = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * Days from `from` to `to` inclusive, as YYYY-MM-DD (calendar arithmetic in UTC, which has no DST). Built from
+ * the UTC fields: Date#toISOString is several times slower, and a year formats 365 days.
+ */
 function daysOf(from: string, to: string): string[] {
   const days: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  const end = Date.parse(`${to}T00:00:00Z`);
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= end; t += 86_400_000) {
+    const d = new Date(t);
+    days.push(`${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`);
+  }
   return days;
 }
 
-/** The performance answer from the rollups' grouping sets: (day), (hour of day), (machine, group) and the total. */
+/**
+ * The performance answer from the rollups' grouping sets: (day), (hour of day), (machine, group) and the total.
+ * A row's `day` is its offset from `from`, so the range's days are looked up by index.
+ */
 export function performanceOf(site: Site, from: string, to: string, shots: ShotFigures[], sales: SaleFigures[]) {
-  const total = shots.find((r) => r.day === null && r.h === null && r.machine_id === null);
-  const shotsByDay = new Map(shots.filter((r) => r.day !== null).map((r) => [r.day!, r]));
-  const shotsByHour = new Map(shots.filter((r) => r.h !== null).map((r) => [r.h!, r]));
-  const soldTotal = sales.find((r) => r.day === null && r.h === null)?.shot_equivalents ?? 0;
-  const soldByDay = new Map(sales.filter((r) => r.day !== null).map((r) => [r.day!, r.shot_equivalents]));
-  const soldByHour = new Map(sales.filter((r) => r.h !== null).map((r) => [r.h!, r.shot_equivalents]));
+  const dates = daysOf(from, to);
+  let total: ShotFigures | undefined;
+  const shotsByDay = new Array<ShotFigures | undefined>(dates.length);
+  const shotsByHour = new Array<ShotFigures | undefined>(24);
+  const heads: ShotFigures[] = [];
+  for (const r of shots) {
+    if (r.day !== null) shotsByDay[r.day] = r;
+    else if (r.h !== null) shotsByHour[r.h] = r;
+    else if (r.machine_id !== null) heads.push(r);
+    else total = r;
+  }
+  let soldTotal = 0;
+  const soldByDay = new Array<number>(dates.length).fill(0);
+  const soldByHour = new Array<number>(24).fill(0);
+  for (const r of sales) {
+    if (r.day !== null) soldByDay[r.day] = r.shot_equivalents;
+    else if (r.h !== null) soldByHour[r.h] = r.shot_equivalents;
+    else soldTotal = r.shot_equivalents;
+  }
   return {
     siteId: site.id,
     timezone: site.timezone,
     from,
     to,
-    totals: figures(total, soldTotal),
-    days: daysOf(from, to).map((date) => ({ date, ...figures(shotsByDay.get(date), soldByDay.get(date) ?? 0) })),
-    hours: Array.from({ length: 24 }, (_, hour) => ({ hour, ...figures(shotsByHour.get(hour), soldByHour.get(hour) ?? 0) })),
-    groupHeads: shots
-      .filter((r) => r.machine_id !== null)
+    totals: withFigures({}, total, soldTotal),
+    days: dates.map((date, i) => withFigures({ date }, shotsByDay[i], soldByDay[i])),
+    hours: Array.from({ length: 24 }, (_, hour) => withFigures({ hour }, shotsByHour[hour], soldByHour[hour])),
+    groupHeads: heads
       .sort((a, b) => a.machine_id!.localeCompare(b.machine_id!) || a.group_no! - b.group_no!)
       .map((r) => ({
         machineId: r.machine_id!,

@@ -306,7 +306,8 @@ export async function listShots(
 // Performance (rollups only)
 
 export interface ShotFigures {
-  day: string | null;
+  /** The local day as its offset in days from the range's first day. */
+  day: number | null;
   h: number | null;
   machine_id: string | null;
   group_no: number | null;
@@ -325,29 +326,30 @@ export async function localRange(q: Queryable, timezone: string, from: string, t
   return row;
 }
 
-/** Shot rollups of the range, summed per local day, per local hour of day, per group head and in total. */
-export async function shotRollupFigures(q: Queryable, orgId: string, siteId: string, start: Date, end: Date): Promise<ShotFigures[]> {
+/** Shot rollups of the range (local days `from`.. starting at `start`), summed per local day, per local hour of day, per group head and in total. */
+export async function shotRollupFigures(q: Queryable, orgId: string, siteId: string, from: string, start: Date, end: Date): Promise<ShotFigures[]> {
   return q.query<ShotFigures>(
-    `select to_char(local_date, 'YYYY-MM-DD') as day, local_hour as h, machine_id, group_no, sum(shots)::int as shots,
+    `select local_date - $5::date as day, local_hour as h, machine_id, group_no, sum(shots)::int as shots,
             sum(outside_target)::int as outside_target, sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
      from cafe_shot_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
      group by grouping sets ((local_date), (local_hour), (machine_id, group_no), ())`,
-    [orgId, siteId, start, end],
+    [orgId, siteId, start, end, from],
   );
 }
 
 export interface SaleFigures {
-  day: string | null;
+  /** As ShotFigures.day. */
+  day: number | null;
   h: number | null;
   shot_equivalents: number;
 }
 
-export async function saleRollupFigures(q: Queryable, orgId: string, siteId: string, start: Date, end: Date): Promise<SaleFigures[]> {
+export async function saleRollupFigures(q: Queryable, orgId: string, siteId: string, from: string, start: Date, end: Date): Promise<SaleFigures[]> {
   return q.query<SaleFigures>(
-    `select to_char(local_date, 'YYYY-MM-DD') as day, local_hour as h, sum(shot_equivalents)::int as shot_equivalents
+    `select local_date - $5::date as day, local_hour as h, sum(shot_equivalents)::int as shot_equivalents
      from cafe_sale_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
      group by grouping sets ((local_date), (local_hour), ())`,
-    [orgId, siteId, start, end],
+    [orgId, siteId, start, end, from],
   );
 }
 
@@ -374,12 +376,15 @@ export function splitByMonths(from: string, to: string): { months: [string, stri
 }
 
 /**
- * A range's shot and sale figures in one statement, from rollups only: per local day and per group head from
- * the day rollups; per local hour of day from the month × hour-of-day rollups of the whole months inside the
- * range plus the hourly rollups of its partial months. The same figures as shotRollupFigures and
- * saleRollupFigures over the range's hourly rollups. The database answers one row of three JSON arrays (a
- * day's shots and sales joined into one entry), so a year's 365 days cost one JSON.parse rather than ~750
- * rows through the wire protocol; the totals are the sums of the days.
+ * A range's shot and sale figures in one statement, from rollups only: per local day from the day rollups;
+ * per local hour of day and per group head from the month × hour-of-day rollups of the whole months inside the
+ * range plus the hourly rollups of its partial months (together they cover exactly the range's local days,
+ * so the day rollups are aggregated by day only). The same figures as shotRollupFigures and saleRollupFigures
+ * over the range's hourly rollups. The database answers one row of JSON: the days as parallel arrays of day
+ * offsets (from `from`) and counts (the array_aggs of one aggregate see its rows in the same order, so they
+ * line up), shots and sales apart (no join, no date formatting per day), the hours and
+ * group heads as arrays of rows; so a year's 365 days cost one JSON.parse of flat number arrays rather than
+ * ~750 rows through the wire protocol. The totals are the sums of the days.
  */
 export async function performanceFigures(
   q: Queryable,
@@ -390,26 +395,23 @@ export async function performanceFigures(
 ): Promise<{ shots: ShotFigures[]; sales: SaleFigures[] }> {
   const { months, edges } = splitByMonths(from, to);
   const [row] = await q.query<{
-    days: [string, number, number, number, number][];
+    days: [days: number[], shots: number[], outside: number[], channeling: number[]];
+    sold_days: [days: number[], shotEquivalents: number[]];
     hours: [number, number, number, number, number][];
     heads: [string, number, number, number, number, number][];
   }>(
-    `with shot_days as (
-       select local_date, machine_id, group_no, sum(shots)::int as shots, sum(outside_target)::int as outside_target,
-              sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
-       from cafe_shot_day_rollups where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date
-       group by grouping sets ((local_date), (machine_id, group_no))
-     ), sale_days as (
-       select local_date, shot_equivalents from cafe_sale_day_rollups
-       where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date
-     ), shot_hours as (
-       select local_hour, shots, outside_target, channeling from cafe_shot_hour_of_day_rollups
+    `with shot_hours as (
+       select local_hour, machine_id, group_no, shots, outside_target, channeling, duration_sum_s from cafe_shot_hour_of_day_rollups
        where org_id = $1 and site_id = $2 and local_month >= $5::date and local_month < $6::date
        union all
-       select local_hour, shots, outside_target, channeling from cafe_shot_rollups
+       select local_hour, machine_id, group_no, shots, outside_target, channeling, duration_sum_s from cafe_shot_rollups
        where org_id = $1 and site_id = $2
          and ((hour >= ($7::date::timestamp at time zone $11::text) and hour < (($8::date + 1)::timestamp at time zone $11::text))
            or (hour >= ($9::date::timestamp at time zone $11::text) and hour < (($10::date + 1)::timestamp at time zone $11::text)))
+     ), shot_hour_sets as (
+       select local_hour, machine_id, group_no, sum(shots)::int as shots, sum(outside_target)::int as outside_target,
+              sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
+       from shot_hours group by grouping sets ((local_hour), (machine_id, group_no))
      ), sale_hours as (
        select local_hour, shot_equivalents from cafe_sale_hour_of_day_rollups
        where org_id = $1 and site_id = $2 and local_month >= $5::date and local_month < $6::date
@@ -421,17 +423,20 @@ export async function performanceFigures(
      ), hours as (
        select coalesce(s.local_hour, d.local_hour) as h, coalesce(s.shots, 0) as shots, coalesce(s.outside_target, 0) as outside_target,
               coalesce(s.channeling, 0) as channeling, coalesce(d.shot_equivalents, 0) as shot_equivalents
-       from (select local_hour, sum(shots)::int as shots, sum(outside_target)::int as outside_target, sum(channeling)::int as channeling
-             from shot_hours group by local_hour) s
+       from (select * from shot_hour_sets where local_hour is not null) s
        full join (select local_hour, sum(shot_equivalents)::int as shot_equivalents from sale_hours group by local_hour) d on d.local_hour = s.local_hour
      )
      select
-       (select coalesce(json_agg(json_build_array(to_char(coalesce(s.local_date, d.local_date), 'YYYY-MM-DD'), coalesce(s.shots, 0),
-                                                  coalesce(s.outside_target, 0), coalesce(s.channeling, 0), coalesce(d.shot_equivalents, 0)::int)), '[]')
-        from (select * from shot_days where local_date is not null) s full join sale_days d on d.local_date = s.local_date) as days,
+       (select json_build_array(coalesce(array_agg(local_date - $3::date), '{}'), coalesce(array_agg(shots), '{}'),
+                                coalesce(array_agg(outside_target), '{}'), coalesce(array_agg(channeling), '{}'))
+        from (select local_date, sum(shots)::int as shots, sum(outside_target)::int as outside_target, sum(channeling)::int as channeling
+              from cafe_shot_day_rollups where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date
+              group by local_date) d) as days,
+       (select json_build_array(coalesce(array_agg(local_date - $3::date), '{}'), coalesce(array_agg(shot_equivalents::int), '{}')) from cafe_sale_day_rollups
+        where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date) as sold_days,
        (select coalesce(json_agg(json_build_array(h, shots, outside_target, channeling, shot_equivalents)), '[]') from hours) as hours,
        (select coalesce(json_agg(json_build_array(machine_id, group_no, shots, outside_target, channeling, duration_sum_s)), '[]')
-        from shot_days where machine_id is not null) as heads`,
+        from shot_hour_sets where machine_id is not null) as heads`,
     [orgId, site.id, from, to, months?.[0] ?? null, months?.[1] ?? null, edges[0]?.[0] ?? null, edges[0]?.[1] ?? null, edges[1]?.[0] ?? null, edges[1]?.[1] ?? null, site.timezone],
     // Prepared once per connection: planning this statement costs more database time than running it for a week.
     { name: 'cafe_performance_figures' },
@@ -440,13 +445,17 @@ export async function performanceFigures(
   const sales: SaleFigures[] = [];
   const total = { day: null, h: null, machine_id: null, group_no: null, shots: 0, outside_target: 0, channeling: 0, duration_sum_s: 0 };
   let sold = 0;
-  for (const [day, n, outside, channeling, saleShots] of row.days) {
-    shots.push({ day, h: null, machine_id: null, group_no: null, shots: n, outside_target: outside, channeling, duration_sum_s: 0 });
-    sales.push({ day, h: null, shot_equivalents: saleShots });
-    total.shots += n;
-    total.outside_target += outside;
-    total.channeling += channeling;
-    sold += saleShots;
+  const [days, dayShots, dayOutside, dayChanneling] = row.days;
+  for (let i = 0; i < days.length; i++) {
+    shots.push({ day: days[i], h: null, machine_id: null, group_no: null, shots: dayShots[i], outside_target: dayOutside[i], channeling: dayChanneling[i], duration_sum_s: 0 });
+    total.shots += dayShots[i];
+    total.outside_target += dayOutside[i];
+    total.channeling += dayChanneling[i];
+  }
+  const [saleDays, daySold] = row.sold_days;
+  for (let i = 0; i < saleDays.length; i++) {
+    sales.push({ day: saleDays[i], h: null, shot_equivalents: daySold[i] });
+    sold += daySold[i];
   }
   for (const [h, n, outside, channeling, saleShots] of row.hours) {
     shots.push({ day: null, h, machine_id: null, group_no: null, shots: n, outside_target: outside, channeling, duration_sum_s: 0 });
