@@ -1,11 +1,11 @@
 // The cafe module under load (`node --import tsx bench/cafe.ts`; DATABASE_URL and REDIS_URL for server mode):
 //  (a) shot ingest: 20 espresso machines, each its own bar token, posting one shot per post (a machine's real
-//      pace, one post per shot) through the full channel (guard chain, own budget, validation, one statement
-//      storing the shot and its hourly, day and hour-of-day rollups, the live session) against a bare route that
+//      pace, one post per shot) through the full channel (guard chain, own budget, validation, the posts arriving
+//      together stored with their hourly, day and hour-of-day rollups in one statement, the live session) against a bare route that
 //      parses the same bodies and answers 202, in the same process and run, rounds alternating. Goal: full ≥ 50%
 //      of bare. Two more routes show what bounds it: `round trip` parses the body and runs `select 1` on the
 //      service pool (any route that touches the database at all), `statement` validates, judges and runs the
-//      channel's own insert statement (no guard chain, no live session).
+//      channel's own insert statement for that post alone (no group, no guard chain, no live session).
 //  (b) getSitePerformance over a year of one site against a week of it: the shots (CAFE_BENCH_SHOTS, 1,000,000
 //      on PostgreSQL, 100,000 on PGlite by default) and their rollups are seeded with bare SQL. Goal: ≤ 1.5.
 //      A bound row: a bare route answering the same precomputed answer objects, year against week (what
@@ -52,10 +52,10 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
             const { shots } = ShotsPost.parse(request.body);
             const judged = shots.map((shot) => ({ ...shot, ...judgeShot(DEFAULT_SHOT_TARGET, shot) }));
             const { orgId, site } = scope!;
-            const stored = await bench.app.databases.service.transaction((tx) => cafeRepo.insertShots(tx, orgId, site, request.params.machineId, judged), {
-              orgId,
-              readOnly: true,
-            });
+            const [stored] = await bench.app.databases.service.transaction(
+              (tx) => cafeRepo.insertShots(tx, orgId, [{ site, machineId: request.params.machineId, shots: judged }]),
+              { orgId, readOnly: true },
+            );
             return reply.code(202).send({ accepted: stored.length, duplicates: shots.length - stored.length });
           });
         },

@@ -24,6 +24,58 @@ const cafeState = (orgId = org.id) =>
     ),
   );
 
+/**
+ * Sends the posts while the shot table is locked, so that the first post's write waits for the lock and the
+ * others queue behind it; released, they are written as one group. The machines' credentials and bar machines
+ * must be known to the service already (a post shortly before), as on PGlite the lock holds the one connection.
+ */
+async function writtenTogether<T>(posting: () => Promise<T>): Promise<T> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const holding = server.owner.transaction(async (tx) => {
+    await tx.query('lock table cafe_shots in share mode');
+    locked();
+    await released;
+  });
+  await isLocked;
+  const answers = posting();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  release();
+  await holding;
+  return answers;
+}
+
+/**
+ * The site's hourly, local-day and month × hour-of-day rollups hold exactly the sums of its stored shots, each
+ * local day and hour that of the UTC hour's start in the site's timezone.
+ */
+async function assertRollupsMatchShots(siteId: string) {
+  const sums = `count(*)::int as shots, count(*) filter (where outside_target)::int as outside_target,
+                count(*) filter (where channeling)::int as channeling, round(sum(duration_s)::numeric, 6)::float8 as duration_sum_s`;
+  const rollupSums = `sum(shots)::int as shots, sum(outside_target)::int as outside_target, sum(channeling)::int as channeling,
+                      round(sum(duration_sum_s)::numeric, 6)::float8 as duration_sum_s`;
+  const [row] = await server.owner.query<Record<string, unknown>>(
+    `with s as (
+       select x.*, date_trunc('hour', x.started_at at time zone 'UTC') at time zone 'UTC' as hour, c.timezone
+       from cafe_shots x join cafe_sites c on c.org_id = x.org_id and c.id = x.site_id where x.org_id = $1 and x.site_id = $2
+     ), l as (select s.*, (hour at time zone timezone)::date as local_date, extract(hour from hour at time zone timezone)::int as local_hour from s)
+     select
+       (select json_agg(t order by t) from (select machine_id, group_no, hour, ${sums} from l group by 1, 2, 3) t) as hours_expected,
+       (select json_agg(t order by t) from (select machine_id, group_no, hour, ${rollupSums} from cafe_shot_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3) t) as hours,
+       (select json_agg(t order by t) from (select machine_id, group_no, local_date, ${sums} from l group by 1, 2, 3) t) as days_expected,
+       (select json_agg(t order by t) from (select machine_id, group_no, local_date, ${rollupSums} from cafe_shot_day_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3) t) as days,
+       (select json_agg(t order by t) from (select machine_id, group_no, date_trunc('month', local_date)::date as local_month, local_hour, ${sums} from l group by 1, 2, 3, 4) t) as hours_of_day_expected,
+       (select json_agg(t order by t) from (select machine_id, group_no, local_month, local_hour, ${rollupSums} from cafe_shot_hour_of_day_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3, 4) t) as hours_of_day`,
+    [org.id, siteId],
+  );
+  assert.ok(row.hours_expected, 'the site has shots');
+  assert.deepEqual(row.hours, row.hours_expected, 'hourly rollups');
+  assert.deepEqual(row.days, row.days_expected, 'local-day rollups');
+  assert.deepEqual(row.hours_of_day, row.hours_of_day_expected, 'month × hour-of-day rollups');
+}
+
 async function location(kind: string, timezone?: string, as: TestOrg = org) {
   const res = await as.call('catalog.location.createLocation', { name: `${kind} place`, code: uniqueCode('L'), kind, ...(timezone ? { timezone } : {}) });
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -129,6 +181,87 @@ describe('the shot channel', () => {
     assert.deepEqual(channeled.pressureBar, [2, 9, 9, 8.5]);
     assert.equal(channeled.channeling, true);
     assert.equal(channeled.outsideTarget, true);
+  });
+
+  test('posts arriving together are stored together, each answered with its own counts', async () => {
+    // Two sites in different timezones, three machines each (in turns, so a group holds both), every machine with a shot stored already.
+    const sites = [await makeSite(org, { timezone: 'Europe/Berlin' }), await makeSite(org, { timezone: 'Asia/Kolkata' })];
+    const machines = [];
+    for (let i = 0; i < 3; i++) {
+      for (const siteId of sites) {
+        const machineId = await makeMachine(org, siteId);
+        machines.push({ siteId, machineId, token: await issueToken(org, machineId), old: shot({ startedAt: '2026-11-19T23:30:00Z' }) });
+      }
+    }
+    for (const res of await Promise.all(machines.map((m) => postShots(server.url, m.token, m.machineId, { shots: [m.old] })))) {
+      assert.deepEqual(res.body, { accepted: 1, duplicates: 0 });
+    }
+    // Each machine at once: a post of two new shots (in different hours and local days), its old shot again and
+    // one of the new shots twice; and a post of one new shot.
+    const posts = machines.flatMap(({ machineId, token, old }, i) => {
+      const a = shot({ group: 1, startedAt: '2026-11-20T18:10:00Z', durationS: 20 + i });
+      const b = shot({ group: 2, startedAt: '2026-11-20T19:40:00Z', durationS: 15 });
+      return [
+        { machineId, token, shots: [a, b, old, a], expected: { accepted: 2, duplicates: 2 } },
+        { machineId, token, shots: [shot({ group: 2, startedAt: '2026-11-21T00:20:00Z' })], expected: { accepted: 1, duplicates: 0 } },
+      ];
+    });
+    const answers = await writtenTogether(() => Promise.all(posts.map((p) => postShots(server.url, p.token, p.machineId, { shots: p.shots }))));
+    answers.forEach((res, i) => {
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.deepEqual(res.body, posts[i].expected, `post ${i}`);
+    });
+    for (const { machineId } of machines) {
+      const [{ n }] = await server.owner.query<{ n: number }>(`select count(*)::int as n from cafe_shots where org_id = $1 and machine_id = $2`, [org.id, machineId]);
+      assert.equal(n, 4, 'the old shot and three new ones, each once');
+    }
+    for (const siteId of sites) await assertRollupsMatchShots(siteId);
+  });
+
+  test('a shotId in two posts arriving together is stored once, for one of them', async () => {
+    const siteId = await makeSite(org);
+    const machineId = await makeMachine(org, siteId);
+    const token = await issueToken(org, machineId);
+    assert.equal((await postShots(server.url, token, machineId, { shots: [shot()] })).status, 202);
+    const shared = shot();
+    const posts = [[shared, shot()], [shot(), shared], [shared]];
+    const answers = await writtenTogether(() => Promise.all(posts.map((shots) => postShots(server.url, token, machineId, { shots }))));
+    for (const res of answers) assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.deepEqual(answers.map((r) => r.body.accepted + r.body.duplicates), [2, 2, 1]);
+    assert.deepEqual(answers.map((r) => r.body.duplicates).sort(), [0, 1, 1], 'one post stored the shared shot; every other shot was new');
+    const [{ n }] = await server.owner.query<{ n: number }>(`select count(*)::int as n from cafe_shots where org_id = $1 and machine_id = $2 and shot_id = $3`, [org.id, machineId, shared.shotId]);
+    assert.equal(n, 1);
+    await assertRollupsMatchShots(siteId);
+  });
+
+  test('a refused or failing post stores nothing and does not disturb the posts arriving with it', async () => {
+    const siteId = await makeSite(org);
+    const machines = [];
+    for (let i = 0; i < 4; i++) {
+      const machineId = await makeMachine(org, siteId, { groupCount: 2 });
+      machines.push({ machineId, token: await issueToken(org, machineId) });
+    }
+    const [bad, failing, ...good] = machines;
+    for (const { machineId, token } of machines) assert.equal((await postShots(server.url, token, machineId, { shots: [shot({ group: 2 })] })).status, 202);
+    const kept = shot({ group: 1 });
+    // The database refuses text with a NUL character, which validation lets through: the post fails in the write.
+    const failingShots = [kept, shot({ shotId: 'nul\u0000shot' })];
+    const answers = await writtenTogether(() => Promise.all([
+      postShots(server.url, bad.token, bad.machineId, { shots: [shot({ group: 1 }), shot({ group: 3 })] }),
+      postShots(server.url, failing.token, failing.machineId, { shots: failingShots }),
+      ...good.flatMap(({ machineId, token }) => [0, 1, 2].map(() => postShots(server.url, token, machineId, { shots: [shot({ group: 1 }), shot({ group: 2 })] }))),
+    ]));
+    assertProblem(answers[0], 400, 'invalid_input', 'shots[1].group');
+    assert.notEqual(answers[1].status, 202, 'the failing post is not acknowledged');
+    for (const res of answers.slice(2)) assert.deepEqual(res.body, { accepted: 2, duplicates: 0 });
+    const stored = await server.owner.query<{ machine_id: string; n: number }>(
+      `select machine_id, count(*)::int as n from cafe_shots where org_id = $1 and site_id = $2 group by machine_id`,
+      [org.id, siteId],
+    );
+    assert.deepEqual(new Map(stored.map((r) => [r.machine_id, r.n])), new Map(machines.map((m) => [m.machineId, good.includes(m) ? 7 : 1])), 'nothing of the refused or failing post');
+    await assertRollupsMatchShots(siteId);
+    // The failing post's good shot was not stored, so posting it alone now stores it.
+    assert.deepEqual((await postShots(server.url, failing.token, failing.machineId, { shots: [kept] })).body, { accepted: 1, duplicates: 0 });
   });
 
   test('one bad shot refuses the whole post, naming it', async () => {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CredentialResolver } from '../../auth/credentials.js';
 import { PLAN_TERMS } from '../../auth/plans.js';
 import type { Database } from '../../db/client.js';
+import { coalesce } from '../../lib/coalesce.js';
 import { bearerCredential, guardChain, noGrant, type BearerPolicy } from '../../http/guards.js';
 import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../rpc/errors.js';
@@ -16,8 +17,9 @@ import { judgeShot } from './targets.js';
  * The shot channel (an extension: the specification names no shot-recording operation): an espresso machine
  * posts the shots it pulled to POST /ingest/v1/cafe/machines/{machineId}/shots with its bar machine token
  * (cafe.issueBarMachineToken). It runs the one guard chain with its own budget, like roast telemetry; a post
- * is one database transaction (the new shots and their hourly rollups together), then the site's live
- * session takes the new shots, which is all getLiveBar reads.
+ * is stored all or nothing (the new shots and their rollups together, in one statement that may carry other
+ * posts arriving at the same time) and answered after its commit; then the site's live session takes the new
+ * shots, which is all getLiveBar reads.
  */
 
 /**
@@ -31,6 +33,11 @@ export const CAFE_INGEST_WINDOWS: RateWindow[] = [
 ];
 
 const MACHINE_CACHE_MS = 60_000;
+
+/** At most this many posts are written in one statement (each up to MAX_SHOTS_PER_POST shots). */
+const MAX_POSTS_PER_GROUP = 64;
+
+type WriteOutcome = { stored: repo.StoredShotSummary[] } | { error: unknown };
 
 /** At most this many field errors are listed for one refused post. */
 const MAX_LISTED_ERRORS = 50;
@@ -74,6 +81,35 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
     return found;
   }
 
+  /**
+   * Group commit per organization (see coalesce): the posts that arrive while the organization's previous
+   * group is being written are written together, in one statement (insertShots) and so one commit, which each
+   * post waits for before it is answered. That statement is all or nothing; when it fails, each of its posts
+   * is written again on its own, so a post's outcome is its own. A post's counts are its own either way: a
+   * shotId that two posts of a group share is stored once, for the first of them.
+   */
+  // One statement, atomic by itself, so it runs as autocommit (the database's `readOnly` path): no BEGIN/COMMIT round trips.
+  const write = (orgId: string, posts: repo.ShotsToStore[]) =>
+    deps.db.transaction((tx) => repo.insertShots(tx, orgId, posts), { orgId, readOnly: true });
+  const writers = new Map<string, (post: repo.ShotsToStore) => Promise<WriteOutcome>>();
+  function writerOf(orgId: string) {
+    let writer = writers.get(orgId);
+    if (!writer) {
+      writer = coalesce<repo.ShotsToStore, WriteOutcome>(async (posts) => {
+        try {
+          return (await write(orgId, posts)).map((stored) => ({ stored }));
+        } catch (error) {
+          if (posts.length === 1) return [{ error }];
+          return Promise.all(posts.map((post) => write(orgId, [post]).then(([stored]) => ({ stored }), (error: unknown) => ({ error }))));
+        }
+      }, MAX_POSTS_PER_GROUP);
+      // Forgetting an organization's writer loses nothing: a group it is writing still completes.
+      if (writers.size >= 10_000) writers.delete(writers.keys().next().value!);
+      writers.set(orgId, writer);
+    }
+    return writer;
+  }
+
   return async (app: FastifyInstance) => {
     await app.register(async (ingest) => {
       // Before the body is read: an unauthenticated or rate-limited caller costs no parsing.
@@ -106,13 +142,9 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
         if (badGroups.length) throw invalidInput(badGroups.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
         const judged = shots.map((shot) => ({ ...shot, ...judgeShot(shotTarget, shot) }));
         const siteId = machine.siteId;
-        const site = { id: siteId, timezone: found.timezone };
-        // One statement stores the new shots and adds them to their hourly rollups: atomic by itself, so it runs
-        // without BEGIN/COMMIT round trips (the `readOnly` path of the database is plain autocommit).
-        const stored = await deps.db.transaction((tx) => repo.insertShots(tx, principal.orgId, site, machineId, judged), {
-          orgId: principal.orgId,
-          readOnly: true,
-        });
+        const outcome = await writerOf(principal.orgId)({ site: { id: siteId, timezone: found.timezone }, machineId, shots: judged });
+        if ('error' in outcome) throw outcome.error;
+        const stored = outcome.stored;
         // After commit: the live session shows only what the database holds. A resent shot was not stored
         // again and is not shown again.
         if (stored.length > 0) {

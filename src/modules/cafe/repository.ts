@@ -163,42 +163,49 @@ export interface StoredShotSummary {
   channeling: boolean;
 }
 
+/** One post's shots: a machine of a site, judged against the site's target. */
+export interface ShotsToStore {
+  site: { id: string; timezone: string };
+  machineId: string;
+  shots: JudgedShot[];
+}
+
 /**
- * Stores the shots a machine has not posted before (by its own shotId) and adds exactly those to the hourly,
- * local-day and month × hour-of-day rollups, in one statement: a resent shot adds to none. Answers the newly
- * stored shots.
+ * Stores the shots of one or more posts of an organization (any sites and machines) that their machine has
+ * not posted before (by its own shotId), and adds exactly those to the hourly, local-day and month ×
+ * hour-of-day rollups, in one statement: all of it or nothing, and a resent shot adds to none. A shotId that
+ * comes twice (in one post or in two) is stored for its first occurrence, in the order of `posts`. Answers,
+ * per post, the shots it newly stored. The rollups are written in key order, so two such statements running
+ * at once lock shared rollup rows in the same order.
  */
-export async function insertShots(
-  q: Queryable,
-  orgId: string,
-  site: { id: string; timezone: string },
-  machineId: string,
-  shots: JudgedShot[],
-): Promise<StoredShotSummary[]> {
+export async function insertShots(q: Queryable, orgId: string, posts: ShotsToStore[]): Promise<StoredShotSummary[][]> {
   const seriesOf = (s: JudgedShot) =>
     s.pressureBar || s.temperatureC || s.flow
       ? JSON.stringify({ pressureBar: s.pressureBar ?? null, temperatureC: s.temperatureC ?? null, flow: s.flow ?? null })
       : null;
-  return q.query<StoredShotSummary>(
+  const rows = posts.flatMap((post, index) => post.shots.map((shot) => ({ post, index, shot, id: newId('sht') })));
+  const stored = await q.query<StoredShotSummary & { id: string }>(
     `with incoming as (
-       select * from unnest($4::text[], $5::text[], $6::int[], $7::text[], $8::float8[], $9::float8[], $10::float8[], $11::bool[], $12::bool[], $13::text[])
-         with ordinality as x(id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series, n)
+       select * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::float8[], $10::float8[],
+                            $11::float8[], $12::bool[], $13::bool[], $14::text[])
+         with ordinality as x(id, site_id, machine_id, timezone, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series, n)
      ), inserted as (
        insert into cafe_shots (org_id, id, site_id, machine_id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series)
-       select $1, id, $2, $3, shot_id, group_no, started_at::timestamptz, duration_s, dose_g, yield_g, outside_target, channeling, series::jsonb
+       select $1, id, site_id, machine_id, shot_id, group_no, started_at::timestamptz, duration_s, dose_g, yield_g, outside_target, channeling, series::jsonb
        from incoming order by n
        on conflict (org_id, machine_id, shot_id) do nothing
-       returning shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling
+       returning id, site_id, machine_id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling
      ), g as (
-       select h.hour, h.group_no, (h.hour at time zone $14::text)::date as local_date, extract(hour from h.hour at time zone $14::text)::int as local_hour,
-              h.shots, h.outside_target, h.channeling, h.duration_sum_s
-       from (select date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour, group_no, count(*)::int as shots,
-                    count(*) filter (where outside_target)::int as outside_target, count(*) filter (where channeling)::int as channeling,
-                    sum(duration_s) as duration_sum_s
-             from inserted group by 1, 2) h
+       select h.site_id, h.machine_id, h.hour, h.group_no, (h.hour at time zone h.timezone)::date as local_date,
+              extract(hour from h.hour at time zone h.timezone)::int as local_hour, h.shots, h.outside_target, h.channeling, h.duration_sum_s
+       from (select i.site_id, i.machine_id, x.timezone, date_trunc('hour', i.started_at at time zone 'UTC') at time zone 'UTC' as hour, i.group_no,
+                    count(*)::int as shots, count(*) filter (where i.outside_target)::int as outside_target,
+                    count(*) filter (where i.channeling)::int as channeling, sum(i.duration_s) as duration_sum_s
+             from inserted i join incoming x on x.id = i.id group by 1, 2, 3, 4, 5) h
      ), rolled as (
        insert into cafe_shot_rollups (org_id, site_id, hour, machine_id, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s)
-       select $1, $2, hour, $3, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s from g
+       select $1, site_id, hour, machine_id, group_no, local_date, local_hour, shots, outside_target, channeling, duration_sum_s
+       from g order by site_id, hour, machine_id, group_no
        on conflict (org_id, site_id, hour, machine_id, group_no) do update set
          shots = cafe_shot_rollups.shots + excluded.shots,
          outside_target = cafe_shot_rollups.outside_target + excluded.outside_target,
@@ -206,7 +213,8 @@ export async function insertShots(
          duration_sum_s = cafe_shot_rollups.duration_sum_s + excluded.duration_sum_s
      ), rolled_days as (
        insert into cafe_shot_day_rollups (org_id, site_id, local_date, machine_id, group_no, shots, outside_target, channeling, duration_sum_s)
-       select $1, $2, local_date, $3, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s) from g group by local_date, group_no
+       select $1, site_id, local_date, machine_id, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
+       from g group by site_id, local_date, machine_id, group_no order by site_id, local_date, machine_id, group_no
        on conflict (org_id, site_id, local_date, machine_id, group_no) do update set
          shots = cafe_shot_day_rollups.shots + excluded.shots,
          outside_target = cafe_shot_day_rollups.outside_target + excluded.outside_target,
@@ -214,34 +222,39 @@ export async function insertShots(
          duration_sum_s = cafe_shot_day_rollups.duration_sum_s + excluded.duration_sum_s
      ), rolled_hours_of_day as (
        insert into cafe_shot_hour_of_day_rollups (org_id, site_id, local_month, local_hour, machine_id, group_no, shots, outside_target, channeling, duration_sum_s)
-       select $1, $2, date_trunc('month', local_date)::date, local_hour, $3, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
-       from g group by date_trunc('month', local_date)::date, local_hour, group_no
+       select $1, site_id, date_trunc('month', local_date)::date, local_hour, machine_id, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
+       from g group by 2, 3, 4, 5, 6 order by 2, 3, 4, 5, 6
        on conflict (org_id, site_id, local_month, local_hour, machine_id, group_no) do update set
          shots = cafe_shot_hour_of_day_rollups.shots + excluded.shots,
          outside_target = cafe_shot_hour_of_day_rollups.outside_target + excluded.outside_target,
          channeling = cafe_shot_hour_of_day_rollups.channeling + excluded.channeling,
          duration_sum_s = cafe_shot_hour_of_day_rollups.duration_sum_s + excluded.duration_sum_s
      )
-     select * from inserted`,
+     select id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling from inserted`,
     [
       orgId,
-      site.id,
-      machineId,
-      shots.map(() => newId('sht')),
-      shots.map((s) => s.shotId),
-      shots.map((s) => s.group),
-      shots.map((s) => s.startedAt),
-      shots.map((s) => s.durationS),
-      shots.map((s) => s.doseG),
-      shots.map((s) => s.yieldG),
-      shots.map((s) => s.outsideTarget),
-      shots.map((s) => s.channeling),
-      shots.map(seriesOf),
-      site.timezone,
+      rows.map((r) => r.id),
+      rows.map((r) => r.post.site.id),
+      rows.map((r) => r.post.machineId),
+      rows.map((r) => r.post.site.timezone),
+      rows.map((r) => r.shot.shotId),
+      rows.map((r) => r.shot.group),
+      rows.map((r) => r.shot.startedAt),
+      rows.map((r) => r.shot.durationS),
+      rows.map((r) => r.shot.doseG),
+      rows.map((r) => r.shot.yieldG),
+      rows.map((r) => r.shot.outsideTarget),
+      rows.map((r) => r.shot.channeling),
+      rows.map((r) => seriesOf(r.shot)),
     ],
     // Prepared once per connection: the channel's hot statement.
     { name: 'cafe_insert_shots' },
   );
+  // Each stored row carries the id given to one incoming shot, which names its post.
+  const postOf = new Map(rows.map((r) => [r.id, r.index]));
+  const byPost: StoredShotSummary[][] = posts.map(() => []);
+  for (const { id, ...shot } of stored) byPost[postOf.get(id)!].push(shot);
+  return byPost;
 }
 
 interface ShotRow {
