@@ -244,8 +244,14 @@ describe('the shot channel', () => {
     const [bad, failing, ...good] = machines;
     for (const { machineId, token } of machines) assert.equal((await postShots(server.url, token, machineId, { shots: [shot({ group: 2 })] })).status, 202);
     const kept = shot({ group: 1 });
-    // The database refuses text with a NUL character, which validation lets through: the post fails in the write.
-    const failingShots = [kept, shot({ shotId: 'nul\u0000shot' })];
+    // A post that passes validation and fails in the write: the database refuses this shot id (a trigger this
+    // test adds to its own database).
+    await server.owner.exec(`
+      create function cafe_test_refuse_shot() returns trigger language plpgsql as $$
+      begin raise exception 'shot % refused by the test', new.shot_id; end $$;
+      create trigger cafe_test_refuse_shot before insert on cafe_shots for each row
+        when (new.shot_id = 'refused-by-the-database') execute function cafe_test_refuse_shot();`);
+    const failingShots = [kept, shot({ shotId: 'refused-by-the-database' })];
     const answers = await writtenTogether(() => Promise.all([
       postShots(server.url, bad.token, bad.machineId, { shots: [shot({ group: 1 }), shot({ group: 3 })] }),
       postShots(server.url, failing.token, failing.machineId, { shots: failingShots }),
@@ -262,6 +268,7 @@ describe('the shot channel', () => {
     await assertRollupsMatchShots(siteId);
     // The failing post's good shot was not stored, so posting it alone now stores it.
     assert.deepEqual((await postShots(server.url, failing.token, failing.machineId, { shots: [kept] })).body, { accepted: 1, duplicates: 0 });
+    await server.owner.exec('drop trigger cafe_test_refuse_shot on cafe_shots; drop function cafe_test_refuse_shot()');
   });
 
   test('one bad shot refuses the whole post, naming it', async () => {
@@ -273,6 +280,8 @@ describe('the shot channel', () => {
     await assertRefusedWithout(cafeState, post([shot({ durationS: -1 })]), 400, 'invalid_input', 'shots[0].durationS');
     await assertRefusedWithout(cafeState, post([shot({ startedAt: 'yesterday' })]), 400, 'invalid_input', 'shots[0].startedAt');
     await assertRefusedWithout(cafeState, post([]), 400, 'invalid_input', 'shots');
+    // Text the database cannot hold is invalid input naming the field, not a failed write.
+    await assertRefusedWithout(cafeState, post([shot(), shot({ shotId: 'nul\u0000shot' })]), 400, 'invalid_input', 'shots[1].shotId');
   });
 
   test('a token posts only for its own machine; API keys and no credential are refused', async () => {

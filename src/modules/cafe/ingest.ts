@@ -7,7 +7,7 @@ import { coalesce } from '../../lib/coalesce.js';
 import { bearerCredential, guardChain, noGrant, type BearerPolicy } from '../../http/guards.js';
 import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../rpc/errors.js';
-import { fieldErrors, id } from '../../rpc/schemas.js';
+import { fieldErrors, id, unstorableText } from '../../rpc/schemas.js';
 import type { LiveBarStore } from './live.js';
 import * as repo from './repository.js';
 import { MAX_SHOTS_PER_POST, ShotsPost } from './schemas.js';
@@ -125,8 +125,10 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
           throw new ProblemError(403, 'wrong_machine', `This token belongs to another machine than ${machineId}; a machine posts only its own shots.`);
         }
         if (!machineIdSchema.safeParse(machineId).success) throw notFound('bar machine', machineId, 'machineId');
+        // Text the database cannot store (a NUL, a lone surrogate) is refused like any invalid field, as on /rpc/v1.
         const parsed = ShotsPost.safeParse(request.body);
-        if (!parsed.success) throw invalidInput(fieldErrors(parsed.error).slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
+        const errors = [...unstorableText(request.body), ...(parsed.success ? [] : fieldErrors(parsed.error))];
+        if (!parsed.success || errors.length > 0) throw invalidInput(errors.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
         const { shots } = parsed.data;
 
         const found = await machineOf(principal.orgId, machineId);
