@@ -9,13 +9,9 @@ function field(value: string | number | null): string {
   return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
 }
 
-/** The CSV, yielding to the event loop every few thousand rows so a large report never stalls requests. */
-export async function renderCsv(document: ReportDocument): Promise<Buffer> {
+/** The CSV (rendered on a worker thread, render-task.ts, so a large one never stalls requests). */
+export function renderCsv(document: ReportDocument): Buffer {
   const parts: string[] = ['\uFEFF', document.csv.columns.map(field).join(','), '\r\n'];
-  let n = 0;
-  for (const row of document.csv.rows) {
-    parts.push(row.map(field).join(','), '\r\n');
-    if (++n % 5000 === 0) await new Promise((resolve) => setImmediate(resolve));
-  }
+  for (const row of document.csv.rows) parts.push(row.map(field).join(','), '\r\n');
   return Buffer.from(parts.join(''), 'utf8');
 }

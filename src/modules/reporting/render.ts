@@ -1,15 +1,20 @@
 import { z } from 'zod';
 import { findOrganizationName } from '../../auth/organizations.js';
 import type { JobContext, JobDefinition } from '../../jobs/catalog.js';
-import { renderCsv } from './csv.js';
+import { offThread } from '../../lib/off-thread.js';
+import type { ReportDocument } from './document.js';
 import { KINDS } from './kinds.js';
-import { renderPdf } from './pdf.js';
 import * as repo from './repository.js';
+import type renderTask from './render-task.js';
 
 /** Where a report's files live in the blob store. */
 export const reportKey = (orgId: string, reportId: string, extension: 'pdf' | 'csv') => `reports/${orgId}/${reportId}.${extension}`;
 
 const RETRIES = 2;
+
+/** The PDF and CSV, rendered on a worker thread: a PDF takes tens of milliseconds of CPU, which on the event loop would stall the API's requests. */
+const renderFiles = offThread<ReportDocument, Awaited<ReturnType<typeof renderTask>>>(import.meta.url, './render-task');
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
  * Renders one report: claims it (queued → rendering), gathers its figures in ONE repeatable-read, read-only
@@ -48,8 +53,8 @@ export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId
       { orgId, snapshot: true },
     );
     const document = { ...gathered, reportId, title: report.title, organizationName, generatedAt: new Date().toISOString() };
-    const pdf = await renderPdf(document);
-    const csv = await renderCsv(document);
+    const files = await renderFiles(document);
+    const [pdf, csv] = [asBuffer(files.pdf), asBuffer(files.csv)];
     const pdfKey = reportKey(orgId, reportId, 'pdf');
     const csvKey = reportKey(orgId, reportId, 'csv');
     await ctx.blobs.put(pdfKey, pdf, 'application/pdf');

@@ -1,5 +1,6 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import QRCode from 'qrcode';
 import { startTestServer, type TestOrg, type TestServer } from '../../testing/harness.js';
 import { loadConfig } from '../../config.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
@@ -9,6 +10,7 @@ import { roastLot } from '../orders/testing.js';
 import { bridgeToken, makeProfile, makeRoaster, postCurve, startBatch, syntheticRoast } from '../production/roast/testing.js';
 import { buildChain } from '../traceability/testing.js';
 import { issueToken, makeMachine, makeSite, postShots, shot } from '../cafe/testing.js';
+import type { ReportDocument } from './document.js';
 import { csvRows, download, finished, generated, pdfText } from './testing.js';
 
 const server: TestServer = await startTestServer();
@@ -364,4 +366,27 @@ test('a report reads one snapshot: repeatable read, read only; a write committed
     },
     { orgId: org.id, snapshot: true },
   );
+});
+
+test('the files render on a worker thread: a QR code crosses into it intact; what the render throws there rejects with its message', async () => {
+  const { offThread } = await import('../../lib/off-thread.js');
+  const render = offThread<ReportDocument, { pdf: Uint8Array; csv: Uint8Array }>(import.meta.url, './render-task');
+  const document = (png: Buffer): ReportDocument => ({
+    organizationName: 'Worker roastery',
+    title: 'Rendered apart',
+    subtitle: 'On a thread of its own',
+    reportId: 'rpt_worker01',
+    generatedAt: new Date().toISOString(),
+    parameters: [['Lot', 'R-1']],
+    notices: [],
+    blocks: [{ type: 'qr', heading: 'Verify', png, caption: ['https://roast.example.com/c/x'] }],
+    csv: { columns: ['a', 'b'], rows: [['=1+1', 2]] },
+    summary: {},
+  });
+  const files = await render(document(await QRCode.toBuffer('https://roast.example.com/c/x', { type: 'png' })));
+  const pdf = Buffer.from(files.pdf);
+  assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  assert.match(pdfText(pdf), /Rendered apart[\s\S]*Verify[\s\S]*roast\.example\.com\/c\/x/);
+  assert.equal(Buffer.from(files.csv).toString('utf8'), "\uFEFFa,b\r\n'=1+1,2\r\n");
+  await assert.rejects(render(document(Buffer.from('not a png'))), /Unknown image format/);
 });

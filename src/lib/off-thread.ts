@@ -1,0 +1,31 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+
+/**
+ * CPU-bound work (parsing a large roast log, rendering a report) runs on worker threads, off the event loop:
+ * there it would hold up every other request of the process for as long as it computes. One pool serves every
+ * kind of task, so the process never runs more such threads than it has cores to spare (one is left to the
+ * event loop).
+ */
+let pool: Piscina | undefined;
+
+function workers(): Piscina {
+  pool ??= new Piscina({
+    maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
+    // Idle threads end, so an idle process (or a finished test) holds none.
+    minThreads: 0,
+    idleTimeout: 2_000,
+  });
+  return pool;
+}
+
+/**
+ * A function that runs `task` (the default export of the module `taskPath`, relative to `callerUrl`) on a
+ * worker thread. Its input and answer cross the thread boundary by structured clone (a Buffer arrives as a
+ * Uint8Array); what the task throws rejects the call.
+ */
+export function offThread<I, O>(callerUrl: string, taskPath: string): (input: I) => Promise<O> {
+  // The task file in whichever form the caller runs (TypeScript under tsx, JavaScript built).
+  const filename = new URL(`${taskPath}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl).href;
+  return (input) => workers().run(input, { filename });
+}
