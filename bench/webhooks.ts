@@ -74,7 +74,7 @@ export async function benchWebhooks() {
     };
     const throughputEndpoint = await rpc('webhooks.createEndpoint', { url: `${receiverUrl}/throughput`, eventTypes: ['catalog.location.archived'] });
 
-    // EVENTS events committed in transactions of 100, waking this process's workers after each commit as the dispatcher does.
+    // EVENTS events committed, `perTransaction` to a transaction, waking this process's workers after each commit as the dispatcher does.
     const service = bench.app.databases.service;
     let n = 0;
     const commitEvents = async (perTransaction: number) => {
