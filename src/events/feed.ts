@@ -47,9 +47,11 @@ export async function readEventFeed(q: Queryable, orgId: string, query: FeedQuer
   if (query.types && query.types.length > 0) where.push(typeMatch(params, query.types));
   if (query.from) where.push(`created_at >= ${params.add(query.from)}`);
   if (query.to) where.push(`created_at < ${params.add(query.to)}`);
+  // Ordered by the table's columns: a bare `txid` in ORDER BY would name the text output column, and
+  // "1000" sorts before "999" as text.
   const rows = await q.query<EventRow>(
     `select id, type, created_at, data, txid::text as txid, seq from events
-     where ${where.join(' and ')} order by txid, seq limit ${params.add(query.limit)}`,
+     where ${where.join(' and ')} order by events.txid, events.seq limit ${params.add(query.limit)}`,
     params.values,
   );
   const items = rows.map((r) => toEnvelope(orgId, r));

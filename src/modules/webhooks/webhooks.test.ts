@@ -296,6 +296,24 @@ test('the feed serves every event once, in commit order, while events are writte
   assert.deepEqual(seen, all.map((r) => r.id), 'every event was served, in commit order');
 });
 
+test('the feed orders by transaction id as a number: 99, 100, 1000, across powers of ten', async () => {
+  const org = await server.createOrg();
+  // Written by the owner with the transaction ids of long-finished transactions, in an order that neither
+  // the sequence numbers nor a text sort of the ids would put right.
+  for (const txid of ['1000', '99', '100']) {
+    await server.owner.query(`insert into events (org_id, id, type, data, txid) values ($1, $2, 'catalog.location.created', $3, $4::xid8)`, [
+      org.id,
+      `evt_txid${txid}`,
+      JSON.stringify({ txid }),
+      txid,
+    ]);
+  }
+  const first = await org.call('webhooks.listEvents', { limit: 1 });
+  assert.deepEqual(first.body.items.map((e: any) => e.data.txid), ['99']);
+  const rest = await org.call('webhooks.listEvents', { cursor: first.body.nextCursor });
+  assert.deepEqual(rest.body.items.map((e: any) => e.data.txid), ['100', '1000'], 'resumed from the cursor, in numeric order');
+});
+
 test('an event committed after a later one is still served, after it (server mode)', { skip: server.kind !== 'postgres' && 'one connection: PGlite transactions never overlap' }, async () => {
   const org = await server.createOrg();
   const { writeEvent } = await import('../../events/emit.js');
