@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/client.js';
 import { newId } from '../lib/ids.js';
-import type { JobSender } from '../jobs/queue.js';
 import { queueWebhookDeliveries } from '../modules/webhooks/service.js';
 
 /** Event envelope, as delivered to webhooks and the feed: `{ id, type, createdAt, organizationId, data }`. */
@@ -20,7 +19,6 @@ interface PendingEvent {
 
 /** A transaction's events not yet written, per organization, and what their write will answer. */
 interface Outbox {
-  jobs: JobSender;
   byOrg: Map<string, PendingEvent[]>;
   queued: Promise<number>;
   settle: (deliveries: number) => void;
@@ -30,12 +28,12 @@ const outboxes = new WeakMap<Queryable, Outbox>();
 
 /**
  * Writes an event inside the caller's transaction, so it commits or rolls back with the change, and in
- * the same transaction queues its webhook deliveries (the outbox: a delivery job per matching active
+ * the same transaction queues its webhook deliveries (the outbox: a delivery per matching active
  * endpoint exists exactly when the event does).
  *
  * The rows are written just before COMMIT (Queryable.beforeCommit): all the transaction's events in one
- * statement per organization, their deliveries and delivery jobs in one each, so a transaction writing
- * a hundred events costs three statements rather than three hundred. Until then the event is not in the
+ * statement per organization and their deliveries in another, so a transaction writing a hundred
+ * events costs two statements rather than two hundred. Until then the event is not in the
  * events table, not even for its own transaction (nothing reads an event back in the transaction that
  * writes it). On a Queryable without beforeCommit (an autocommit connection) it is written at once.
  *
@@ -45,28 +43,27 @@ const outboxes = new WeakMap<Queryable, Outbox>();
  */
 export async function writeEvent(
   tx: Queryable,
-  jobs: JobSender,
   orgId: string,
   type: string,
   data: Record<string, unknown>,
 ): Promise<{ id: string; queued: Promise<number> }> {
   const event: PendingEvent = { id: newId('evt'), type, data: JSON.stringify(data) };
   if (!tx.beforeCommit) {
-    const deliveries = await writeEvents(tx, jobs, orgId, [event]);
+    const deliveries = await writeEvents(tx, orgId, [event]);
     return { id: event.id, queued: Promise.resolve(deliveries) };
   }
   let outbox = outboxes.get(tx);
   if (!outbox) {
     let settle!: (deliveries: number) => void;
     const queued = new Promise<number>((resolve) => (settle = resolve));
-    outbox = { jobs, byOrg: new Map(), queued, settle };
+    outbox = { byOrg: new Map(), queued, settle };
     outboxes.set(tx, outbox);
     const pending = outbox;
     tx.beforeCommit(async () => {
       outboxes.delete(tx);
       let deliveries = 0;
       try {
-        for (const [org, events] of pending.byOrg) deliveries += await writeEvents(tx, pending.jobs, org, events);
+        for (const [org, events] of pending.byOrg) deliveries += await writeEvents(tx, org, events);
       } catch (error) {
         pending.settle(0);
         throw error;
@@ -81,7 +78,7 @@ export async function writeEvent(
 }
 
 /** Inserts events of one organization in the given order (their feed sequence) and queues their deliveries. */
-async function writeEvents(tx: Queryable, jobs: JobSender, orgId: string, events: PendingEvent[]): Promise<number> {
+async function writeEvents(tx: Queryable, orgId: string, events: PendingEvent[]): Promise<number> {
   if (events.length === 1) {
     await tx.query(`insert into events (org_id, id, type, data) values ($1, $2, $3, $4)`, [orgId, events[0].id, events[0].type, events[0].data], {
       name: 'events_insert_one',
@@ -95,5 +92,5 @@ async function writeEvents(tx: Queryable, jobs: JobSender, orgId: string, events
       { name: 'events_insert_many' },
     );
   }
-  return queueWebhookDeliveries(tx, jobs, orgId, events);
+  return queueWebhookDeliveries(tx, orgId, events);
 }

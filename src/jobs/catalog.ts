@@ -4,7 +4,8 @@ import type { BlobStore } from '../blobs/store.js';
 import type { Config } from '../config.js';
 import type { JobSender } from './queue.js';
 import { runHousekeeping } from './maintenance.js';
-import { webhookDeliveryJob } from '../modules/webhooks/delivery.js';
+import { webhookDelivery } from '../modules/webhooks/delivery.js';
+import type { LeasedWorkDefinition } from './leased-work.js';
 import { renderReportJob } from '../modules/reporting/render.js';
 
 /** What a job's handler may use. Jobs span organizations, so they get both connections, not a request's transaction. */
@@ -78,10 +79,19 @@ export const JOBS = {
       for (const task of await runHousekeeping(ctx.databases.owner)) ctx.log.info(task, 'housekeeping task done');
     },
   }),
-  webhookDelivery: webhookDeliveryJob,
   'render-report': renderReportJob,
 } satisfies Record<string, JobDefinition<any>>;
 
 export type JobCatalog = Record<string, JobDefinition<any>>;
+
+/**
+ * Work leased from a module's own table rather than queued as jobs (src/jobs/leased-work.ts), by name
+ * (the name `wake` takes). Webhook deliveries: the deliveries table is their queue.
+ */
+export const LEASED_WORK = {
+  webhookDelivery,
+} satisfies Record<string, LeasedWorkDefinition<any>>;
+
+export type LeasedWorkCatalog = Record<string, LeasedWorkDefinition<any>>;
 export type JobName = keyof typeof JOBS;
 export type JobPayload<Name extends JobName> = z.input<(typeof JOBS)[Name]['payload']>;

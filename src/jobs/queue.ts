@@ -5,7 +5,8 @@ import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from 
 import type { Databases } from '../db/open.js';
 import type { BlobStore } from '../blobs/store.js';
 import { loadConfig, type Config } from '../config.js';
-import { JOBS, type JobCatalog, type JobDefinition, type JobLog } from './catalog.js';
+import { JOBS, LEASED_WORK, type JobCatalog, type JobDefinition, type JobLog, type LeasedWorkCatalog } from './catalog.js';
+import { startLeasedWorker, type LeasedWorker } from './leased-work.js';
 import { coalesce } from '../lib/coalesce.js';
 
 /** Created by the migration `*_jobs_queue.sql`; pg-boss never creates or migrates it itself. */
@@ -53,6 +54,8 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     private readonly databases: Databases,
     private readonly catalog: C = JOBS as unknown as C,
     private readonly config: Config = loadConfig(),
+    /** Work leased from module tables rather than queued (leased-work.ts), run by the same workers; a custom catalog runs none by default. */
+    private readonly leasedWork: LeasedWorkCatalog = (catalog as unknown) === JOBS ? LEASED_WORK : {},
   ) {
     this.boss = new PgBoss({ db: ownerExecutor(databases.owner), schema: QUEUE_SCHEMA, migrate: false });
     // pg-boss reports failures of its own background work (polling, maintenance) here; unheard, an
@@ -137,10 +140,13 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     }
   }
 
-  /** Starts fetching and running jobs of every kind in the catalog, plus pg-boss's maintenance and cron. */
+  /** Starts fetching and running jobs of every kind in the catalog and the leased work, plus pg-boss's maintenance and cron. */
   async startWorkers(log: JobLog, options: WorkerOptions = {}, resources: { blobs?: BlobStore } = {}): Promise<void> {
     this.log = log;
     if (resources.blobs) this.blobs = resources.blobs;
+    for (const [name, definition] of Object.entries(this.leasedWork)) {
+      this.leasedWorkers.set(name, startLeasedWorker(name, definition, { databases: this.databases, config: this.config, log }));
+    }
     await this.boss.start();
     for (const [name, definition] of Object.entries(this.catalog)) {
       const pollingIntervalSeconds = definition.pollingIntervalSeconds ?? options.pollingIntervalSeconds ?? 2;
@@ -178,21 +184,24 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const deadline = Date.now() + timeoutMs;
     for (const worker of this.batchWorkers.values()) worker.stopFetching();
+    for (const worker of this.leasedWorkers.values()) worker.stopClaiming();
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
-    await Promise.all([...this.batchWorkers.values()].map((worker) => worker.finish(deadline)));
+    await Promise.all([...this.batchWorkers.values(), ...this.leasedWorkers.values()].map((worker) => worker.finish(deadline)));
     // A fetch already on the wire when fetching stopped may still hand over one job; wait for it too.
     while (this.running > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     this.stopped = true;
   }
 
-  /** Wakes this process's idle workers of `job` at once (after a commit that sent one), instead of at their next poll. */
-  wake(job: keyof C & string): void {
+  /** Wakes this process's idle workers of `job` (or leased work) at once (after a commit that made some due), instead of at their next poll. */
+  wake(job: (keyof C | keyof typeof LEASED_WORK) & string): void {
     for (const workerId of this.workerIds.get(job) ?? []) this.boss.notifyWorker(workerId);
     this.batchWorkers.get(job)?.wake();
+    this.leasedWorkers.get(job)?.wake();
   }
 
   private readonly workerIds = new Map<string, string[]>();
   private readonly batchWorkers = new Map<string, BatchWorker>();
+  private readonly leasedWorkers = new Map<string, LeasedWorker>();
 
   /**
    * One fetch loop for a job kind with `batchFetch`: it claims as many jobs as it has free slots in one

@@ -2,15 +2,25 @@
  * Group commit for one kind of statement: calls made while a batch is running (or in the same tick) are
  * gathered and run together as the next batch, so under load N calls cost a few statements instead of N,
  * and an idle caller waits no longer than for its own statement. `run` answers one result per item, in order.
+ *
+ * `gather` makes a batch wait, once started, up to `ms` for `items` calls: for statements whose fixed cost
+ * is worth a few milliseconds of the callers' time (their callers are not waiting on them to answer a user).
  */
-export function coalesce<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch = 200): (item: T) => Promise<R> {
+export function coalesce<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch = 200, gather?: { items: number; ms: number }): (item: T) => Promise<R> {
   let waiting: { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }[] = [];
   let running = false;
+  let filled: (() => void) | undefined;
   const drain = async () => {
     running = true;
     // Let the calls of this tick join the first batch.
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (waiting.length > 0) {
+      if (gather && waiting.length < gather.items) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => (filled = undefined, resolve()), gather.ms);
+          filled = () => (clearTimeout(timer), (filled = undefined), resolve());
+        });
+      }
       const batch = waiting.slice(0, maxBatch);
       waiting = waiting.slice(batch.length);
       try {
@@ -26,5 +36,6 @@ export function coalesce<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch = 200
     new Promise<R>((resolve, reject) => {
       waiting.push({ item, resolve, reject });
       if (!running) void drain();
+      else if (filled && gather && waiting.length >= gather.items) filled();
     });
 }

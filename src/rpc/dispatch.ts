@@ -104,7 +104,7 @@ export class Dispatcher {
             afterCommit: (work) => void afterCommit.push(work),
             emit: async (type, data) => {
               if (this.checkContract) checkEvent(operation, type, data);
-              const { queued } = await writeEvent(tx, this.services.jobs, principal.orgId, type, data);
+              const { queued } = await writeEvent(tx, principal.orgId, type, data);
               // Workers in this process take the new deliveries at once rather than at their next poll.
               if (!wakeQueued) {
                 wakeQueued = true;

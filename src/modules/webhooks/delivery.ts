@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { z } from 'zod';
-import type { JobContext, JobDefinition } from '../../jobs/catalog.js';
+import type { LeasedWorkContext, LeasedWorkDefinition } from '../../jobs/leased-work.js';
 import type { WebhookConfig } from '../../config.js';
 import { decryptSecret, loadSecretKey } from '../../crypto/secrets.js';
 import { readEvents } from '../../events/feed.js';
@@ -10,33 +9,39 @@ import type { EventEnvelope } from '../../events/emit.js';
 import type { Database } from '../../db/client.js';
 import { coalesce } from '../../lib/coalesce.js';
 import { writeEvent } from '../../events/emit.js';
-import { newSecret } from '../../lib/ids.js';
 import * as repo from './repository.js';
 import { checkUrlShape, hostOf, resolveChecked } from './ssrf.js';
 import { signatureHeader } from './signing.js';
 
 /**
- * Webhook delivery: one job per attempt. The job carries the delivery's current token; a job whose token
- * the delivery no longer holds (redelivered, canceled, already attempted) does nothing, so a duplicate or
- * late job never sends twice under one schedule. A failed attempt schedules the next as a new job at the
- * schedule's next delay (Svix's: 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each +0–20 % jitter) and
- * completes; the queue's own retries only cover a worker that died or overran (the job is then run again:
- * at least once).
+ * Webhook delivery. The deliveries table is the queue (src/jobs/leased-work.ts): a pending delivery is
+ * due at its next_attempt_at; a worker leases due ones (a fresh token, for LEASE_SECONDS: the 15 s answer
+ * timeout plus the database work around it), sends each, and records the attempt under the token, which
+ * ends the lease. An attempt whose delivery was meanwhile redelivered or canceled (the token no longer
+ * held) is kept as history and moves nothing. A failed attempt makes the delivery due again at the
+ * schedule's next delay (Svix's: 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each +0–20 % jitter). A
+ * worker killed mid-attempt leaves its lease to expire, and the delivery is sent again: at least once.
  *
  * Isolation: a worker process runs up to DELIVERY_CONCURRENCY attempts at once. One endpoint may hold at
  * most BUSY_ENDPOINT_SLOTS of them, so some slots are always left for the others; an endpoint that is
  * slow (an attempt in flight or finished past SLOW_MS within the last minute) holds at most
- * SLOW_ENDPOINT_SLOTS. A job for an endpoint at its share is put back for a second later (no attempt
+ * SLOW_ENDPOINT_SLOTS. A delivery for an endpoint at its share is made due a second later (no attempt
  * counted). A fast endpoint gets most of the worker; a hung one a few slots, never all of them.
  *
- * DELIVERY_CONCURRENCY is also how many jobs the worker claims and works through together: the reads,
- * the recorded successes and the completions of the jobs in flight are gathered into one statement each
- * (coalesce), so the more in flight, the fewer statements per delivery. The HTTP side stays bounded by
- * the per-endpoint shares.
+ * Statements: a worker holds up to LEASED_AT_ONCE leased deliveries, so attempts always wait their turn
+ * with their data loaded, and claims again once DELIVERY_CONCURRENCY of them are done: one statement
+ * leases them with their endpoints, one more per organization reads their events, and the successes of
+ * the attempts in flight are recorded together (coalesce, gathering up to DELIVERY_CONCURRENCY for a few
+ * ms). Each statement costs the worker's main thread far more than the rows it carries (the write that
+ * wakes PostgreSQL), so batches are kept large.
  */
 export const DELIVERY_CONCURRENCY = 64;
+const LEASED_AT_ONCE = 4 * DELIVERY_CONCURRENCY;
+const SUCCESS_GATHER_MS = 5;
 export const BUSY_ENDPOINT_SLOTS = 12;
 export const SLOW_ENDPOINT_SLOTS = 4;
+const LEASE_SECONDS = 30;
+const POLLING_INTERVAL_SECONDS = 2;
 const SLOW_MS = 1000;
 const SLOW_MEMORY_MS = 60_000;
 const DEFER_MS = 1000;
@@ -44,97 +49,113 @@ const ADMIT_WAIT_MS = 250;
 const RESPONSE_KEEP_BYTES = 1024;
 const RESPONSE_READ_LIMIT = 256 * 1024;
 
-const DeliveryJob = z.object({ orgId: z.string(), deliveryId: z.string(), token: z.string() }).strict();
-
 /** Per endpoint, in this process: when each attempt in flight started, and until when it counts as slow. */
 const loads = new Map<string, { started: number[]; slowUntil: number }>();
+let attemptsInFlight = 0;
 
+const isSlow = (load: { started: number[]; slowUntil: number } | undefined, now: number) =>
+  Boolean(load && (load.slowUntil > now || load.started.some((t) => now - t > SLOW_MS)));
+
+/** Starts an attempt if the worker and the endpoint have a slot for it: answers its start time, or undefined. */
 function admit(endpointId: string): number | undefined {
+  if (attemptsInFlight >= DELIVERY_CONCURRENCY) return undefined;
   const load = loads.get(endpointId) ?? { started: [], slowUntil: 0 };
   const now = Date.now();
-  const slow = load.slowUntil > now || load.started.some((t) => now - t > SLOW_MS);
-  if (load.started.length >= (slow ? SLOW_ENDPOINT_SLOTS : BUSY_ENDPOINT_SLOTS)) return undefined;
+  if (load.started.length >= (isSlow(load, now) ? SLOW_ENDPOINT_SLOTS : BUSY_ENDPOINT_SLOTS)) return undefined;
   load.started.push(now);
   loads.set(endpointId, load);
+  attemptsInFlight++;
   return now;
 }
 
-/** Attempts waiting in process for a share of a busy (not slow) endpoint: woken one at a time as its attempts end. */
-const queued = new Map<string, (() => void)[]>();
-
-const isSlow = (endpointId: string) => {
-  const load = loads.get(endpointId);
-  const now = Date.now();
-  return Boolean(load && (load.slowUntil > now || load.started.some((t) => now - t > SLOW_MS)));
-};
+/** Attempts waiting for a slot, oldest first: each slot that frees is handed to the first of them that may take it. */
+const waiting: { endpointId: string; admitted: (startedAt: number) => void }[] = [];
 
 /**
- * As admit, but an attempt for an endpoint that is only busy (at its share, answering fast) waits up to
- * ADMIT_WAIT_MS for one of its attempts to end rather than being put back for a second: under a burst to
- * one fast endpoint that is a few milliseconds, not a second plus a poll. A slow endpoint's is put back at once.
+ * As admit, but an attempt for an endpoint that is only busy (at its share, answering fast), or that
+ * finds the worker's slots taken, waits up to ADMIT_WAIT_MS for a slot rather than being put back for a
+ * second: under a burst that is a few milliseconds, not a second plus a poll. A slow endpoint's is put back at once.
  */
 async function admitSoon(endpointId: string): Promise<number | undefined> {
-  const deadline = Date.now() + ADMIT_WAIT_MS;
-  for (;;) {
-    const admitted = admit(endpointId);
-    if (admitted !== undefined) return admitted;
-    const remaining = deadline - Date.now();
-    if (remaining <= 0 || isSlow(endpointId)) return undefined;
-    await new Promise<void>((resolve) => {
-      const list = queued.get(endpointId) ?? [];
-      const done = () => {
+  const admitted = admit(endpointId);
+  if (admitted !== undefined || isSlow(loads.get(endpointId), Date.now())) return admitted;
+  return new Promise<number | undefined>((resolve) => {
+    const waiter = {
+      endpointId,
+      admitted: (startedAt: number) => {
         clearTimeout(timer);
-        const at = list.indexOf(done);
-        if (at >= 0) list.splice(at, 1);
-        if (list.length === 0 && queued.get(endpointId) === list) queued.delete(endpointId);
-        resolve();
-      };
-      const timer = setTimeout(done, remaining);
-      list.push(done);
-      queued.set(endpointId, list);
-    });
-  }
+        resolve(startedAt);
+      },
+    };
+    const timer = setTimeout(() => {
+      waiting.splice(waiting.indexOf(waiter), 1);
+      resolve(undefined);
+    }, ADMIT_WAIT_MS);
+    waiting.push(waiter);
+  });
 }
 
 function release(endpointId: string, startedAt: number): void {
-  queued.get(endpointId)?.[0]?.();
+  attemptsInFlight--;
   const load = loads.get(endpointId);
-  if (!load) return;
-  load.started.splice(load.started.indexOf(startedAt), 1);
-  const now = Date.now();
-  if (now - startedAt > SLOW_MS) load.slowUntil = now + SLOW_MEMORY_MS;
-  if (load.started.length === 0 && load.slowUntil <= now) loads.delete(endpointId);
+  if (load) {
+    load.started.splice(load.started.indexOf(startedAt), 1);
+    const now = Date.now();
+    if (now - startedAt > SLOW_MS) load.slowUntil = now + SLOW_MEMORY_MS;
+    if (load.started.length === 0 && load.slowUntil <= now) loads.delete(endpointId);
+  }
+  for (let i = 0; i < waiting.length; i++) {
+    const started = admit(waiting[i].endpointId);
+    if (started === undefined) continue;
+    waiting.splice(i, 1)[0].admitted(started);
+    return;
+  }
 }
 
-export const webhookDeliveryJob: JobDefinition<typeof DeliveryJob> = {
-  summary: 'Sends one webhook delivery attempt, records it, and schedules the next on failure (or disables a failing endpoint).',
-  payload: DeliveryJob,
-  // Only for a worker killed or overrunning mid-attempt: failed answers are retried on the webhook schedule.
-  retry: { limit: 25, delaySeconds: 5, backoff: true },
-  // The 15 s answer timeout plus the database work around it; a worker killed mid-attempt is retried after this.
-  timeoutSeconds: 30,
-  concurrency: DELIVERY_CONCURRENCY,
-  // Jobs are claimed as many at a time as there are free slots and completed in batches (see JobQueue).
-  batchFetch: true,
-  // Idle workers poll every 2 s; a commit in this process wakes them at once (the dispatcher's afterCommit).
-  pollingIntervalSeconds: 2,
+/** A leased delivery with what its attempt sends: the event, unless it is gone. */
+interface LeasedAttempt {
+  target: repo.AttemptTarget;
+  event: EventEnvelope | undefined;
+}
+
+export const webhookDelivery: LeasedWorkDefinition<LeasedAttempt> = {
+  summary: 'Sends due webhook deliveries, records each attempt, and schedules the next on failure (or disables a failing endpoint).',
+  concurrency: LEASED_AT_ONCE,
+  claimAtLeast: DELIVERY_CONCURRENCY,
+  // A commit in this process wakes the worker at once (the dispatcher's afterCommit); others find the deliveries at their poll.
+  pollingIntervalSeconds: POLLING_INTERVAL_SECONDS,
+  async claim(ctx, limit) {
+    const targets = await repo.claimDueDeliveries(ctx.databases.owner, limit, LEASE_SECONDS);
+    const events = new Map<string, EventEnvelope>();
+    await Promise.all(
+      [...byOrg(targets)].map(([orgId, group]) =>
+        ctx.databases.service.transaction(
+          async (tx) => {
+            for (const [id, event] of await readEvents(tx, orgId, [...new Set(group.map((t) => t.eventId))])) events.set(`${orgId} ${id}`, event);
+          },
+          { orgId, readOnly: true },
+        ),
+      ),
+    );
+    return targets.map((target) => ({ target, event: events.get(`${target.orgId} ${target.eventId}`) }));
+  },
   handler: deliver,
 };
 
-async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Promise<void> {
-  const { orgId, deliveryId, token } = job;
+async function deliver(ctx: LeasedWorkContext, { target, event }: LeasedAttempt): Promise<void> {
+  const { orgId, deliveryId, token } = target;
   const settings = ctx.config.webhooks;
   const db = ctx.databases.service;
-  const loaded = await loadAttempt(db)({ orgId, deliveryId, token });
-  if (!loaded) return; // stale job: the delivery moved on without it
-  const { target, event } = loaded;
+  // The single-statement writes below run without BEGIN/COMMIT round trips: each commits on its own (the
+  // transaction is only the organization scope).
   if (target.endpointDeleted || target.endpointStatus !== 'active' || !event) {
-    await db.transaction((tx) => repo.cancelDelivery(tx, orgId, deliveryId, token), { orgId });
+    await db.transaction((tx) => repo.cancelDelivery(tx, orgId, deliveryId, token), { orgId, readOnly: true });
     return;
   }
   const admitted = await admitSoon(target.endpointId);
   if (admitted === undefined) {
-    await db.transaction((tx) => ctx.jobs.send(tx, 'webhookDelivery', job, { startAfter: new Date(Date.now() + DEFER_MS) }), { orgId });
+    await db.transaction((tx) => repo.deferDelivery(tx, orgId, deliveryId, token, new Date(Date.now() + DEFER_MS)), { orgId, readOnly: true });
+    ctx.wakeIn(DEFER_MS);
     return;
   }
   let result: repo.AttemptResult;
@@ -145,45 +166,36 @@ async function deliver(ctx: JobContext, job: z.output<typeof DeliveryJob>): Prom
     release(target.endpointId, admitted);
   }
 
-  // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
   if (result.succeeded && (await recordSuccess(db)({ orgId, deliveryId, token, result }))) return;
 
   const schedule = settings.retryScheduleSeconds;
   const step = target.scheduleStep + 1;
-  const next = !result.succeeded && step < schedule.length ? { token: newSecret(12), dueAt: new Date(Date.now() + withJitter(schedule[step])) } : null;
-  await db.transaction(
+  const next = !result.succeeded && step < schedule.length ? { dueAt: new Date(Date.now() + withJitter(schedule[step])) } : null;
+  const disabled = await db.transaction(
     async (tx) => {
-      const owned = await repo.recordAttempt(tx, orgId, deliveryId, token, result, next);
-      if (owned && next) await ctx.jobs.send(tx, 'webhookDelivery', { orgId, deliveryId, token: next.token }, { startAfter: next.dueAt });
+      await repo.recordAttempt(tx, orgId, deliveryId, token, result, next);
       const { disable } = await repo.noteEndpointOutcome(tx, orgId, target.endpointId, result.succeeded, result.startedAt, settings.disableAfterMs);
-      if (disable) {
-        const endpoint = await repo.updateEndpoint(tx, orgId, target.endpointId, { status: 'disabled', disabledReason: 'failing' });
-        await repo.cancelPendingDeliveries(tx, orgId, target.endpointId);
-        await writeEvent(tx, ctx.jobs, orgId, 'webhooks.endpoint.disabled', { endpoint, reason: 'failing' });
-        ctx.log.warn({ orgId, endpointId: target.endpointId }, 'webhook endpoint disabled: its deliveries kept failing');
-      }
+      if (!disable) return false;
+      const endpoint = await repo.updateEndpoint(tx, orgId, target.endpointId, { status: 'disabled', disabledReason: 'failing' });
+      await repo.cancelPendingDeliveries(tx, orgId, target.endpointId);
+      await writeEvent(tx, orgId, 'webhooks.endpoint.disabled', { endpoint, reason: 'failing' });
+      ctx.log.warn({ orgId, endpointId: target.endpointId }, 'webhook endpoint disabled: its deliveries kept failing');
+      return true;
     },
     { orgId },
   );
-  if (next && next.dueAt.getTime() - Date.now() < 1000) ctx.jobs.wake?.('webhookDelivery');
+  // The disabled event's own deliveries are due now; a retry due before the next poll is claimed when due.
+  if (disabled) ctx.wakeIn(0);
+  else if (next && next.dueAt.getTime() - Date.now() < POLLING_INTERVAL_SECONDS * 1000) ctx.wakeIn(next.dueAt.getTime() - Date.now());
 }
 
-/**
- * Per database: the attempts' reads and their successes are gathered across the jobs running at once
- * (group commit, see coalesce): one statement per organization for the delivery targets, one for their
- * events, one to record the successes, instead of those statements for every attempt.
- */
-const batchers = new WeakMap<Database, { load: ReturnType<typeof attemptLoader>; success: ReturnType<typeof successRecorder> }>();
-const batchersOf = (db: Database) => {
-  let found = batchers.get(db);
-  if (!found) batchers.set(db, (found = { load: attemptLoader(db), success: successRecorder(db) }));
-  return found;
+/** Per database: the successes of the attempts in flight are recorded together (group commit, see coalesce), one statement per organization. */
+const successRecorders = new WeakMap<Database, ReturnType<typeof successRecorder>>();
+const recordSuccess = (db: Database) => {
+  let recorder = successRecorders.get(db);
+  if (!recorder) successRecorders.set(db, (recorder = successRecorder(db)));
+  return recorder;
 };
-const loadAttempt = (db: Database) => batchersOf(db).load;
-const recordSuccess = (db: Database) => batchersOf(db).success;
-
-type AttemptKey = { orgId: string; deliveryId: string; token: string };
-type LoadedAttempt = { target: repo.AttemptTarget; event: EventEnvelope | undefined } | undefined;
 
 const byOrg = <T extends { orgId: string }>(items: T[]) => {
   const groups = new Map<string, T[]>();
@@ -191,54 +203,26 @@ const byOrg = <T extends { orgId: string }>(items: T[]) => {
   return groups;
 };
 
-/** The target of each job's delivery and its event, or undefined when the job is stale (token no longer held). */
-function attemptLoader(db: Database) {
-  return coalesce<AttemptKey, LoadedAttempt>(async (keys) => {
-    const found = new Map<AttemptKey, LoadedAttempt>();
-    await Promise.all(
-      [...byOrg(keys)].map(([orgId, group]) =>
-        db.transaction(
-          async (tx) => {
-            const targets = await repo.findAttemptTargets(tx, orgId, [...new Set(group.map((k) => k.deliveryId))]);
-            const live = group.filter((k) => {
-              const target = targets.get(k.deliveryId);
-              return target && target.jobToken === k.token && target.status === 'pending';
-            });
-            const events = live.length ? await readEvents(tx, orgId, [...new Set(live.map((k) => targets.get(k.deliveryId)!.eventId))]) : new Map();
-            for (const k of live) {
-              const target = targets.get(k.deliveryId)!;
-              found.set(k, { target, event: events.get(target.eventId) });
-            }
-          },
-          { orgId, readOnly: true },
-        ),
-      ),
-    );
-    return keys.map((k) => found.get(k));
-  });
-}
-
-/** Records successful attempts; answers per attempt whether its job still owned the delivery. */
+/** Records successful attempts; answers per attempt whether its lease still held the delivery. */
 function successRecorder(db: Database) {
-  return coalesce<AttemptKey & { result: repo.AttemptResult }, boolean>(async (items) => {
+  return coalesce<{ orgId: string; deliveryId: string; token: string; result: repo.AttemptResult }, boolean>(async (items) => {
     const owned = new Set<(typeof items)[number]>();
     await Promise.all(
       [...byOrg(items)].map(async ([orgId, group]) => {
-        // One delivery once per statement; a duplicate (a re-run job) is recorded the general way.
+        // One delivery once per statement; a duplicate is recorded the general way.
         const seen = new Set<string>();
         const distinct = group.filter((i) => !seen.has(i.deliveryId) && seen.add(i.deliveryId));
-        // One statement, so no BEGIN/COMMIT round trips: it commits on its own (the transaction is only the organization scope).
         const recorded = await db.transaction((tx) => repo.recordSuccesses(tx, orgId, distinct), { orgId, readOnly: true });
         for (const i of distinct) if (recorded.has(i.deliveryId)) owned.add(i);
       }),
     );
     return items.map((i) => owned.has(i));
-  });
+  }, 200, { items: DELIVERY_CONCURRENCY, ms: SUCCESS_GATHER_MS });
 }
 
 /** Decrypted endpoint secrets, by their encrypted form (which changes whenever the secret does). */
 const plainSecrets = new Map<string, string>();
-function decrypted(ctx: JobContext, encrypted: string): string {
+function decrypted(ctx: LeasedWorkContext, encrypted: string): string {
   let plain = plainSecrets.get(encrypted);
   if (plain === undefined) {
     plain = decryptSecret(loadSecretKey(ctx.config), encrypted);

@@ -5,7 +5,6 @@ import { pageOut } from '../../rpc/outputs.js';
 import { eventCatalog } from '../../rpc/registry.js';
 import { readEventFeed } from '../../events/feed.js';
 import { encryptSecret, loadSecretKey } from '../../crypto/secrets.js';
-import { newSecret } from '../../lib/ids.js';
 import * as repo from './repository.js';
 import {
   ById,
@@ -224,7 +223,7 @@ export const webhookOperations = [
     name: 'webhooks.redeliver',
     summary: 'Send a delivery again: its attempt schedule starts over; same event id.',
     description:
-      'Any delivery, whatever its status: it becomes pending with the first attempt due now, and a job already queued for it no longer counts. ' +
+      'Any delivery, whatever its status: it becomes pending with the first attempt due now, and an attempt already in flight no longer counts. ' +
       'Its endpoint must be active (409 `endpoint_not_active` when disabled or deleted). Receivers deduplicate on Service-Event-Id.',
     permission: 'webhooks.write',
     module,
@@ -238,12 +237,9 @@ export const webhookOperations = [
       if (!endpoint || endpoint.status !== 'active') {
         throw conflict('endpoint_not_active', `Endpoint ${delivery.endpointId} is ${endpoint ? 'disabled' : 'deleted'}; re-enable it before redelivering.`);
       }
-      const token = newSecret(12);
-      await repo.restartDelivery(ctx.tx, ctx.orgId, id, token);
-      await ctx.enqueue('webhookDelivery', { orgId: ctx.orgId, deliveryId: id, token });
+      await repo.restartDelivery(ctx.tx, ctx.orgId, id);
       ctx.afterCommit(async () => ctx.services.jobs.wake?.('webhookDelivery'));
-      const { jobToken: _token, scheduleStep: _step, ...restarted } = (await repo.findDelivery(ctx.tx, ctx.orgId, id))!;
-      return restarted;
+      return (await repo.findDelivery(ctx.tx, ctx.orgId, id))!;
     },
   }),
 ];

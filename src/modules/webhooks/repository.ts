@@ -137,13 +137,13 @@ export async function insertDeliveries(
   q: Queryable,
   orgId: string,
   event: { id: string; type: string },
-  deliveries: { id: string; endpointId: string; token: string }[],
+  deliveries: { id: string; endpointId: string }[],
 ): Promise<void> {
   await q.query(
-    `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
-     select $1, d.id, d.endpoint_id, $2, $3, d.token, now()
-     from unnest($4::text[], $5::text[], $6::text[]) as d (id, endpoint_id, token)`,
-    [orgId, event.id, event.type, deliveries.map((d) => d.id), deliveries.map((d) => d.endpointId), deliveries.map((d) => d.token)],
+    `insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, next_attempt_at)
+     select $1, d.id, d.endpoint_id, $2, $3, now()
+     from unnest($4::text[], $5::text[]) as d (id, endpoint_id)`,
+    [orgId, event.id, event.type, deliveries.map((d) => d.id), deliveries.map((d) => d.endpointId)],
   );
 }
 
@@ -152,7 +152,7 @@ export const newDeliveryId = () => newId('whd');
 /**
  * The common case of the outbox in one statement, for several events of one organization: matches the
  * active endpoints subscribed to each event's type (as subscribedEndpointIds) and inserts a delivery for
- * each of the first `perEvent` of them (by endpoint id), taking ids and tokens from `candidates`, `perEvent`
+ * each of the first `perEvent` of them (by endpoint id), taking ids from `candidateIds`, `perEvent`
  * for each event in order. Returns the deliveries inserted; for an event that used all its candidates
  * there may be more endpoints, which the caller inserts the general way.
  */
@@ -161,9 +161,9 @@ export async function insertSubscribedDeliveries(
   orgId: string,
   events: { id: string; type: string }[],
   perEvent: number,
-  candidates: { id: string; token: string }[],
-): Promise<{ id: string; endpointId: string; eventId: string; token: string }[]> {
-  const rows = await q.query<{ id: string; endpoint_id: string; event_id: string; job_token: string }>(
+  candidateIds: string[],
+): Promise<{ id: string; endpointId: string; eventId: string }[]> {
+  const rows = await q.query<{ id: string; endpoint_id: string; event_id: string }>(
     `with v as (select * from unnest($2::text[], $3::text[]) with ordinality as v (id, type, i)),
      e as (
        select v.id as event_id, v.type, v.i, w.id as endpoint_id, row_number() over (partition by v.i order by w.id) as n
@@ -172,20 +172,20 @@ export async function insertSubscribedDeliveries(
         and (cardinality(w.event_types) = 0
              or v.type = any(w.event_types)
              or exists (select 1 from unnest(w.event_types) p where right(p, 2) = '.*' and starts_with(v.type, left(p, -1)))))
-     insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
-     select $1, ($5::text[])[(e.i - 1) * $4 + e.n], e.endpoint_id, e.event_id, e.type, ($6::text[])[(e.i - 1) * $4 + e.n], now()
+     insert into webhook_deliveries (org_id, id, endpoint_id, event_id, event_type, next_attempt_at)
+     select $1, ($5::text[])[(e.i - 1) * $4 + e.n], e.endpoint_id, e.event_id, e.type, now()
      from e where e.n <= $4
-     returning id, endpoint_id, event_id, job_token`,
-    [orgId, events.map((e) => e.id), events.map((e) => e.type), perEvent, candidates.map((c) => c.id), candidates.map((c) => c.token)],
-    { name: 'webhooks_insert_subscribed_deliveries_many' },
+     returning id, endpoint_id, event_id`,
+    [orgId, events.map((e) => e.id), events.map((e) => e.type), perEvent, candidateIds],
+    { name: 'webhooks_insert_subscribed_deliveries' },
   );
-  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, token: r.job_token }));
+  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, eventId: r.event_id }));
 }
 
-/** Pending deliveries of an endpoint that stops (disabled, deleted) are canceled; their queued jobs become stale. */
+/** Pending deliveries of an endpoint that stops (disabled, deleted) are canceled; an attempt in flight no longer owns its delivery. */
 export async function cancelPendingDeliveries(q: Queryable, orgId: string, endpointId: string): Promise<void> {
   await q.query(
-    `update webhook_deliveries set status = 'canceled', job_token = null, next_attempt_at = null, updated_at = now()
+    `update webhook_deliveries set status = 'canceled', job_token = null, next_attempt_at = null, leased_until = null, updated_at = now()
      where org_id = $1 and endpoint_id = $2 and status = 'pending'`,
     [orgId, endpointId],
   );
@@ -243,14 +243,14 @@ const ATTEMPTS = `(select json_agg(json_build_object('attempt', a.attempt, 'star
     'status_code', a.status_code, 'succeeded', a.succeeded, 'response_body', a.response_body, 'error', a.error) order by a.attempt)
   from webhook_attempts a where a.org_id = d.org_id and a.delivery_id = d.id) as attempts`;
 
-export async function findDelivery(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<(Delivery & { jobToken: string | null; scheduleStep: number }) | undefined> {
+export async function findDelivery(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Delivery | undefined> {
   const [row] = await q.query<DeliveryRow>(
     options.forUpdate
       ? `select d.*, null as attempts from webhook_deliveries d where d.org_id = $1 and d.id = $2 for update`
       : `select d.*, ${ATTEMPTS} from webhook_deliveries d where d.org_id = $1 and d.id = $2`,
     [orgId, id],
   );
-  return row && { ...toDelivery(row), jobToken: row.job_token, scheduleStep: row.schedule_step };
+  return row && toDelivery(row);
 }
 
 export async function listDeliveries(q: Queryable, orgId: string, filter: { endpointId?: string; eventId?: string; status?: string }, page: Page) {
@@ -268,21 +268,22 @@ export async function listDeliveries(q: Queryable, orgId: string, filter: { endp
   return pageOf(rows.map(toDelivery), page.limit, 'webhook_deliveries', (d) => [d.id]);
 }
 
-/** Redeliver: the schedule starts over under a new job token (any job still queued for it becomes stale). */
-export async function restartDelivery(q: Queryable, orgId: string, id: string, token: string): Promise<void> {
+/** Redeliver: the schedule starts over, due now, unleased (an attempt in flight no longer owns the delivery). */
+export async function restartDelivery(q: Queryable, orgId: string, id: string): Promise<void> {
   await q.query(
-    `update webhook_deliveries set status = 'pending', schedule_step = 0, job_token = $3, next_attempt_at = now(), updated_at = now()
+    `update webhook_deliveries set status = 'pending', schedule_step = 0, job_token = null, next_attempt_at = now(), leased_until = null, updated_at = now()
      where org_id = $1 and id = $2`,
-    [orgId, id, token],
+    [orgId, id],
   );
 }
 
 /** What an attempt needs: the delivery, its endpoint's address, state and secrets. */
 export interface AttemptTarget {
+  orgId: string;
   deliveryId: string;
   eventId: string;
-  status: string;
-  jobToken: string | null;
+  /** The lease's token: the attempt's outcome is recorded as the delivery's only while the delivery still holds it. */
+  token: string;
   scheduleStep: number;
   endpointId: string;
   url: string;
@@ -292,42 +293,53 @@ export interface AttemptTarget {
   previousSecretEncrypted: string | null;
 }
 
-/** The attempt targets of several deliveries of one organization, by delivery id (missing ones absent). */
 /**
- * Joined from the id list: a primary-key probe per delivery whatever the statistics say (an `id = any(...)`
- * filter was planned, on a backlog grown since the last ANALYZE, as a scan of the endpoint's deliveries).
+ * The delivery queue's claim, across organizations (the worker's, on the owner connection, like a job
+ * queue's fetch): leases up to `limit` pending deliveries that are due and not leased (or whose lease has
+ * expired), oldest due first, for `leaseSeconds`, under a fresh token each, and answers them with their
+ * endpoints. SKIP LOCKED: workers claiming at once take different deliveries.
  */
-export async function findAttemptTargets(q: Queryable, orgId: string, deliveryIds: string[]): Promise<Map<string, AttemptTarget>> {
+export async function claimDueDeliveries(q: Queryable, limit: number, leaseSeconds: number): Promise<AttemptTarget[]> {
   const rows = await q.query<{
-    id: string; event_id: string; status: string; job_token: string | null; schedule_step: number; endpoint_id: string; url: string;
+    org_id: string; id: string; event_id: string; job_token: string; schedule_step: number; endpoint_id: string; url: string;
     endpoint_status: 'active' | 'disabled'; deleted: boolean; secret_encrypted: string; previous_secret_encrypted: string | null;
   }>(
-    `select d.id, d.event_id, d.status, d.job_token, d.schedule_step, d.endpoint_id, e.url, e.status as endpoint_status,
-            e.deleted_at is not null as deleted, e.secret_encrypted,
+    `with due as (
+       select org_id, id from webhook_deliveries
+       where status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
+       order by next_attempt_at
+       limit $1
+       for update skip locked),
+     claimed as (
+       update webhook_deliveries d set job_token = md5(random()::text || d.id), leased_until = now() + make_interval(secs => $2)
+       from due where d.org_id = due.org_id and d.id = due.id
+       returning d.org_id, d.id, d.event_id, d.job_token, d.schedule_step, d.endpoint_id)
+     select c.*, e.url, e.status as endpoint_status, e.deleted_at is not null as deleted, e.secret_encrypted,
             case when e.previous_secret_expires_at > now() then e.previous_secret_encrypted end as previous_secret_encrypted
-     from unnest($2::text[]) as k (id)
-       join webhook_deliveries d on d.org_id = $1 and d.id = k.id
-       join webhook_endpoints e on e.org_id = d.org_id and e.id = d.endpoint_id`,
-    [orgId, deliveryIds],
-    { name: 'webhooks_attempt_targets' },
+     from claimed c join webhook_endpoints e on e.org_id = c.org_id and e.id = c.endpoint_id`,
+    [limit, leaseSeconds],
+    { name: 'webhooks_claim_due_deliveries' },
   );
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        deliveryId: row.id,
-        eventId: row.event_id,
-        status: row.status,
-        jobToken: row.job_token,
-        scheduleStep: row.schedule_step,
-        endpointId: row.endpoint_id,
-        url: row.url,
-        endpointStatus: row.endpoint_status,
-        endpointDeleted: row.deleted,
-        secretEncrypted: row.secret_encrypted,
-        previousSecretEncrypted: row.previous_secret_encrypted,
-      },
-    ]),
+  return rows.map((row) => ({
+    orgId: row.org_id,
+    deliveryId: row.id,
+    eventId: row.event_id,
+    token: row.job_token,
+    scheduleStep: row.schedule_step,
+    endpointId: row.endpoint_id,
+    url: row.url,
+    endpointStatus: row.endpoint_status,
+    endpointDeleted: row.deleted,
+    secretEncrypted: row.secret_encrypted,
+    previousSecretEncrypted: row.previous_secret_encrypted,
+  }));
+}
+
+/** Ends an attempt's lease without an attempt (its endpoint had no slot free): due again at `dueAt`, if the lease still holds it. */
+export async function deferDelivery(q: Queryable, orgId: string, deliveryId: string, token: string, dueAt: Date): Promise<void> {
+  await q.query(
+    `update webhook_deliveries set next_attempt_at = $4, leased_until = null where org_id = $1 and id = $2 and job_token = $3 and status = 'pending'`,
+    [orgId, deliveryId, token, dueAt],
   );
 }
 
@@ -341,9 +353,9 @@ export interface AttemptResult {
 }
 
 /**
- * Records an attempt and moves the delivery on, if the attempt's job still owns it (its token matches):
- * succeeded; pending under `next` (a new token and due time); or failed once the schedule is spent.
- * Returns whether the job owned the delivery.
+ * Records an attempt and moves the delivery on, if the attempt's lease still holds it (its token matches):
+ * succeeded; pending, due at `next` (the lease ended); or failed once the schedule is spent.
+ * Returns whether the attempt owned the delivery.
  */
 export async function recordAttempt(
   q: Queryable,
@@ -351,7 +363,7 @@ export async function recordAttempt(
   deliveryId: string,
   token: string,
   result: AttemptResult,
-  next: { token: string; dueAt: Date } | null,
+  next: { dueAt: Date } | null,
 ): Promise<boolean> {
   // The row lock orders concurrent attempts of one delivery (a stale job racing a redelivered one).
   const [lock] = await q.query<{ owned: boolean }>(
@@ -363,11 +375,11 @@ export async function recordAttempt(
     ? await q.query<{ attempt_count: number }>(
         `update webhook_deliveries set
            attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, updated_at = now(),
-           status = case when $3 then 'succeeded' when $4::text is null then 'failed' else 'pending' end,
-           job_token = case when $3 then null else $4::text end,
-           next_attempt_at = case when $3 then null else $5::timestamptz end
+           status = case when $3 then 'succeeded' when $4::timestamptz is null then 'failed' else 'pending' end,
+           job_token = null, leased_until = null,
+           next_attempt_at = case when $3 then null else $4::timestamptz end
          where org_id = $1 and id = $2 returning attempt_count`,
-        [orgId, deliveryId, result.succeeded, result.succeeded ? null : (next?.token ?? null), next?.dueAt ?? null],
+        [orgId, deliveryId, result.succeeded, result.succeeded ? null : (next?.dueAt ?? null)],
       )
     : // A redeliver (or a cancel) took the delivery meanwhile: the attempt is history all the same.
       await q.query<{ attempt_count: number }>(
@@ -395,7 +407,7 @@ export async function recordSuccesses(q: Queryable, orgId: string, items: { deli
          as x (id, token, started_at, latency_ms, status_code, response_body)),
      d as (
        update webhook_deliveries w set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
-         job_token = null, next_attempt_at = null, updated_at = now()
+         job_token = null, next_attempt_at = null, leased_until = null, updated_at = now()
        from x where w.org_id = $1 and w.id = x.id and w.job_token = x.token
        returning w.id, w.attempt_count, w.endpoint_id),
      a as (
@@ -422,10 +434,10 @@ export async function recordSuccesses(q: Queryable, orgId: string, items: { deli
   return new Set(rows.map((r) => r.id));
 }
 
-/** Cancels one delivery whose endpoint stopped, if the job still owns it. */
+/** Cancels one delivery whose endpoint stopped, if the attempt's lease still holds it. */
 export async function cancelDelivery(q: Queryable, orgId: string, deliveryId: string, token: string): Promise<void> {
   await q.query(
-    `update webhook_deliveries set status = 'canceled', job_token = null, next_attempt_at = null, updated_at = now()
+    `update webhook_deliveries set status = 'canceled', job_token = null, next_attempt_at = null, leased_until = null, updated_at = now()
      where org_id = $1 and id = $2 and job_token = $3`,
     [orgId, deliveryId, token],
   );

@@ -1,23 +1,21 @@
 import type { Queryable } from '../../db/client.js';
-import type { JobSender } from '../../jobs/queue.js';
-import { newSecret } from '../../lib/ids.js';
 import * as repo from './repository.js';
 
 /**
  * The outbox (called by src/events/emit.ts with a transaction's events, in that transaction, just before
- * it commits): a delivery row and a delivery job for every active endpoint subscribed to each event's
- * type. Both exist exactly when the event does, so a rolled-back event is never sent and a committed one
- * is sent even if the process dies right after the commit. Endpoints are matched here, in the event's
+ * it commits): a delivery row, due now, for every active endpoint subscribed to each event's type. The
+ * deliveries table is the delivery queue (delivery.ts), so a delivery exists exactly when the event does:
+ * a rolled-back event is never sent and a committed one is sent even if the process dies right after the commit. Endpoints are matched here, in the event's
  * transaction, rather than by a later fan-out job: an organization without endpoints pays one indexed
  * read per transaction and nothing in the queue, and the subscription that counts is the one in force
  * when the event happened. Resolves to the deliveries queued.
  */
-export async function queueWebhookDeliveries(tx: Queryable, jobs: JobSender, orgId: string, events: { id: string; type: string }[]): Promise<number> {
+export async function queueWebhookDeliveries(tx: Queryable, orgId: string, events: { id: string; type: string }[]): Promise<number> {
   if (events.length === 0) return 0;
   // Matching and inserting in one statement for the first few endpoints of every event (the usual case:
   // one round trip for all the transaction's events).
-  const candidates = Array.from({ length: OUTBOX_CANDIDATES * events.length }, () => ({ id: repo.newDeliveryId(), token: newSecret(12) }));
-  const deliveries = await repo.insertSubscribedDeliveries(tx, orgId, events, OUTBOX_CANDIDATES, candidates);
+  const candidateIds = Array.from({ length: OUTBOX_CANDIDATES * events.length }, repo.newDeliveryId);
+  const deliveries = await repo.insertSubscribedDeliveries(tx, orgId, events, OUTBOX_CANDIDATES, candidateIds);
   const used = new Map<string, Set<string>>();
   for (const d of deliveries) used.set(d.eventId, (used.get(d.eventId) ?? new Set()).add(d.endpointId));
   for (const event of events) {
@@ -25,11 +23,10 @@ export async function queueWebhookDeliveries(tx: Queryable, jobs: JobSender, org
     if (!taken || taken.size < OUTBOX_CANDIDATES) continue;
     const rest = (await repo.subscribedEndpointIds(tx, orgId, event.type))
       .filter((endpointId) => !taken.has(endpointId))
-      .map((endpointId) => ({ id: repo.newDeliveryId(), endpointId, eventId: event.id, token: newSecret(12) }));
+      .map((endpointId) => ({ id: repo.newDeliveryId(), endpointId, eventId: event.id }));
     if (rest.length > 0) await repo.insertDeliveries(tx, orgId, event, rest);
     deliveries.push(...rest);
   }
-  if (deliveries.length > 0) await jobs.sendMany(tx, 'webhookDelivery', deliveries.map((d) => ({ orgId, deliveryId: d.id, token: d.token })));
   return deliveries.length;
 }
 

@@ -326,7 +326,7 @@ test('an event committed after a later one is still served, after it (server mod
   // does; its events are written just before its commit) and commits last.
   const earlyTx = server.app.databases.service.transaction(async (tx) => {
     await tx.query('select pg_current_xact_id()');
-    await writeEvent(tx, jobs, org.id, 'catalog.location.created', { early: true });
+    await writeEvent(tx, org.id, 'catalog.location.created', { early: true });
     earlyWritten();
     await early;
   }, { orgId: org.id });
@@ -349,9 +349,9 @@ test('events written together in one transaction are delivered once each and ser
   const service = server.app.databases.service;
   const written = await service.transaction(async (tx) => {
     const ids: string[] = [];
-    for (let n = 0; n < 6; n++) ids.push((await writeEvent(tx, jobs, org.id, 'catalog.location.archived', { n })).id);
+    for (let n = 0; n < 6; n++) ids.push((await writeEvent(tx, org.id, 'catalog.location.archived', { n })).id);
     // An event no endpoint of the organization takes: written, queues nothing.
-    ids.push((await writeEvent(tx, jobs, org.id, 'catalog.location.created', { n: 6 })).id);
+    ids.push((await writeEvent(tx, org.id, 'catalog.location.created', { n: 6 })).id);
     return ids;
   }, { orgId: org.id });
   jobs.wake('webhookDelivery');
@@ -367,13 +367,13 @@ test('events written together in one transaction are delivered once each and ser
   const rolledBack: string[] = [];
   await assert.rejects(
     service.transaction(async (tx) => {
-      for (let n = 0; n < 3; n++) rolledBack.push((await writeEvent(tx, jobs, org.id, 'catalog.location.archived', { n })).id);
+      for (let n = 0; n < 3; n++) rolledBack.push((await writeEvent(tx, org.id, 'catalog.location.archived', { n })).id);
       throw new Error('the operation fails after emitting');
     }, { orgId: org.id }),
     /the operation fails after emitting/,
   );
   // The failed transaction never wrote its events; a later one's delivery arrives after anything it could have queued.
-  const later = await service.transaction((tx) => writeEvent(tx, jobs, org.id, 'catalog.location.archived', { later: true }), { orgId: org.id });
+  const later = await service.transaction((tx) => writeEvent(tx, org.id, 'catalog.location.archived', { later: true }), { orgId: org.id });
   jobs.wake('webhookDelivery');
   await receiver.waitFor(() => receiver.on('/ok/together').some((r) => r.headers['service-event-id'] === later.id), 'the later delivery');
   const events = await server.owner.query<{ id: string }>(`select id from events where id = any($1::text[])`, [rolledBack]);
