@@ -7,3 +7,4 @@ create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) wher
 
 -- The job queue no longer carries deliveries: the queue that did, with any job left in it, goes.
 select pgboss.delete_queue('webhookDelivery') where exists (select 1 from pgboss.queue where name = 'webhookDelivery');
+

@@ -42,6 +42,12 @@ export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Runs statements without parameters, separated by semicolons, in one round trip and one implicit
+   * transaction (all or nothing; `set local` lasts until its end), outside any organization, and answers
+   * the rows of the last. Values must be literals the caller made safe (numbers it checked).
+   */
+  script<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -71,6 +77,10 @@ export class PgliteDatabase implements Database {
 
   async exec(sql: string): Promise<void> {
     await this.pglite.exec(sql);
+  }
+
+  async script<T>(sql: string): Promise<T[]> {
+    return ((await this.pglite.exec(sql)).at(-1)?.rows ?? []) as T[];
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
@@ -131,6 +141,12 @@ export class PostgresDatabase implements Database {
 
   async exec(sql: string): Promise<void> {
     await this.unscoped.query(sql);
+  }
+
+  async script<T>(sql: string): Promise<T[]> {
+    // Several statements answer one result each; a single one, its result.
+    const results = (await this.unscoped.query(sql)) as unknown as pg.QueryResult | pg.QueryResult[];
+    return ((Array.isArray(results) ? results.at(-1) : results)?.rows ?? []) as T[];
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {

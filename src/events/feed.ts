@@ -67,16 +67,28 @@ export async function readEvent(q: Queryable, orgId: string, id: string): Promis
   return row && toEnvelope(orgId, row);
 }
 
-/** Several events of one organization by id (any order; missing ids are absent). */
-export async function readEvents(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, EventEnvelope>> {
-  // Joined from the id list: one primary-key probe per id, whatever the table's statistics say (an
-  // `id = any(...)` filter on a freshly grown table was planned as a scan of all the organization's events).
-  const rows = await q.query<EventRow>(
-    `select e.id, e.type, e.created_at, e.data, '0' as txid, 0 as seq from unnest($2::text[]) as k (id) join events e on e.org_id = $1 and e.id = k.id`,
-    [orgId, ids],
-    { name: 'events_read_by_ids' },
-  );
-  return new Map(rows.map((r) => [r.id, toEnvelope(orgId, r)]));
+/**
+ * The events a statement's rows name, read by the same statement: for a module that reads many rows
+ * together with their events (webhook delivery's claim), one statement rather than two, without naming
+ * the events table itself. `join(alias)` joins the events of a relation with `org_id` and `event_id`
+ * columns; `columns` adds `event_type`, `event_created_at` and `event_data` (null when there is no such
+ * event); `envelopeOf` builds the envelope from such a row.
+ */
+export const eventEnvelopes = {
+  join: (alias: string) => `left join events ev on ev.org_id = ${alias}.org_id and ev.id = ${alias}.event_id`,
+  columns: 'ev.type as event_type, ev.created_at as event_created_at, ev.data as event_data',
+  envelopeOf: (row: EnvelopeColumns): EventEnvelope | undefined =>
+    row.event_type === null
+      ? undefined
+      : toEnvelope(row.org_id, { id: row.event_id, type: row.event_type, created_at: row.event_created_at!, data: row.event_data!, txid: '0', seq: 0 }),
+};
+
+export interface EnvelopeColumns {
+  org_id: string;
+  event_id: string;
+  event_type: string | null;
+  event_created_at: Date | string | null;
+  event_data: Record<string, unknown> | null;
 }
 
 const toEnvelope = (orgId: string, r: EventRow): EventEnvelope => ({ id: r.id, type: r.type, createdAt: iso(r.created_at)!, organizationId: orgId, data: r.data });

@@ -25,7 +25,7 @@ export interface LeasedWorkDefinition<Item> {
   /** Leases up to `limit` due items, with what their handlers need. */
   claim(ctx: LeasedWorkContext, limit: number): Promise<Item[]>;
   /** Runs one leased item and ends its lease (recording its outcome, or when it is next due). */
-  handler(ctx: LeasedWorkContext, item: Item): Promise<void>;
+  handler(ctx: LeasedItemContext, item: Item): Promise<void>;
 }
 
 export interface LeasedWorkContext {
@@ -34,6 +34,15 @@ export interface LeasedWorkContext {
   log: JobLog;
   /** Claims again in `delayMs` (an item made due that soon) rather than at the next poll. */
   wakeIn(delayMs: number): void;
+}
+
+/** What a handler is given besides its item: `settling()` says its slow part is over (below). */
+export interface LeasedItemContext extends LeasedWorkContext {
+  /**
+   * The item's slow part is over and what is left is recording its outcome: its slot goes to a new
+   * claim at once. At most `concurrency` items may be settling besides the `concurrency` running.
+   */
+  settling(): void;
 }
 
 export interface LeasedWorker {
@@ -51,7 +60,10 @@ export interface LeasedWorker {
 export function startLeasedWorker<Item>(name: string, definition: LeasedWorkDefinition<Item>, ctx: Omit<LeasedWorkContext, 'wakeIn'>): LeasedWorker {
   const limit = definition.concurrency;
   const claimAtLeast = Math.min(limit, definition.claimAtLeast ?? 1);
+  // Items running, and of them those settling (their slots already free, up to `limit` of them).
   let running = 0;
+  let settling = 0;
+  const freeSlots = () => Math.min(limit - (running - settling), 2 * limit - running);
   const idle: (() => void)[] = [];
   let stopping = false;
   let more = true;
@@ -76,18 +88,29 @@ export function startLeasedWorker<Item>(name: string, definition: LeasedWorkDefi
   };
   const start = (item: Item) => {
     running++;
+    let settled = false;
+    const itemContext: LeasedItemContext = {
+      ...context,
+      settling: () => {
+        if (settled) return;
+        settled = true;
+        settling++;
+        if (more || woken) nudge();
+      },
+    };
     definition
-      .handler(context, item)
+      .handler(itemContext, item)
       .catch((error: unknown) => ctx.log.error({ job: name, err: error }, 'leased work failed; its lease expires and it runs again'))
       .finally(() => {
         running--;
+        if (settled) settling--;
         if (running === 0) for (const done of idle.splice(0)) done();
         if (more || woken) nudge();
       });
   };
   const loop = async () => {
     while (!stopping) {
-      const free = limit - running;
+      const free = freeSlots();
       if (free >= claimAtLeast || (running === 0 && free > 0)) {
         woken = false;
         let items: Item[] = [];
@@ -102,7 +125,7 @@ export function startLeasedWorker<Item>(name: string, definition: LeasedWorkDefi
         if (more) continue;
       }
       if (stopping) break;
-      if (woken && (limit - running >= claimAtLeast || running === 0)) continue;
+      if (woken && (freeSlots() >= claimAtLeast || running === 0)) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(nudge, definition.pollingIntervalSeconds * 1000);
         signal = () => {

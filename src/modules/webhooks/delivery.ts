@@ -1,10 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { LeasedWorkContext, LeasedWorkDefinition } from '../../jobs/leased-work.js';
+import type { LeasedItemContext, LeasedWorkContext, LeasedWorkDefinition } from '../../jobs/leased-work.js';
 import type { WebhookConfig } from '../../config.js';
 import { decryptSecret, loadSecretKey } from '../../crypto/secrets.js';
-import { readEvents } from '../../events/feed.js';
 import type { EventEnvelope } from '../../events/emit.js';
 import type { Database } from '../../db/client.js';
 import { coalesce } from '../../lib/coalesce.js';
@@ -25,19 +24,20 @@ import { signatureHeader } from './signing.js';
  * Isolation: a worker process runs up to DELIVERY_CONCURRENCY attempts at once. One endpoint may hold at
  * most BUSY_ENDPOINT_SLOTS of them, so some slots are always left for the others; an endpoint that is
  * slow (an attempt in flight or finished past SLOW_MS within the last minute) holds at most
- * SLOW_ENDPOINT_SLOTS. A delivery for an endpoint at its share is made due a second later (no attempt
- * counted). A fast endpoint gets most of the worker; a hung one a few slots, never all of them.
+ * SLOW_ENDPOINT_SLOTS. An attempt that finds no slot waits up to ADMIT_WAIT_MS in process (a slow
+ * endpoint's not at all), then its delivery is made due a second later (no attempt counted). A fast
+ * endpoint gets most of the worker; a hung one a few slots, never all of them.
  *
- * Statements: a worker holds up to LEASED_AT_ONCE leased deliveries, so attempts always wait their turn
- * with their data loaded, and claims again once DELIVERY_CONCURRENCY of them are done: one statement
- * leases them with their endpoints, one more per organization reads their events, and the successes of
- * the attempts in flight are recorded together (coalesce, gathering up to DELIVERY_CONCURRENCY for a few
- * ms). Each statement costs the worker's main thread far more than the rows it carries (the write that
- * wakes PostgreSQL), so batches are kept large.
+ * Statements: a worker holds up to LEASED_AT_ONCE leased deliveries waiting for a slot or sending, so
+ * attempts always find the next one loaded, and claims again once CLAIM_AT_LEAST of them are done. One
+ * statement leases them with their endpoints and events; the successes are recorded together (gathering
+ * up to SUCCESS_GATHER_MS), and so are deferrals. Each statement costs the worker's main thread far more
+ * than the rows it carries (the write that wakes PostgreSQL), so batches are kept large.
  */
 export const DELIVERY_CONCURRENCY = 64;
-const LEASED_AT_ONCE = 4 * DELIVERY_CONCURRENCY;
-const SUCCESS_GATHER_MS = 5;
+const LEASED_AT_ONCE = 8 * DELIVERY_CONCURRENCY;
+const CLAIM_AT_LEAST = 2 * DELIVERY_CONCURRENCY;
+const SUCCESS_GATHER_MS = 20;
 export const BUSY_ENDPOINT_SLOTS = 12;
 export const SLOW_ENDPOINT_SLOTS = 4;
 const LEASE_SECONDS = 30;
@@ -121,28 +121,14 @@ interface LeasedAttempt {
 export const webhookDelivery: LeasedWorkDefinition<LeasedAttempt> = {
   summary: 'Sends due webhook deliveries, records each attempt, and schedules the next on failure (or disables a failing endpoint).',
   concurrency: LEASED_AT_ONCE,
-  claimAtLeast: DELIVERY_CONCURRENCY,
+  claimAtLeast: CLAIM_AT_LEAST,
   // A commit in this process wakes the worker at once (the dispatcher's afterCommit); others find the deliveries at their poll.
   pollingIntervalSeconds: POLLING_INTERVAL_SECONDS,
-  async claim(ctx, limit) {
-    const targets = await repo.claimDueDeliveries(ctx.databases.owner, limit, LEASE_SECONDS);
-    const events = new Map<string, EventEnvelope>();
-    await Promise.all(
-      [...byOrg(targets)].map(([orgId, group]) =>
-        ctx.databases.service.transaction(
-          async (tx) => {
-            for (const [id, event] of await readEvents(tx, orgId, [...new Set(group.map((t) => t.eventId))])) events.set(`${orgId} ${id}`, event);
-          },
-          { orgId, readOnly: true },
-        ),
-      ),
-    );
-    return targets.map((target) => ({ target, event: events.get(`${target.orgId} ${target.eventId}`) }));
-  },
+  claim: (ctx, limit) => repo.claimDueDeliveries(ctx.databases.owner, limit, LEASE_SECONDS),
   handler: deliver,
 };
 
-async function deliver(ctx: LeasedWorkContext, { target, event }: LeasedAttempt): Promise<void> {
+async function deliver(ctx: LeasedItemContext, { target, event }: LeasedAttempt): Promise<void> {
   const { orgId, deliveryId, token } = target;
   const settings = ctx.config.webhooks;
   const db = ctx.databases.service;
@@ -154,7 +140,7 @@ async function deliver(ctx: LeasedWorkContext, { target, event }: LeasedAttempt)
   }
   const admitted = await admitSoon(target.endpointId);
   if (admitted === undefined) {
-    await db.transaction((tx) => repo.deferDelivery(tx, orgId, deliveryId, token, new Date(Date.now() + DEFER_MS)), { orgId, readOnly: true });
+    await defer(db)({ orgId, deliveryId, token });
     ctx.wakeIn(DEFER_MS);
     return;
   }
@@ -164,6 +150,7 @@ async function deliver(ctx: LeasedWorkContext, { target, event }: LeasedAttempt)
     result = await sendSigned(target.url, event.id, JSON.stringify(event), secrets, settings);
   } finally {
     release(target.endpointId, admitted);
+    ctx.settling();
   }
 
   if (result.succeeded && (await recordSuccess(db)({ orgId, deliveryId, token, result }))) return;
@@ -189,23 +176,34 @@ async function deliver(ctx: LeasedWorkContext, { target, event }: LeasedAttempt)
   else if (next && next.dueAt.getTime() - Date.now() < POLLING_INTERVAL_SECONDS * 1000) ctx.wakeIn(next.dueAt.getTime() - Date.now());
 }
 
-/** Per database: the successes of the attempts in flight are recorded together (group commit, see coalesce), one statement per organization. */
-const successRecorders = new WeakMap<Database, ReturnType<typeof successRecorder>>();
-const recordSuccess = (db: Database) => {
-  let recorder = successRecorders.get(db);
-  if (!recorder) successRecorders.set(db, (recorder = successRecorder(db)));
-  return recorder;
+/**
+ * Per database: the successes of the attempts in flight are recorded together, and so are the deferrals
+ * (group commit, see coalesce), one statement per organization.
+ */
+const writers = new WeakMap<Database, { success: ReturnType<typeof successRecorder>; defer: ReturnType<typeof deferrer> }>();
+const writersOf = (db: Database) => {
+  let found = writers.get(db);
+  if (!found) writers.set(db, (found = { success: successRecorder(db), defer: deferrer(db) }));
+  return found;
 };
+const recordSuccess = (db: Database) => writersOf(db).success;
+const defer = (db: Database) => writersOf(db).defer;
 
 const byOrg = <T extends { orgId: string }>(items: T[]) => {
   const groups = new Map<string, T[]>();
-  for (const item of items) groups.set(item.orgId, [...(groups.get(item.orgId) ?? []), item]);
+  for (const item of items) {
+    const group = groups.get(item.orgId);
+    if (group) group.push(item);
+    else groups.set(item.orgId, [item]);
+  }
   return groups;
 };
 
+type Lease = { orgId: string; deliveryId: string; token: string };
+
 /** Records successful attempts; answers per attempt whether its lease still held the delivery. */
 function successRecorder(db: Database) {
-  return coalesce<{ orgId: string; deliveryId: string; token: string; result: repo.AttemptResult }, boolean>(async (items) => {
+  return coalesce<Lease & { result: repo.AttemptResult }, boolean>(async (items) => {
     const owned = new Set<(typeof items)[number]>();
     await Promise.all(
       [...byOrg(items)].map(async ([orgId, group]) => {
@@ -217,7 +215,18 @@ function successRecorder(db: Database) {
       }),
     );
     return items.map((i) => owned.has(i));
-  }, 200, { items: DELIVERY_CONCURRENCY, ms: SUCCESS_GATHER_MS });
+  }, 256, { items: 256, ms: SUCCESS_GATHER_MS });
+}
+
+/** Makes leased deliveries due again `DEFER_MS` from now, without an attempt (their endpoints had no slot). */
+function deferrer(db: Database) {
+  return coalesce<Lease, void>(async (items) => {
+    const dueAt = new Date(Date.now() + DEFER_MS);
+    await Promise.all(
+      [...byOrg(items)].map(([orgId, group]) => db.transaction((tx) => repo.deferDeliveries(tx, orgId, group, dueAt), { orgId, readOnly: true })),
+    );
+    return items.map(() => undefined);
+  }, 1000);
 }
 
 /** Decrypted endpoint secrets, by their encrypted form (which changes whenever the secret does). */

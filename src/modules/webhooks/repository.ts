@@ -1,7 +1,9 @@
-import type { Queryable } from '../../db/client.js';
+import type { Database, Queryable } from '../../db/client.js';
 import { SqlParams, iso, setClause } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
+import { eventEnvelopes, type EnvelopeColumns } from '../../events/feed.js';
+import type { EventEnvelope } from '../../events/emit.js';
 
 interface EndpointRow {
   id: string;
@@ -297,49 +299,63 @@ export interface AttemptTarget {
  * The delivery queue's claim, across organizations (the worker's, on the owner connection, like a job
  * queue's fetch): leases up to `limit` pending deliveries that are due and not leased (or whose lease has
  * expired), oldest due first, for `leaseSeconds`, under a fresh token each, and answers them with their
- * endpoints. SKIP LOCKED: workers claiming at once take different deliveries.
+ * endpoints and events (undefined when the event is gone), in one statement: one snapshot, so every
+ * delivery it leases has its event. SKIP LOCKED: workers claiming at once take different deliveries.
+ *
+ * Its plan is pinned to the due index, walked in order and left after `limit` unleased rows (planner
+ * settings local to its one-round-trip script): with statistics older than a backlog that grew in
+ * seconds, the planner otherwise reads every due row and sorts them, for every claim.
  */
-export async function claimDueDeliveries(q: Queryable, limit: number, leaseSeconds: number): Promise<AttemptTarget[]> {
-  const rows = await q.query<{
-    org_id: string; id: string; event_id: string; job_token: string; schedule_step: number; endpoint_id: string; url: string;
-    endpoint_status: 'active' | 'disabled'; deleted: boolean; secret_encrypted: string; previous_secret_encrypted: string | null;
-  }>(
-    `with due as (
+export async function claimDueDeliveries(db: Database, limit: number, leaseSeconds: number): Promise<{ target: AttemptTarget; event: EventEnvelope | undefined }[]> {
+  if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(leaseSeconds) || leaseSeconds < 1) throw new RangeError('claimDueDeliveries: limit and leaseSeconds must be positive integers');
+  const rows = await db.script<
+    EnvelopeColumns & {
+      id: string; job_token: string; schedule_step: number; endpoint_id: string; url: string; endpoint_status: 'active' | 'disabled'; deleted: boolean;
+      secret_encrypted: string; previous_secret_encrypted: string | null;
+    }
+  >(
+    `set local enable_bitmapscan = off; set local enable_sort = off;
+     with due as (
        select org_id, id from webhook_deliveries
        where status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
        order by next_attempt_at
-       limit $1
+       limit ${limit}
        for update skip locked),
      claimed as (
-       update webhook_deliveries d set job_token = md5(random()::text || d.id), leased_until = now() + make_interval(secs => $2)
+       update webhook_deliveries d set job_token = md5(random()::text || d.id), leased_until = now() + make_interval(secs => ${leaseSeconds})
        from due where d.org_id = due.org_id and d.id = due.id
        returning d.org_id, d.id, d.event_id, d.job_token, d.schedule_step, d.endpoint_id)
      select c.*, e.url, e.status as endpoint_status, e.deleted_at is not null as deleted, e.secret_encrypted,
-            case when e.previous_secret_expires_at > now() then e.previous_secret_encrypted end as previous_secret_encrypted
-     from claimed c join webhook_endpoints e on e.org_id = c.org_id and e.id = c.endpoint_id`,
-    [limit, leaseSeconds],
-    { name: 'webhooks_claim_due_deliveries' },
+            case when e.previous_secret_expires_at > now() then e.previous_secret_encrypted end as previous_secret_encrypted,
+            ${eventEnvelopes.columns}
+     from claimed c join webhook_endpoints e on e.org_id = c.org_id and e.id = c.endpoint_id
+       ${eventEnvelopes.join('c')}`,
   );
   return rows.map((row) => ({
-    orgId: row.org_id,
-    deliveryId: row.id,
-    eventId: row.event_id,
-    token: row.job_token,
-    scheduleStep: row.schedule_step,
-    endpointId: row.endpoint_id,
-    url: row.url,
-    endpointStatus: row.endpoint_status,
-    endpointDeleted: row.deleted,
-    secretEncrypted: row.secret_encrypted,
-    previousSecretEncrypted: row.previous_secret_encrypted,
+    target: {
+      orgId: row.org_id,
+      deliveryId: row.id,
+      eventId: row.event_id,
+      token: row.job_token,
+      scheduleStep: row.schedule_step,
+      endpointId: row.endpoint_id,
+      url: row.url,
+      endpointStatus: row.endpoint_status,
+      endpointDeleted: row.deleted,
+      secretEncrypted: row.secret_encrypted,
+      previousSecretEncrypted: row.previous_secret_encrypted,
+    },
+    event: eventEnvelopes.envelopeOf(row),
   }));
 }
 
-/** Ends an attempt's lease without an attempt (its endpoint had no slot free): due again at `dueAt`, if the lease still holds it. */
-export async function deferDelivery(q: Queryable, orgId: string, deliveryId: string, token: string, dueAt: Date): Promise<void> {
+/** Ends attempts' leases without an attempt (their endpoints had no slot free): due again at `dueAt`, each if its lease still holds it. */
+export async function deferDeliveries(q: Queryable, orgId: string, leases: { deliveryId: string; token: string }[], dueAt: Date): Promise<void> {
   await q.query(
-    `update webhook_deliveries set next_attempt_at = $4, leased_until = null where org_id = $1 and id = $2 and job_token = $3 and status = 'pending'`,
-    [orgId, deliveryId, token, dueAt],
+    `update webhook_deliveries d set next_attempt_at = $4, leased_until = null
+     from unnest($2::text[], $3::text[]) as l (id, token)
+     where d.org_id = $1 and d.id = l.id and d.job_token = l.token and d.status = 'pending'`,
+    [orgId, leases.map((l) => l.deliveryId), leases.map((l) => l.token), dueAt],
   );
 }
 
@@ -403,8 +419,8 @@ export async function recordAttempt(
 export async function recordSuccesses(q: Queryable, orgId: string, items: { deliveryId: string; token: string; result: AttemptResult }[]): Promise<Set<string>> {
   const rows = await q.query<{ id: string }>(
     `with x as (
-       select * from unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::int[], $7::text[])
-         as x (id, token, started_at, latency_ms, status_code, response_body)),
+       select * from json_to_recordset($2::json)
+         as x (id text, token text, started_at timestamptz, latency_ms int, status_code int, response_body text)),
      d as (
        update webhook_deliveries w set attempt_count = attempt_count + 1, schedule_step = schedule_step + 1, status = 'succeeded',
          job_token = null, next_attempt_at = null, leased_until = null, updated_at = now()
@@ -422,12 +438,17 @@ export async function recordSuccesses(q: Queryable, orgId: string, items: { deli
      select id from d`,
     [
       orgId,
-      items.map((i) => i.deliveryId),
-      items.map((i) => i.token),
-      items.map((i) => i.result.startedAt.toISOString()),
-      items.map((i) => i.result.latencyMs),
-      items.map((i) => i.result.statusCode),
-      items.map((i) => i.result.responseBody),
+      // One JSON document rather than six arrays: node-postgres escapes every array element in JavaScript.
+      JSON.stringify(
+        items.map((i) => ({
+          id: i.deliveryId,
+          token: i.token,
+          started_at: i.result.startedAt,
+          latency_ms: i.result.latencyMs,
+          status_code: i.result.statusCode,
+          response_body: i.result.responseBody,
+        })),
+      ),
     ],
     { name: 'webhooks_record_successes' },
   );
