@@ -49,11 +49,6 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   timeoutSeconds: number;
   /** How many jobs of this kind one worker process runs at once (default 1). */
   concurrency?: number;
-  /**
-   * Claim jobs in batches (as many as there are free slots, one statement) and complete them in batches,
-   * instead of one pg-boss worker per slot fetching and completing one job at a time. For busy queues.
-   */
-  batchFetch?: boolean;
   /** How often an idle worker of this kind polls (seconds, at least 0.5); the worker options' value by default. */
   pollingIntervalSeconds?: number;
   /** Run on a schedule: a 5-field cron expression in UTC, with the payload every run gets. */

@@ -7,7 +7,6 @@ import type { BlobStore } from '../blobs/store.js';
 import { loadConfig, type Config } from '../config.js';
 import { JOBS, LEASED_WORK, type JobCatalog, type JobDefinition, type JobLog, type LeasedWorkCatalog } from './catalog.js';
 import { startLeasedWorker, type LeasedWorker } from './leased-work.js';
-import { coalesce } from '../lib/coalesce.js';
 
 /** Created by the migration `*_jobs_queue.sql`; pg-boss never creates or migrates it itself. */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -149,11 +148,6 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     }
     await this.boss.start();
     for (const [name, definition] of Object.entries(this.catalog)) {
-      const pollingIntervalSeconds = definition.pollingIntervalSeconds ?? options.pollingIntervalSeconds ?? 2;
-      if (definition.batchFetch) {
-        this.batchWorkers.set(name, this.startBatchWorker(name, definition, log, pollingIntervalSeconds));
-        continue;
-      }
       for (let slot = 0; slot < (definition.concurrency ?? 1); slot++) {
         let workerId = '';
         workerId = await this.boss.work<object>(
@@ -183,10 +177,9 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
   async stop(options: StopOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const deadline = Date.now() + timeoutMs;
-    for (const worker of this.batchWorkers.values()) worker.stopFetching();
     for (const worker of this.leasedWorkers.values()) worker.stopClaiming();
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
-    await Promise.all([...this.batchWorkers.values(), ...this.leasedWorkers.values()].map((worker) => worker.finish(deadline)));
+    await Promise.all([...this.leasedWorkers.values()].map((worker) => worker.finish(deadline)));
     // A fetch already on the wire when fetching stopped may still hand over one job; wait for it too.
     while (this.running > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     this.stopped = true;
@@ -195,106 +188,11 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
   /** Wakes this process's idle workers of `job` (or leased work) at once (after a commit that made some due), instead of at their next poll. */
   wake(job: (keyof C | keyof typeof LEASED_WORK) & string): void {
     for (const workerId of this.workerIds.get(job) ?? []) this.boss.notifyWorker(workerId);
-    this.batchWorkers.get(job)?.wake();
     this.leasedWorkers.get(job)?.wake();
   }
 
   private readonly workerIds = new Map<string, string[]>();
-  private readonly batchWorkers = new Map<string, BatchWorker>();
   private readonly leasedWorkers = new Map<string, LeasedWorker>();
-
-  /**
-   * One fetch loop for a job kind with `batchFetch`: it claims as many jobs as it has free slots in one
-   * statement, runs them concurrently, and completes finished ones together (one statement for every job
-   * that finished meanwhile). A failed job is failed on its own (retried under its policy). The loop asks
-   * again when a slot frees while the last fetch came back full, when woken, and otherwise every polling
-   * interval. On stop it fetches no more, waits for running jobs up to the deadline, then fails the rest.
-   */
-  private startBatchWorker(name: string, definition: JobDefinition, log: JobLog, pollingIntervalSeconds: number): BatchWorker {
-    const limit = definition.concurrency ?? 1;
-    const active = new Map<string, Promise<void>>();
-    // Jobs failed by stop while their handler still ran: what the handler does later is not recorded.
-    const abandoned = new Set<string>();
-    let stopping = false;
-    let more = true;
-    let signal: (() => void) | undefined;
-    // A wake that came while the loop was not sleeping (mid-fetch): the next sleep is skipped, so no wake is lost.
-    let woken = false;
-    const nudge = () => {
-      const wakeUp = signal;
-      signal = undefined;
-      if (wakeUp) wakeUp();
-      else woken = true;
-    };
-    const complete = coalesce(async (ids: string[]) => {
-      await this.boss.complete(name, ids);
-      return ids.map(() => undefined);
-    });
-    const start = (job: PgBoss.JobWithMetadata<object>) => {
-      const running = this.run(name, definition, job, log)
-        .then(
-          () => (abandoned.has(job.id) ? undefined : complete(job.id)),
-          (error: unknown) => abandoned.has(job.id) ? undefined : this.boss.fail(name, job.id, { message: error instanceof Error ? error.message : String(error) }),
-        )
-        .then(
-          () => undefined,
-          (error: unknown) => log.error({ job: name, jobId: job.id, err: error }, 'job queue error: could not record the end of a job'),
-        )
-        .finally(() => {
-          active.delete(job.id);
-          if (more || woken) nudge();
-        });
-      active.set(job.id, running);
-    };
-    const loop = async () => {
-      while (!stopping) {
-        const free = limit - active.size;
-        if (free > 0) {
-          woken = false;
-          let jobs: PgBoss.JobWithMetadata<object>[] = [];
-          try {
-            jobs = (await this.boss.fetch<object>(name, { batchSize: free, includeMetadata: true })) as PgBoss.JobWithMetadata<object>[];
-          } catch (error) {
-            log.error({ job: name, err: error }, 'job queue error: fetching failed');
-          }
-          // A fetch on the wire when stopping began still hands its jobs over: they run, and stop waits.
-          for (const job of jobs) start(job);
-          more = jobs.length === free;
-          if (more) continue;
-        }
-        if (stopping) break;
-        if (woken && limit - active.size > 0) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => nudge(), pollingIntervalSeconds * 1000);
-          signal = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    };
-    const looping = loop();
-    return {
-      wake: nudge,
-      stopFetching: () => {
-        stopping = true;
-        nudge();
-      },
-      finish: async (deadline: number) => {
-        await looping;
-        while (active.size > 0 && Date.now() < deadline) await Promise.race([Promise.all(active.values()), new Promise((resolve) => setTimeout(resolve, 50))]);
-        if (active.size > 0) {
-          for (const id of active.keys()) abandoned.add(id);
-          try {
-            // pg-boss takes an array of ids here too (its typings list that form only without data).
-            await this.boss.fail(name, [...active.keys()] as unknown as string, { message: 'the worker stopped while the job was running' });
-          } catch (error) {
-            log.error({ job: name, err: error }, 'job queue error: could not fail the jobs left running');
-          }
-        }
-      },
-    };
-  }
 
   private definition(job: string): JobDefinition {
     if (!Object.hasOwn(this.catalog, job)) throw new UnknownJobError(`No job named ${JSON.stringify(job)} in the job catalog.`);
@@ -342,11 +240,6 @@ const NO_BLOB_STORE: BlobStore = {
   },
   close: async () => {},
 };
-interface BatchWorker {
-  wake(): void;
-  stopFetching(): void;
-  finish(deadline: number): Promise<void>;
-}
 
 /** The part of a queue an operation uses: sending production jobs inside its transaction. */
 export type JobSender = Pick<JobQueue<typeof JOBS>, 'send' | 'sendMany'> & Partial<Pick<JobQueue<typeof JOBS>, 'wake'>>;

@@ -88,7 +88,9 @@ async function admitSoon(endpointId: string): Promise<number | undefined> {
       },
     };
     const timer = setTimeout(() => {
-      waiting.splice(waiting.indexOf(waiter), 1);
+      const at = waiting.indexOf(waiter);
+      if (at < 0) return; // admitted meanwhile
+      waiting.splice(at, 1);
       resolve(undefined);
     }, ADMIT_WAIT_MS);
     waiting.push(waiter);
