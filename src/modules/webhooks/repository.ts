@@ -381,7 +381,7 @@ export async function recordAttempt(
   result: AttemptResult,
   next: { dueAt: Date } | null,
 ): Promise<boolean> {
-  // The row lock orders concurrent attempts of one delivery (a stale job racing a redelivered one).
+  // The row lock orders concurrent attempts of one delivery (an expired lease's attempt racing a redelivered one).
   const [lock] = await q.query<{ owned: boolean }>(
     `select coalesce(job_token = $3, false) as owned from webhook_deliveries where org_id = $1 and id = $2 for update`,
     [orgId, deliveryId, token],
