@@ -69,3 +69,16 @@ test('a deferred delivery is due again later without an attempt counted; a defer
   assert.equal(new Date(listed.nextAttemptAt).getTime(), later.getTime(), 'due at the deferred time');
   assert.deepEqual(await repo.claimDueDeliveries(owner, 10, 30), [], 'not due before then, though its lease has ended');
 });
+
+test('claims made at once lease disjoint deliveries, and together all that are due', async () => {
+  const org = await server.createOrg();
+  const created = await org.call('webhooks.createEndpoint', { url: 'http://127.0.0.1:9/concurrent', eventTypes: ['catalog.location.created'] });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  for (let i = 0; i < 12; i++) await makeLocation(org);
+  const owner = server.app.databases.owner;
+  // On PostgreSQL these run on separate connections at once (SKIP LOCKED); on PGlite one after the other.
+  const claims = await Promise.all([1, 2, 3].map(() => repo.claimDueDeliveries(owner, 5, 30)));
+  const ids = claims.flat().map((c) => c.target.deliveryId);
+  assert.equal(new Set(ids).size, ids.length, 'no delivery leased twice');
+  assert.equal(ids.length, 12, 'every due delivery leased by one of the claims');
+});
