@@ -41,7 +41,7 @@ test('a committed event is delivered after the process is killed -9 between comm
     return body;
   };
 
-  // 1. Between commit and send: the API process commits the event (and its outbox job) and dies before any worker ran.
+  // 1. Between commit and send: the API process commits the event (and its delivery row) and dies before any worker ran.
   const api = await start(['serve', '--no-workers'], env, SERVE_READY);
   children.push(api);
   await call(api.url!, 'webhooks.createEndpoint', { url: `${receiver.url}/ok/crash`, eventTypes: ['catalog.location.created'] });
@@ -64,7 +64,7 @@ test('a committed event is delivered after the process is killed -9 between comm
   await kill9(full);
   const restarted = await start(['worker'], env, WORKER_READY);
   children.push(restarted);
-  // The job of the killed attempt times out (30 s) and the queue's maintenance hands it to the new worker.
+  // The killed attempt's lease expires (30 s) and the new worker claims the delivery again.
   await receiver.waitFor(() => receiver.on('/hangonce/crash').length >= 2, 'the attempt to be made again', 300_000);
   const [first, second] = receiver.on('/hangonce/crash');
   assert.equal(second.headers['service-event-id'], first.headers['service-event-id'], 'the same event id, for the receiver to deduplicate');
