@@ -4,7 +4,6 @@ import { isIP } from 'node:net';
 import type { LeasedItemContext, LeasedWorkContext, LeasedWorkDefinition } from '../../jobs/leased-work.js';
 import type { WebhookConfig } from '../../config.js';
 import { decryptSecret, loadSecretKey } from '../../crypto/secrets.js';
-import type { EventEnvelope } from '../../events/emit.js';
 import type { Database } from '../../db/client.js';
 import { coalesce } from '../../lib/coalesce.js';
 import { writeEvent } from '../../events/emit.js';
@@ -114,13 +113,7 @@ function release(endpointId: string, startedAt: number): void {
   }
 }
 
-/** A leased delivery with what its attempt sends: the event, unless it is gone. */
-interface LeasedAttempt {
-  target: repo.AttemptTarget;
-  event: EventEnvelope | undefined;
-}
-
-export const webhookDelivery: LeasedWorkDefinition<LeasedAttempt> = {
+export const webhookDelivery: LeasedWorkDefinition<repo.LeasedDelivery> = {
   summary: 'Sends due webhook deliveries, records each attempt, and schedules the next on failure (or disables a failing endpoint).',
   concurrency: LEASED_AT_ONCE,
   claimAtLeast: CLAIM_AT_LEAST,
@@ -130,7 +123,7 @@ export const webhookDelivery: LeasedWorkDefinition<LeasedAttempt> = {
   handler: deliver,
 };
 
-async function deliver(ctx: LeasedItemContext, { target, event }: LeasedAttempt): Promise<void> {
+async function deliver(ctx: LeasedItemContext, { target, event }: repo.LeasedDelivery): Promise<void> {
   const { orgId, deliveryId, token } = target;
   const settings = ctx.config.webhooks;
   const db = ctx.databases.service;

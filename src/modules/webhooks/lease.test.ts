@@ -11,15 +11,22 @@ import { eventually } from './testing.js';
 const server = await startTestServer({ config: { webhooks: { ...loadConfig().webhooks, allowPrivateUrls: true } } });
 await server.app.jobs.stop();
 
+const owner = server.app.databases.owner;
+const service = server.app.databases.service;
+
+/** A new organization with one endpoint taking catalog.location.created, and `locations` events for it (so as many due deliveries). */
+async function dueDeliveries(path: string, locations: number) {
+  const org = await server.createOrg();
+  const created = await org.call('webhooks.createEndpoint', { url: `http://127.0.0.1:9/${path}`, eventTypes: ['catalog.location.created'] });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  for (let i = 0; i < locations; i++) await makeLocation(org);
+  return { org, endpointId: created.body.id as string };
+}
+
 const succeeded = (startedAt = new Date()): repo.AttemptResult => ({ startedAt, latencyMs: 3, statusCode: 200, succeeded: true, responseBody: 'ok', error: null });
 
 test('a claim leases due deliveries with their endpoint and event; an expired lease is claimed again under a new token, and the old token records nothing', async () => {
-  const org = await server.createOrg();
-  const created = await org.call('webhooks.createEndpoint', { url: 'http://127.0.0.1:9/leased', eventTypes: ['catalog.location.created'] });
-  assert.equal(created.status, 200, JSON.stringify(created.body));
-  for (let i = 0; i < 3; i++) await makeLocation(org);
-  const owner = server.app.databases.owner;
-  const service = server.app.databases.service;
+  const { org, endpointId } = await dueDeliveries('leased', 3);
 
   const first = await repo.claimDueDeliveries(owner, 10, 1);
   assert.equal(first.length, 3, 'the three due deliveries are leased');
@@ -30,7 +37,7 @@ test('a claim leases due deliveries with their endpoint and event; an expired le
   }, 'the three events in the feed');
   for (const { target, event } of first) {
     assert.equal(target.orgId, org.id);
-    assert.equal(target.endpointId, created.body.id);
+    assert.equal(target.endpointId, endpointId);
     assert.equal(target.url, 'http://127.0.0.1:9/leased');
     assert.deepEqual(event, feed.find((e: { id: string }) => e.id === target.eventId), 'the event comes with its delivery, as the feed serves it');
   }
@@ -46,24 +53,19 @@ test('a claim leases due deliveries with their endpoint and event; an expired le
   assert.equal(recordedStale.size, 0, 'the expired lease no longer owns the delivery');
   const recorded = await service.transaction((tx) => repo.recordSuccesses(tx, org.id, [{ deliveryId: current.deliveryId, token: current.token, result: succeeded() }]), { orgId: org.id });
   assert.deepEqual([...recorded], [current.deliveryId]);
-  const listed = await org.call('webhooks.listDeliveries', { filter: { endpointId: created.body.id, status: 'succeeded' } });
+  const listed = await org.call('webhooks.listDeliveries', { filter: { endpointId: endpointId, status: 'succeeded' } });
   assert.deepEqual(listed.body.items.map((d: { id: string }) => d.id), [current.deliveryId]);
   assert.equal(listed.body.items[0].attempts.length, 1, 'one attempt recorded');
 });
 
 test('a deferred delivery is due again later without an attempt counted; a deferral under a stale token moves nothing', async () => {
-  const org = await server.createOrg();
-  const created = await org.call('webhooks.createEndpoint', { url: 'http://127.0.0.1:9/deferred', eventTypes: ['catalog.location.created'] });
-  assert.equal(created.status, 200, JSON.stringify(created.body));
-  await makeLocation(org);
-  const owner = server.app.databases.owner;
-  const service = server.app.databases.service;
+  const { org, endpointId } = await dueDeliveries('deferred', 1);
   const [{ target }] = await repo.claimDueDeliveries(owner, 10, 30);
   const later = new Date(Date.now() + 60_000);
   await service.transaction((tx) => repo.deferDeliveries(tx, org.id, [{ deliveryId: target.deliveryId, token: 'not-the-lease' }], later), { orgId: org.id });
   assert.deepEqual(await repo.claimDueDeliveries(owner, 10, 30), [], 'a stale deferral leaves the lease in place');
   await service.transaction((tx) => repo.deferDeliveries(tx, org.id, [{ deliveryId: target.deliveryId, token: target.token }], later), { orgId: org.id });
-  const [listed] = (await org.call('webhooks.listDeliveries', { filter: { endpointId: created.body.id } })).body.items;
+  const [listed] = (await org.call('webhooks.listDeliveries', { filter: { endpointId: endpointId } })).body.items;
   assert.equal(listed.status, 'pending');
   assert.equal(listed.attemptCount, 0, 'no attempt counted');
   assert.equal(new Date(listed.nextAttemptAt).getTime(), later.getTime(), 'due at the deferred time');
@@ -71,11 +73,7 @@ test('a deferred delivery is due again later without an attempt counted; a defer
 });
 
 test('claims made at once lease disjoint deliveries, and together all that are due', async () => {
-  const org = await server.createOrg();
-  const created = await org.call('webhooks.createEndpoint', { url: 'http://127.0.0.1:9/concurrent', eventTypes: ['catalog.location.created'] });
-  assert.equal(created.status, 200, JSON.stringify(created.body));
-  for (let i = 0; i < 12; i++) await makeLocation(org);
-  const owner = server.app.databases.owner;
+  await dueDeliveries('concurrent', 12);
   // On PostgreSQL these run on separate connections at once (SKIP LOCKED); on PGlite one after the other.
   const claims = await Promise.all([1, 2, 3].map(() => repo.claimDueDeliveries(owner, 5, 30)));
   const ids = claims.flat().map((c) => c.target.deliveryId);

@@ -295,6 +295,12 @@ export interface AttemptTarget {
   previousSecretEncrypted: string | null;
 }
 
+/** A leased delivery with what its attempt sends: the event, unless it is gone. */
+export interface LeasedDelivery {
+  target: AttemptTarget;
+  event: EventEnvelope | undefined;
+}
+
 /**
  * The delivery queue's claim, across organizations (the worker's, on the owner connection, like a job
  * queue's fetch): leases up to `limit` pending deliveries that are due and not leased (or whose lease has
@@ -306,7 +312,7 @@ export interface AttemptTarget {
  * settings local to its one-round-trip script): with statistics older than a backlog that grew in
  * seconds, the planner otherwise reads every due row and sorts them, for every claim.
  */
-export async function claimDueDeliveries(db: Database, limit: number, leaseSeconds: number): Promise<{ target: AttemptTarget; event: EventEnvelope | undefined }[]> {
+export async function claimDueDeliveries(db: Database, limit: number, leaseSeconds: number): Promise<LeasedDelivery[]> {
   if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(leaseSeconds) || leaseSeconds < 1) throw new RangeError('claimDueDeliveries: limit and leaseSeconds must be positive integers');
   const rows = await db.script<
     EnvelopeColumns & {
