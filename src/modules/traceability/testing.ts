@@ -76,13 +76,15 @@ export async function buildChain(org: TestOrg): Promise<Chain> {
 
 /**
  * Lineage no operation records yet (blending roasted lots, packing product batches): written as the
- * owner, exactly as the operations write edges.
+ * owner, exactly as the operations write edges. Their ids sort in the order written (a trace lists edges
+ * of one depth by id): ids made in one millisecond by newId would sort at random.
  */
 export async function insertEdges(owner: Queryable, orgId: string, edges: [string, string, string, string, string | null][]): Promise<void> {
   for (const [fromKind, fromId, toKind, toId, weightKg] of edges) {
     await owner.query(
       `insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg) values ($1, $2, $3, $4, $5, $6, $7)`,
-      [orgId, newId('lin'), fromKind, fromId, toKind, toId, weightKg],
+      [orgId, `lin_${String(++edgesWritten).padStart(10, '0')}${newId('').slice(11)}`, fromKind, fromId, toKind, toId, weightKg],
     );
   }
 }
+let edgesWritten = 0;
