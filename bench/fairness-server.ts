@@ -8,11 +8,13 @@ import { createApiKey } from '../src/auth/credentials.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { newId } from '../src/lib/ids.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
+import { API_WINDOWS } from '../src/ratelimit/limiter.js';
 import { startBenchApp } from './lib.js';
 
 /** What the load processes need: keys and ids, no secrets beyond the bench's own database. */
 export interface FairnessFixtures {
-  probe: { key: string; locationId: string };
+  /** The probe's keys, used in turn: the probe reads faster than one credential's budget allows. */
+  probe: { keys: string[]; locationId: string };
   heavy: { key: string; lotId: string; customerId: string }[];
   /** One live batch per organization, watched through several keys (within the per-credential and per-organization caps). */
   streams: { batchId: string; bridgeToken: string; viewerKeys: string[] }[];
@@ -21,6 +23,7 @@ export interface FairnessFixtures {
 export type ServerMessage = { type: 'ready'; url: string; kind: string; fixtures: FairnessFixtures } | { type: 'rss'; rss: number };
 
 const HEAVY_KEYS = Number(process.env.FAIRNESS_HEAVY_KEYS ?? 10);
+const PROBE_KEYS = 400;
 const STREAM_ORGS = Number(process.env.FAIRNESS_STREAM_ORGS ?? 5);
 const KEYS_PER_STREAM_ORG = Number(process.env.FAIRNESS_KEYS_PER_STREAM_ORG ?? 5);
 
@@ -28,8 +31,17 @@ const KEYS_PER_STREAM_ORG = Number(process.env.FAIRNESS_KEYS_PER_STREAM_ORG ?? 5
 // would meet it; FAIRNESS_GENEROUS_INGEST=1 lifts it, to see what posting as fast as the server takes costs.
 // A scratch data directory: the embedded live sessions' journal of earlier runs (never completed, so never
 // discarded) would otherwise be read back into memory at the first stream or post.
+// The API budget is the specification's (API_WINDOWS), as an attacker's keys would meet it, except in the
+// `unlimited` scenario, which shows what the heavy lane alone holds against load no budget would admit.
+const scenario = process.argv[2];
 const dataDir = mkdtempSync(join(tmpdir(), 'fc-fairness-'));
-const bench = await startBenchApp(process.env.FAIRNESS_GENEROUS_INGEST ? { ingestRateWindows: GENEROUS_WINDOWS } : {}, { dataDir });
+const bench = await startBenchApp(
+  {
+    rateWindows: scenario === 'unlimited' ? GENEROUS_WINDOWS : API_WINDOWS,
+    ...(process.env.FAIRNESS_GENEROUS_INGEST ? { ingestRateWindows: GENEROUS_WINDOWS } : {}),
+  },
+  { dataDir },
+);
 const owner = bench.app.databases.owner;
 const rpc = async (key: string, operation: string, input: unknown) => {
   const response = await fetch(`${bench.url}/rpc/v1/${operation}`, {
@@ -50,6 +62,9 @@ const location = await rpc(probeOrg.apiKey, 'catalog.location.createLocation', {
   code: 'PROBE',
   kind: 'warehouse',
 });
+// Enough keys that the probe, reading back to back (up to ~2,000 reads a second here), stays within each one's budget.
+const probeKeys = [probeOrg.apiKey];
+for (let k = 1; k < PROBE_KEYS; k++) probeKeys.push((await createApiKey(owner, probeOrg.organizationId, 'viewer')).apiKey);
 
 // Heavy: organizations with 250 locations (200-item pages), a green lot to trace and to order, and a customer.
 const heavy: FairnessFixtures['heavy'] = [];
@@ -109,7 +124,7 @@ send({
   url: bench.url,
   kind: bench.kind,
   fixtures: {
-    probe: { key: probeOrg.apiKey, locationId: location.id },
+    probe: { keys: probeKeys, locationId: location.id },
     heavy,
     streams,
   },

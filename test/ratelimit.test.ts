@@ -115,10 +115,28 @@ test('heavy requests draw more points: a large page, a trace, a large input; the
   assert.equal(trace.headers.get('ratelimit-cost'), '5');
   assert.equal(remaining(trace), 4, 'a trace costs 5 points, whatever it answers');
 
-  // 260 kB of input costs 5 points: admission draws 1 of the 4 left, the other 4 are more than remain, so
-  // it is refused (before its input is even validated), naming its cost.
-  const big = await org.call('catalog.location.createLocation', { name: 'x'.repeat(260 * 1024), code: 'BIG', kind: 'warehouse' });
-  assert.equal(big.status, 429, JSON.stringify(big.body).slice(0, 300));
-  assert.equal(big.body.cost, 5);
+  // 260 kB of input costs 5 points, more than the 4 left: it is refused on its declared size, before its
+  // body is even parsed (malformed JSON is not what it is refused for), naming its cost.
+  const big = await fetch(`${server.url}/rpc/v1/catalog.location.createLocation`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
+    body: `{"name": "${'x'.repeat(260 * 1024)}", not json`,
+  });
+  const bigBody = await big.json();
+  assert.equal(big.status, 429, JSON.stringify(bigBody).slice(0, 300));
+  assert.equal(bigBody.cost, 5);
+  assert.equal(big.headers.get('ratelimit-cost'), '5');
   assert.ok(Number(big.headers.get('retry-after')) > 0, 'Retry-After is set');
+});
+
+test('a POST asking for a large page draws the rest of its cost once its body is read', async () => {
+  const server = await startTestServer({ rateWindows: [{ name: `burst_${randomBytes(3).toString('hex')}`, points: 3, seconds: 60 }] });
+  const org = await server.createOrg();
+  const first = await org.call('catalog.location.listLocations', { page: { limit: 200 } });
+  assert.equal(first.status, 200);
+  assert.equal(first.headers.get('ratelimit-cost'), '2');
+  assert.match(first.headers.get('ratelimit')!, /r=1;/);
+  const second = await org.call('catalog.location.listLocations', { page: { limit: 200 } });
+  assert.equal(second.status, 429, 'admission takes the last point; the one its page costs beyond it is refused');
+  assert.equal(second.body.cost, 2);
 });

@@ -35,6 +35,11 @@ export interface GuardChain<R extends FastifyRequest = FastifyRequest> {
   limiter: RateLimiter;
   /** The requirement of this request, or null when being authenticated is all it needs. May refuse itself (404, 405). */
   grant: (request: R, caller: Caller) => Requirement | null;
+  /**
+   * The points this request draws, as far as they are known before its body is read (1 when absent): a
+   * request refused for its cost is refused before its body is parsed.
+   */
+  points?: (request: R) => number;
 }
 
 /**
@@ -44,7 +49,9 @@ export interface GuardChain<R extends FastifyRequest = FastifyRequest> {
 export function guardChain<R extends FastifyRequest = FastifyRequest>(chain: GuardChain<R>) {
   return async function admit(request: R, reply: FastifyReply): Promise<Caller> {
     const caller = await chain.authenticate(request);
-    if (caller.budgetKey !== undefined) await limit(chain.limiter, caller.budgetKey, caller.principal ? 'credential' : 'address', reply);
+    if (caller.budgetKey !== undefined) {
+      await limit(chain.limiter, caller.budgetKey, chain.points?.(request) ?? 1, caller.principal ? 'credential' : 'address', reply);
+    }
     const requirement = chain.grant(request, caller);
     if (requirement) {
       if (!caller.principal) throw unauthorized('This request needs a credential.');
@@ -110,12 +117,28 @@ export const anonymousByAddress: Authenticate = async (request) => ({ budgetKey:
 // ---------------------------------------------------------------------------------------------------
 // Limiting.
 
-/** Counts one request against `limiter`; the RateLimit headers go on every answer, 429 past the budget. */
-async function limit(limiter: RateLimiter, key: string, countedPer: 'credential' | 'address', reply: FastifyReply): Promise<void> {
-  const decision = await limiter.consume(key);
+/**
+ * Draws `points` from `limiter` for one request whose whole cost is `cost` (more than `points` when part of it
+ * was drawn already); the RateLimit headers (and RateLimit-Cost, when more than 1) go on every answer, 429 past
+ * the budget.
+ */
+export async function limit(
+  limiter: RateLimiter,
+  key: string,
+  points: number,
+  countedPer: 'credential' | 'address',
+  reply: FastifyReply,
+  cost = points,
+): Promise<void> {
+  const decision = await limiter.consume(key, points);
   reply.headers(decision.headers);
+  if (cost > 1) reply.header('RateLimit-Cost', String(cost));
   if (!decision.allowed) {
     const retryAfter = decision.headers['Retry-After'];
-    throw new ProblemError(429, 'rate_limited', `Too many requests for this ${countedPer}; wait for Retry-After seconds.`, {}, retryAfter ? { 'Retry-After': retryAfter } : {});
+    const detail =
+      cost > 1
+        ? `This request costs ${cost} points, more than this ${countedPer} has left; wait for Retry-After seconds.`
+        : `Too many requests for this ${countedPer}; wait for Retry-After seconds.`;
+    throw new ProblemError(429, 'rate_limited', detail, cost > 1 ? { cost } : {}, retryAfter ? { 'Retry-After': retryAfter } : {});
   }
 }

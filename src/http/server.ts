@@ -12,7 +12,7 @@ import { registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
 import { buildOpenApi } from '../rpc/openapi.js';
 import { renderDocsPage } from './docs.js';
-import { API_CALLERS, bearerCredential, guardChain } from './guards.js';
+import { API_CALLERS, bearerCredential, guardChain, limit } from './guards.js';
 import { healthRoutes } from './health.js';
 import { MAX_BODY_BYTES, sendProblem, toProblem } from './problems.js';
 
@@ -119,6 +119,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         operations.set(request, operation);
         return operation;
       },
+      // What is known before the body is read: the operation's own cost, the input's size and a GET's page.
+      // An unknown operation costs 1 (it is refused by the grant step that follows).
+      points: (request) => {
+        const operation = registry.get(request.params.operation);
+        return operation ? requestCost(operation, request.method === 'GET' ? inputFromQuery(request.query, true) : null, inputBytes(request)) : 1;
+      },
     });
     rpc.addHook('onRequest', async (request, reply) => void (await admit(request as RpcRequest, reply)));
 
@@ -129,22 +135,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         throw new ProblemError(400, 'invalid_input', 'The input must be a JSON object.', { errors: [{ path: '', message: 'expected an object' }] });
       }
       const idempotencyKey = request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
+      const drawn = requestCost(operation, request.method === 'GET' ? input : null, inputBytes(request));
       const cost = requestCost(operation, input, inputBytes(request));
+      // A POST's page size is known only now: the rest of its cost is drawn before any work.
+      if (cost > drawn) await limit(deps.rateLimiter, request.principal!.credentialId, cost - drawn, 'credential', reply, cost);
       const dispatch = () => dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
-      let result;
-      if (cost > 1) {
-        // The guard chain drew 1 point on admission; a heavy request draws the rest now that its size is known.
-        const decision = await deps.rateLimiter.consume(request.principal!.credentialId, cost - 1);
-        reply.headers(decision.headers).header('RateLimit-Cost', String(cost));
-        if (!decision.allowed) {
-          throw new ProblemError(429, 'rate_limited', `This request costs ${cost} points, more than this credential has left; wait for Retry-After seconds.`, { cost }, {
-            'Retry-After': decision.headers['Retry-After'] ?? '1',
-          });
-        }
-        result = await heavyLane(dispatch);
-      } else {
-        result = await dispatch();
-      }
+      const result = cost > 1 ? await heavyLane(dispatch) : await dispatch();
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       // Encoded once, by the dispatcher: the ETag is hashed over the bytes that are sent.
       const payload = Buffer.from(result.json);
@@ -176,13 +172,18 @@ function resolveOperation(request: RpcRequest): Operation {
   return operation;
 }
 
-function inputFromQuery(query: unknown): unknown {
+/** A GET's input; `lenient` answers null for a malformed one rather than refusing it (for pricing it before the grant step). */
+function inputFromQuery(query: unknown, lenient = false): unknown {
   const raw = (query as Record<string, unknown>)?.input;
   if (raw === undefined) return {};
-  if (typeof raw !== 'string') throw new ProblemError(400, 'invalid_input', 'Give the input once, as ?input=<URL-encoded JSON>.');
+  if (typeof raw !== 'string') {
+    if (lenient) return null;
+    throw new ProblemError(400, 'invalid_input', 'Give the input once, as ?input=<URL-encoded JSON>.');
+  }
   try {
     return JSON.parse(raw);
   } catch (error) {
+    if (lenient) return null;
     throw new ProblemError(400, 'malformed_json', `The input query parameter is not valid JSON: ${(error as Error).message}`);
   }
 }

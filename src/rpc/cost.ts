@@ -6,8 +6,10 @@ import type { Operation } from './define.js';
  *   - its operation declares a cost (a trace walks the lineage graph: 5), or
  *   - it asks for a page of more than 100 items: 1 point per 100 items (a 200-item page: 2), or
  *   - its input is larger than 64 KiB: 1 point per 64 KiB (an 840 kB logger import: 14; a 500-line order: about 2).
- * The greatest of these counts. The RateLimit header of the answer shows the budget after it, and
- * RateLimit-Cost what the request cost.
+ * The greatest of these counts. What is known before the body is read (the operation's cost, the input's
+ * declared size, a GET's page) is drawn then, so a request refused for its cost is never parsed; a POST's
+ * page size draws the rest once the body is read. The RateLimit header of the answer shows the budget after
+ * it, and RateLimit-Cost what the request cost.
  */
 export const PAGE_ITEMS_PER_POINT = 100;
 export const INPUT_BYTES_PER_POINT = 64 * 1024;
