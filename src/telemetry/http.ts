@@ -248,7 +248,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         };
         raw.on('close', stop);
         try {
-          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (messages) => watcher.send(messages));
+          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (messages) => fanOut.send(watcher, messages));
         } catch (error) {
           request.log.error({ err: error }, 'stream subscription failed');
           raw.destroy();
@@ -309,6 +309,53 @@ function framesOf(messages: readonly LiveMessage[]): Buffer {
   return bytes;
 }
 
+/** The bytes one slice of the fan-out hands to watchers' sockets before other requests get a turn. */
+const FAN_OUT_SLICE_BYTES = 256 * 1024;
+
+/**
+ * Hands runs of messages to watchers a slice at a time, yielding to the event loop between slices. The
+ * kernel keeps taking writes to a socket whose peer does not read until its buffers fill (megabytes each on
+ * a fast network), and the copy is made when the write is flushed: one post fanned out at once to hundreds
+ * of such watchers held every other request for as long as those copies took (up to 0.9 s). One queue for
+ * every watcher keeps each watcher's runs in order.
+ */
+/** What the fan-out writes to: an open stream. */
+export interface Recipient {
+  readonly ended: boolean;
+  send(frames: Buffer, final: boolean): void;
+}
+
+export class FanOut {
+  /** Each entry holds the run's bytes, not its messages: those are framed once, and then can be let go. */
+  private readonly queue: { watcher: Recipient; bytes: Buffer; final: boolean }[] = [];
+  private head = 0;
+  private scheduled = false;
+
+  send(watcher: Recipient, messages: readonly LiveMessage[]): void {
+    if (messages.length === 0) return;
+    this.queue.push({ watcher, bytes: framesOf(messages), final: messages.some(isFinal) });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.drain);
+    }
+  }
+
+  private readonly drain = () => {
+    let sliced = 0;
+    while (this.head < this.queue.length && sliced < FAN_OUT_SLICE_BYTES) {
+      const { watcher, bytes, final } = this.queue[this.head];
+      this.queue[this.head++] = undefined!;
+      if (!watcher.ended) sliced += bytes.length;
+      watcher.send(bytes, final);
+    }
+    if (this.head < this.queue.length) return void setImmediate(this.drain);
+    this.queue.length = 0;
+    this.head = 0;
+    this.scheduled = false;
+  };
+}
+const fanOut = new FanOut();
+
 /** Batch states after which a session takes nothing more (roast_batches.state). */
 const FINAL_STATES = new Set(['completed', 'aborted']);
 const isFinal = (message: LiveMessage) => message.event === 'status' && FINAL_STATES.has((message.data as { state: string }).state);
@@ -318,7 +365,7 @@ const isFinal = (message: LiveMessage) => message.event === 'status' && FINAL_ST
  * past MAX_WATCHER_BACKLOG_BYTES is not queued at all, and the watcher is cut off instead (a run always goes
  * to a socket with no backlog, so a post larger than the limit still reaches a watcher that keeps up).
  */
-class Watcher {
+class Watcher implements Recipient {
   ended = false;
   readonly orgId: string;
   readonly credentialId: string;
@@ -331,11 +378,11 @@ class Watcher {
     this.credentialId = principal.credentialId;
   }
 
-  send(messages: readonly LiveMessage[]): void {
-    if (messages.length === 0) return;
-    this.write(framesOf(messages));
-    // The batch is done (completed or aborted): nothing more will come, and a closed session is no longer resumable.
-    if (messages.some(isFinal)) this.end();
+  /** Sends a run of messages' frames; `final` when the run ends the batch (completed or aborted). */
+  send(frames: Buffer, final: boolean): void {
+    this.write(frames);
+    // Nothing more will come, and a closed session is no longer resumable.
+    if (final) this.end();
   }
 
   comment(text: string): void {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { hashSecret, revokeCredential } from '../auth/credentials.js';
 import { newId } from '../lib/ids.js';
 import { startTestServer } from '../testing/harness.js';
-import { MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { FanOut, MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
 import { dataOf, machineWithToken, watchStream, type Watch } from './testing.js';
 
 // Registered before the server starts, so it runs before the server's own teardown closes the session store.
@@ -78,4 +79,29 @@ test('revoking a key ends its open streams with a closed event, and its requests
   await new Promise((resolve) => setTimeout(resolve, 2100));
   const after = await server.call(key, 'catalog.location.listLocations');
   assert.equal(after.status, 401, 'the revoked key is refused once the 2 s credential cache has passed');
+});
+
+test('the fan-out hands runs to watchers a slice at a time, each watcher in order', async () => {
+  const fanOut = new FanOut();
+  const received = new Map<number, number[]>();
+  const recipients = Array.from({ length: 12 }, (_, i) => ({
+    ended: i === 0,
+    send(frames: Buffer) {
+      if (!received.has(i)) received.set(i, []);
+      received.get(i)!.push(JSON.parse(frames.toString().split('data: ')[1]).n);
+    },
+  }));
+  // Two runs of ~100 kB for each of 12 watchers: ~2.4 MB, far more than one slice.
+  const run = (n: number) => [{ id: n, event: 'sample', data: { n, pad: 'x'.repeat(100_000) } }] as never;
+  for (const n of [1, 2]) {
+    const messages = run(n);
+    for (const recipient of recipients) fanOut.send(recipient, messages);
+  }
+  assert.equal(received.size, 0, 'nothing is written in the turn that queued it');
+  await nextTurn();
+  const firstSlice = [...received.values()].reduce((sum, runs) => sum + runs.length, 0);
+  assert.ok(firstSlice > 0 && firstSlice < 6, `one slice hands over a few runs, not all 24 (${firstSlice})`);
+  for (let turn = 0; turn < 20; turn++) await nextTurn();
+  for (let i = 1; i < 12; i++) assert.deepEqual(received.get(i), [1, 2], `watcher ${i} got both runs, in order`);
+  assert.deepEqual(received.get(0), [1, 2], 'an ended watcher is handed its runs too (it drops them); they do not count against the slice');
 });
