@@ -312,6 +312,12 @@ function framesOf(messages: readonly LiveMessage[]): Buffer {
 /** The bytes one slice of the fan-out hands to watchers' sockets before other requests get a turn. */
 const FAN_OUT_SLICE_BYTES = 256 * 1024;
 
+/** What the fan-out writes to: an open stream. */
+export interface Recipient {
+  readonly ended: boolean;
+  send(frames: Buffer, final: boolean): void;
+}
+
 /**
  * Hands runs of messages to watchers a slice at a time, yielding to the event loop between slices. The
  * kernel keeps taking writes to a socket whose peer does not read until its buffers fill (megabytes each on
@@ -319,12 +325,6 @@ const FAN_OUT_SLICE_BYTES = 256 * 1024;
  * of such watchers held every other request for as long as those copies took (up to 0.9 s). One queue for
  * every watcher keeps each watcher's runs in order.
  */
-/** What the fan-out writes to: an open stream. */
-export interface Recipient {
-  readonly ended: boolean;
-  send(frames: Buffer, final: boolean): void;
-}
-
 export class FanOut {
   /** Each entry holds the run's bytes, not its messages: those are framed once, and then can be let go. */
   private readonly queue: { watcher: Recipient; bytes: Buffer; final: boolean }[] = [];
