@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabases, type Databases } from './db/open.js';
@@ -105,10 +106,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     services,
     logLevel: config.logLevel,
     failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
-    // Every connection but a quarter (at least one) kept for cheap calls: heavy calls cannot take the
-    // pool from them, and still run side by side (a lane of one made a tenant's traces queue single file).
-    // PGlite has one connection and runs one transaction at a time anyway.
-    heavyLaneSize: databases.service.kind === 'postgres' ? Math.max(1, config.databasePoolSize - Math.max(1, Math.ceil(config.databasePoolSize / 4))) : 1,
+    // As many heavy calls at once as there are cores (at least two, so one slow call does not hold up all
+    // the others), and never more than the pool less a quarter, which stays with cheap calls. A heavy call
+    // holds its turn from reading its body to sending its answer, so this bounds the event loop's share
+    // they take, not only their connections. PGlite has one connection and runs one transaction at a time anyway.
+    heavyLaneSize:
+      databases.service.kind === 'postgres'
+        ? Math.min(Math.max(2, availableParallelism()), Math.max(1, config.databasePoolSize - Math.max(1, Math.ceil(config.databasePoolSize / 4))))
+        : 1,
     plugins: [
       telemetry,
       shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../src/testing/harness.js';
 import { createApp } from '../src/app.js';
@@ -115,8 +116,8 @@ test('heavy requests draw more points: a large page, a trace, a large input; the
   assert.equal(trace.headers.get('ratelimit-cost'), '5');
   assert.equal(remaining(trace), 4, 'a trace costs 5 points, whatever it answers');
 
-  // 260 kB of input costs 5 points, more than the 4 left: it is refused on its declared size, before its
-  // body is even parsed (malformed JSON is not what it is refused for), naming its cost.
+  // 260 kB of input costs 9 points (1 per 32 KiB), more than the 4 left: it is refused on its declared size,
+  // before its body is even parsed (malformed JSON is not what it is refused for), naming its cost.
   const big = await fetch(`${server.url}/rpc/v1/catalog.location.createLocation`, {
     method: 'POST',
     headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
@@ -124,8 +125,8 @@ test('heavy requests draw more points: a large page, a trace, a large input; the
   });
   const bigBody = await big.json();
   assert.equal(big.status, 429, JSON.stringify(bigBody).slice(0, 300));
-  assert.equal(bigBody.cost, 5);
-  assert.equal(big.headers.get('ratelimit-cost'), '5');
+  assert.equal(bigBody.cost, 9);
+  assert.equal(big.headers.get('ratelimit-cost'), '9');
   assert.ok(Number(big.headers.get('retry-after')) > 0, 'Retry-After is set');
 });
 
@@ -139,4 +140,37 @@ test('a POST asking for a large page draws the rest of its cost once its body is
   const second = await org.call('catalog.location.listLocations', { page: { limit: 200 } });
   assert.equal(second.status, 429, 'admission takes the last point; the one its page costs beyond it is refused');
   assert.equal(second.body.cost, 2);
+});
+
+test('heavy calls take turns in their lane from reading the body to answering; cheap calls never wait; a caller gone frees its turn', async (t) => {
+  // Registered before the server's own teardown, so it runs first also when an assertion fails: the server
+  // would not close while requests wait for their bodies.
+  const holders: Socket[] = [];
+  t.after(() => holders.forEach((socket) => socket.destroy()));
+  const server = await startTestServer();
+  const org = await server.createOrg();
+  const target = new URL(server.url);
+  // Heavy before its body is read (100 kB declared: 4 points), sending none of it: each holds a turn, or
+  // waits for one. More of them than the lane has turns (1 on PGlite, 2 or more on PostgreSQL).
+  for (let i = 0; i < 4; i++) {
+    const socket = connect(Number(target.port), target.hostname);
+    socket.on('error', () => {});
+    socket.write(
+      `POST /rpc/v1/catalog.location.createLocation HTTP/1.1\r\nHost: ${target.host}\r\nAuthorization: Bearer ${org.key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${100 * 1024}\r\n\r\n{"name":`,
+    );
+    holders.push(socket);
+  }
+  await sleep(200);
+  const cheap = await org.call('catalog.location.listLocations', {});
+  assert.equal(cheap.status, 200, 'a cheap call does not wait for the lane');
+
+  let traced: Awaited<ReturnType<typeof org.call>> | undefined;
+  const trace = org.call('traceability.traceBackward', { kind: 'green_lot', id: 'gl_missing' }, { method: 'GET' }).then((r) => (traced = r));
+  await sleep(300);
+  assert.equal(traced, undefined, 'a trace (heavy) waits while every turn is held');
+  for (const socket of holders) socket.destroy();
+  const answer = await trace;
+  assert.equal(answer.status, 404, 'the callers gone (those waiting too), the trace gets its turn');
+  assert.equal(answer.headers.get('ratelimit-cost'), '5');
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Database } from '../db/client.js';
 import { requestCost } from '../rpc/cost.js';
 import type { CredentialResolver, Principal } from '../auth/credentials.js';
@@ -108,6 +109,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   await app.register(async (rpc) => {
     const operations = new WeakMap<FastifyRequest, Operation>();
+    const heavyBeforeBody = new WeakMap<FastifyRequest, boolean>();
     // authenticate → limit → grant, in order, then (dispatcher:) validate → transaction. The grant step
     // resolves the operation (404 unknown, 405 method) and checks its module and permission. All of it runs
     // before the body is read: a caller refused here learns nothing and costs no parsing.
@@ -119,14 +121,24 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         operations.set(request, operation);
         return operation;
       },
-      // What is known before the body is read: the operation's own cost, the input's size and a GET's page.
-      // An unknown operation costs 1 (it is refused by the grant step that follows).
       points: (request) => {
-        const operation = registry.get(request.params.operation);
-        return operation ? requestCost(operation, request.method === 'GET' ? inputFromQuery(request.query, true) : null, inputBytes(request)) : 1;
+        const points = pointsBeforeBody(request);
+        heavyBeforeBody.set(request, points > 1);
+        return points;
       },
     });
-    rpc.addHook('onRequest', async (request, reply) => void (await admit(request as RpcRequest, reply)));
+    // A request known to be heavy before its body is read waits for its turn in the lane before reading it,
+    // and keeps the turn until its answer is sent: its parsing, work and encoding all take turns with the
+    // other heavy requests', so cheap ones always find the event loop and a connection. Its body waits in the
+    // connection meanwhile.
+    const inLane = new WeakSet<FastifyRequest>();
+    rpc.addHook('onRequest', async (request, reply) => {
+      await admit(request as RpcRequest, reply);
+      if (heavyBeforeBody.get(request)) {
+        await turnUntilClosed(heavyLane, reply.raw);
+        inLane.add(request);
+      }
+    });
 
     const handle = async (request: RpcRequest, reply: FastifyReply) => {
       const operation = operations.get(request)!;
@@ -140,7 +152,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       // A POST's page size is known only now: the rest of its cost is drawn before any work.
       if (cost > drawn) await limit(deps.rateLimiter, request.principal!.credentialId, cost - drawn, 'credential', reply, cost);
       const dispatch = () => dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
-      const result = cost > 1 ? await heavyLane(dispatch) : await dispatch();
+      const result = cost > 1 && !inLane.has(request) ? await heavyLane(dispatch) : await dispatch();
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       // Encoded once, by the dispatcher: the ETag is hashed over the bytes that are sent.
       const payload = Buffer.from(result.json);
@@ -159,6 +171,37 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   for (const plugin of deps.plugins ?? []) await plugin(app);
   return app;
+}
+
+/**
+ * What is known of a call's cost before its body is read: the operation's own cost, the input's size and a
+ * GET's page. An unknown operation costs 1 (the grant step refuses it).
+ */
+function pointsBeforeBody(request: RpcRequest): number {
+  const operation = registry.get(request.params.operation);
+  return operation ? requestCost(operation, request.method === 'GET' ? inputFromQuery(request.query, true) : null, inputBytes(request)) : 1;
+}
+
+/**
+ * Waits for a turn in `lane`, held until `response` closes: once sent, or when its connection is gone (also
+ * while it waits, in which case the turn ends as soon as it starts).
+ */
+function turnUntilClosed(lane: LimitFunction, response: ServerResponse): Promise<void> {
+  let closed = false;
+  let endTurn: () => void = () => {
+    closed = true;
+  };
+  response.once('close', () => endTurn());
+  return new Promise<void>((started) => {
+    void lane(
+      () =>
+        new Promise<void>((ended) => {
+          if (closed) ended();
+          else endTurn = () => ended();
+          started();
+        }),
+    );
+  });
 }
 
 /** The operation the path names, answering the method used: 404 for an unknown operation, 405 (with Allow) for another method. */

@@ -30,6 +30,8 @@ export const reportingOperations = [
     permission: 'reporting.read',
     module,
     get: false,
+    // A report reads a snapshot of the organization's data and renders a PDF: it weighs as ten calls.
+    cost: 10,
     input: GenerateReport,
     output: Report,
     errors: ['not_found'],
