@@ -91,6 +91,7 @@ for (let i = 0; i < HEAVY_KEYS; i++) {
 
 // Streams: each organization has one live batch, watched through KEYS_PER_STREAM_ORG viewer keys.
 const streams: FairnessFixtures['streams'] = [];
+const sessions: [string, string][] = [];
 for (let i = 0; i < STREAM_ORGS; i++) {
   const org = await createOrganization(owner, `Stream roastery ${i}`, 'enterprise');
   const machine = await rpc(org.apiKey, 'catalog.machine.registerMachine', {
@@ -105,6 +106,7 @@ for (let i = 0; i < STREAM_ORGS; i++) {
     batchId,
     machineId: machine.id,
   });
+  sessions.push([org.organizationId, batchId]);
   const viewerKeys: string[] = [];
   for (let k = 0; k < KEYS_PER_STREAM_ORG; k++) viewerKeys.push((await createApiKey(owner, org.organizationId, 'viewer')).apiKey);
   streams.push({ batchId, bridgeToken: token, viewerKeys });
@@ -114,6 +116,8 @@ const send = (message: ServerMessage) => process.send!(message);
 process.on('message', async (message: { type: string }) => {
   if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage().rss });
   if (message.type === 'close') {
+    // Never completed, the live sessions would stay (in Redis, across runs) holding every post.
+    for (const [orgId, batchId] of sessions) await bench.app.services.liveSessions.discard(orgId, batchId);
     await bench.close();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
