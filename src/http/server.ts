@@ -109,7 +109,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   await app.register(async (rpc) => {
     const operations = new WeakMap<FastifyRequest, Operation>();
-    const heavyBeforeBody = new WeakMap<FastifyRequest, boolean>();
+    /** The points each request drew on admission: what was known of its cost before its body was read. */
+    const drawnBeforeBody = new WeakMap<FastifyRequest, number>();
     // authenticate → limit → grant, in order, then (dispatcher:) validate → transaction. The grant step
     // resolves the operation (404 unknown, 405 method) and checks its module and permission. All of it runs
     // before the body is read: a caller refused here learns nothing and costs no parsing.
@@ -123,7 +124,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       },
       points: (request) => {
         const points = pointsBeforeBody(request);
-        heavyBeforeBody.set(request, points > 1);
+        drawnBeforeBody.set(request, points);
         return points;
       },
     });
@@ -131,13 +132,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     // and keeps the turn until its answer is sent: its parsing, work and encoding all take turns with the
     // other heavy requests', so cheap ones always find the event loop and a connection. Its body waits in the
     // connection meanwhile.
-    const inLane = new WeakSet<FastifyRequest>();
     rpc.addHook('onRequest', async (request, reply) => {
       await admit(request as RpcRequest, reply);
-      if (heavyBeforeBody.get(request)) {
-        await turnUntilClosed(heavyLane, reply.raw);
-        inLane.add(request);
-      }
+      if ((drawnBeforeBody.get(request) ?? 1) > 1) await turnUntilClosed(heavyLane, reply.raw);
     });
 
     const handle = async (request: RpcRequest, reply: FastifyReply) => {
@@ -147,12 +144,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         throw new ProblemError(400, 'invalid_input', 'The input must be a JSON object.', { errors: [{ path: '', message: 'expected an object' }] });
       }
       const idempotencyKey = request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
-      const drawn = requestCost(operation, request.method === 'GET' ? input : null, inputBytes(request));
+      const drawn = drawnBeforeBody.get(request) ?? 1;
       const cost = requestCost(operation, input, inputBytes(request));
-      // A POST's page size is known only now: the rest of its cost is drawn before any work.
+      // A POST's page size is known only now: the rest of its cost is drawn before any work, and a call
+      // found heavy only now takes its turn in the lane for its work (one heavy before has held it since).
       if (cost > drawn) await limit(deps.rateLimiter, request.principal!.credentialId, cost - drawn, 'credential', reply, cost);
       const dispatch = () => dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
-      const result = cost > 1 && !inLane.has(request) ? await heavyLane(dispatch) : await dispatch();
+      const result = cost > 1 && drawn === 1 ? await heavyLane(dispatch) : await dispatch();
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       // Encoded once, by the dispatcher: the ETag is hashed over the bytes that are sent.
       const payload = Buffer.from(result.json);

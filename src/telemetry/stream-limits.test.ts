@@ -1,9 +1,9 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { hashSecret, revokeCredential } from '../auth/credentials.js';
 import { newId } from '../lib/ids.js';
 import { startTestServer } from '../testing/harness.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FanOut, MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
 import { dataOf, machineWithToken, watchStream, type Watch } from './testing.js';
 
