@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { Database } from '../db/client.js';
 import { requestCost } from '../rpc/cost.js';
 import type { CredentialResolver, Principal } from '../auth/credentials.js';
@@ -13,6 +12,7 @@ import { registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
 import { buildOpenApi } from '../rpc/openapi.js';
 import { renderDocsPage } from './docs.js';
+import { FairLane } from './fair-lane.js';
 import { API_CALLERS, bearerCredential, guardChain, limit } from './guards.js';
 import { healthRoutes } from './health.js';
 import { MAX_BODY_BYTES, sendProblem, toProblem } from './problems.js';
@@ -69,7 +69,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     (operation, attempt, error) => app.log.warn({ operation, attempt, sqlState: (error as { code?: string }).code }, 'transaction lost a race; running it again'),
   );
   app.decorate('racesRetried', () => dispatcher.racesRetried);
-  const heavyLane = pLimit(deps.heavyLaneSize ?? 1);
+  // Turns go round robin over organizations (src/http/fair-lane.ts).
+  const heavyLane = new FairLane(deps.heavyLaneSize ?? 1);
 
   // A callback hook, not an async one: the reply is written at once rather than a tick later.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -134,7 +135,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     // connection meanwhile.
     rpc.addHook('onRequest', async (request, reply) => {
       await admit(request as RpcRequest, reply);
-      if ((drawnBeforeBody.get(request) ?? 1) > 1) await turnUntilClosed(heavyLane, reply.raw);
+      if ((drawnBeforeBody.get(request) ?? 1) > 1) await turnUntilClosed(heavyLane, request.principal!.orgId, reply.raw);
     });
 
     const handle = async (request: RpcRequest, reply: FastifyReply) => {
@@ -150,7 +151,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       // found heavy only now takes its turn in the lane for its work (one heavy before has held it since).
       if (cost > drawn) await limit(deps.rateLimiter, request.principal!.credentialId, cost - drawn, 'credential', reply, cost);
       const dispatch = () => dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
-      const result = cost > 1 && drawn === 1 ? await heavyLane(dispatch) : await dispatch();
+      const result = cost > 1 && drawn === 1 ? await heavyLane.run(request.principal!.orgId, dispatch) : await dispatch();
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       // Encoded once, by the dispatcher: the ETag is hashed over the bytes that are sent.
       const payload = Buffer.from(result.json);
@@ -181,25 +182,18 @@ function pointsBeforeBody(request: RpcRequest): number {
 }
 
 /**
- * Waits for a turn in `lane`, held until `response` closes: once sent, or when its connection is gone (also
- * while it waits, in which case the turn ends as soon as it starts).
+ * Waits for a turn of `party`'s in `lane`, held until `response` closes: once sent, or when its connection is
+ * gone (also while it waits, in which case the turn ends as soon as it is granted).
  */
-function turnUntilClosed(lane: LimitFunction, response: ServerResponse): Promise<void> {
+async function turnUntilClosed(lane: FairLane, party: string, response: ServerResponse): Promise<void> {
   let closed = false;
-  let endTurn: () => void = () => {
+  let end = () => {
     closed = true;
   };
-  response.once('close', () => endTurn());
-  return new Promise<void>((started) => {
-    void lane(
-      () =>
-        new Promise<void>((ended) => {
-          if (closed) ended();
-          else endTurn = () => ended();
-          started();
-        }),
-    );
-  });
+  response.once('close', () => end());
+  const endTurn = await lane.take(party);
+  if (closed) endTurn();
+  else end = endTurn;
 }
 
 /** The operation the path names, answering the method used: 404 for an unknown operation, 405 (with Allow) for another method. */
