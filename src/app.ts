@@ -110,10 +110,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // the others), and never more than the pool less a quarter, which stays with cheap calls. A heavy call
     // holds its turn from reading its body to sending its answer, so this bounds the event loop's share
     // they take, not only their connections. PGlite has one connection and runs one transaction at a time anyway.
-    heavyLaneSize:
-      databases.service.kind === 'postgres'
-        ? Math.min(Math.max(2, availableParallelism()), Math.max(1, config.databasePoolSize - Math.max(1, Math.ceil(config.databasePoolSize / 4))))
-        : 1,
+    heavyLaneSize: databases.service.kind === 'postgres' ? Math.min(Math.max(2, availableParallelism()), poolLessAQuarter(config.databasePoolSize)) : 1,
     plugins: [
       telemetry,
       shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
@@ -187,3 +184,6 @@ export async function runWorkers(
     },
   };
 }
+
+/** The connections of a pool of `size` that heavy calls may take: all but a quarter (at least one), and at least one. */
+const poolLessAQuarter = (size: number) => Math.max(1, size - Math.max(1, Math.ceil(size / 4)));

@@ -110,8 +110,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   await app.register(async (rpc) => {
     const operations = new WeakMap<FastifyRequest, Operation>();
-    /** The points each request drew on admission: what was known of its cost before its body was read. */
-    const drawnBeforeBody = new WeakMap<FastifyRequest, number>();
+    /** What each request was priced at on admission, before its body was read (and a GET's input, read for it). */
+    const priced = new WeakMap<FastifyRequest, PricedBeforeBody>();
     // authenticate → limit → grant, in order, then (dispatcher:) validate → transaction. The grant step
     // resolves the operation (404 unknown, 405 method) and checks its module and permission. All of it runs
     // before the body is read: a caller refused here learns nothing and costs no parsing.
@@ -124,9 +124,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         return operation;
       },
       points: (request) => {
-        const points = pointsBeforeBody(request);
-        drawnBeforeBody.set(request, points);
-        return points;
+        const price = priceBeforeBody(request);
+        priced.set(request, price);
+        return price.points;
       },
     });
     // A request known to be heavy before its body is read waits for its turn in the lane before reading it,
@@ -135,17 +135,19 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     // connection meanwhile.
     rpc.addHook('onRequest', async (request, reply) => {
       await admit(request as RpcRequest, reply);
-      if ((drawnBeforeBody.get(request) ?? 1) > 1) await turnUntilClosed(heavyLane, request.principal!.orgId, reply.raw);
+      if ((priced.get(request)?.points ?? 1) > 1) await turnUntilClosed(heavyLane, request.principal!.orgId, reply.raw);
     });
 
     const handle = async (request: RpcRequest, reply: FastifyReply) => {
       const operation = operations.get(request)!;
-      const input = request.method === 'GET' ? inputFromQuery(request.query) : request.body ?? {};
+      const price = priced.get(request);
+      // A GET's input was read to price it; one it could not read is read again here, to refuse it.
+      const input = request.method === 'GET' ? (price?.query ?? inputFromQuery(request.query)) : request.body ?? {};
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
         throw new ProblemError(400, 'invalid_input', 'The input must be a JSON object.', { errors: [{ path: '', message: 'expected an object' }] });
       }
       const idempotencyKey = request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
-      const drawn = drawnBeforeBody.get(request) ?? 1;
+      const drawn = price?.points ?? 1;
       const cost = requestCost(operation, input, inputBytes(request));
       // A POST's page size is known only now: the rest of its cost is drawn before any work, and a call
       // found heavy only now takes its turn in the lane for its work (one heavy before has held it since).
@@ -172,13 +174,20 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   return app;
 }
 
+interface PricedBeforeBody {
+  points: number;
+  /** A GET's input, or null when it is not valid JSON (and for a POST). */
+  query: unknown;
+}
+
 /**
  * What is known of a call's cost before its body is read: the operation's own cost, the input's size and a
  * GET's page. An unknown operation costs 1 (the grant step refuses it).
  */
-function pointsBeforeBody(request: RpcRequest): number {
+function priceBeforeBody(request: RpcRequest): PricedBeforeBody {
   const operation = registry.get(request.params.operation);
-  return operation ? requestCost(operation, request.method === 'GET' ? inputFromQuery(request.query, true) : null, inputBytes(request)) : 1;
+  const query = request.method === 'GET' ? inputFromQuery(request.query, true) : null;
+  return { points: operation ? requestCost(operation, query, inputBytes(request)) : 1, query };
 }
 
 /**

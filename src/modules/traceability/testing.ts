@@ -74,6 +74,8 @@ export async function buildChain(org: TestOrg): Promise<Chain> {
   return { gerba, huila, ethiopia, colombia, blendBase, firstRoast, secondRoast, nord, sued, nordShipment, suedShipment };
 }
 
+let edgesWritten = 0;
+
 /**
  * Lineage no operation records yet (blending roasted lots, packing product batches): written as the
  * owner, exactly as the operations write edges. Their ids sort in the order written (a trace lists edges
@@ -87,4 +89,3 @@ export async function insertEdges(owner: Queryable, orgId: string, edges: [strin
     );
   }
 }
-let edgesWritten = 0;

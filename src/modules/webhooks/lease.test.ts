@@ -53,7 +53,7 @@ test('a claim leases due deliveries with their endpoint and event; an expired le
   assert.equal(recordedStale.size, 0, 'the expired lease no longer owns the delivery');
   const recorded = await service.transaction((tx) => repo.recordSuccesses(tx, org.id, [{ deliveryId: current.deliveryId, token: current.token, result: succeeded() }]), { orgId: org.id });
   assert.deepEqual([...recorded], [current.deliveryId]);
-  const listed = await org.call('webhooks.listDeliveries', { filter: { endpointId: endpointId, status: 'succeeded' } });
+  const listed = await org.call('webhooks.listDeliveries', { filter: { endpointId, status: 'succeeded' } });
   assert.deepEqual(listed.body.items.map((d: { id: string }) => d.id), [current.deliveryId]);
   assert.equal(listed.body.items[0].attempts.length, 1, 'one attempt recorded');
 });
@@ -65,7 +65,7 @@ test('a deferred delivery is due again later without an attempt counted; a defer
   await service.transaction((tx) => repo.deferDeliveries(tx, org.id, [{ deliveryId: target.deliveryId, token: 'not-the-lease' }], later), { orgId: org.id });
   assert.deepEqual(await repo.claimDueDeliveries(owner, 10, 30), [], 'a stale deferral leaves the lease in place');
   await service.transaction((tx) => repo.deferDeliveries(tx, org.id, [{ deliveryId: target.deliveryId, token: target.token }], later), { orgId: org.id });
-  const [listed] = (await org.call('webhooks.listDeliveries', { filter: { endpointId: endpointId } })).body.items;
+  const [listed] = (await org.call('webhooks.listDeliveries', { filter: { endpointId } })).body.items;
   assert.equal(listed.status, 'pending');
   assert.equal(listed.attemptCount, 0, 'no attempt counted');
   assert.equal(new Date(listed.nextAttemptAt).getTime(), later.getTime(), 'due at the deferred time');
