@@ -197,6 +197,8 @@ test('the console: sign in, adjust a lot and see its ledger row, watch a replaye
     await reserve.getByLabel('Weight (kg)').fill('3');
     await reserve.getByRole('button', { name: 'Save' }).click();
     await ledger.locator('tr[data-kind="reserve"]').waitFor();
+    // The lot and its ledger are read again side by side after a save: the ledger's answer may come first.
+    await page.locator('.facts', { hasText: /Reserved\s+3 kg/ }).waitFor({ timeout: 10_000 }).catch(() => {});
     assert.match(await page.locator('.facts').innerText(), /Reserved\s+3 kg/, 'the lot shows 3 kg reserved');
 
     // Split: a new lot, linked from the notice, with its own split_in row.
