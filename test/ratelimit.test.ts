@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../src/testing/harness.js';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { API_WINDOWS } from '../src/ratelimit/limiter.js';
+import { API_WINDOWS, openRateLimiterFactory } from '../src/ratelimit/limiter.js';
 
 // Small windows with the production shape (a short burst window inside a longer sustained one), so the
 // test can cross both without waiting a minute.
@@ -69,6 +69,38 @@ test('with Redis, several API processes share one budget', async (t) => {
   const statuses = [];
   for (let i = 0; i < 6; i++) statuses.push(await callVia(i % 2 ? secondUrl : server.url));
   assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+});
+
+test('draws made together are counted exactly, key by key, in one budget shared through Redis; with Redis away, each process counts alone', async (t) => {
+  const config = loadConfig();
+  if (!config.redisUrl) return t.skip('REDIS_URL is not set');
+  // A prefix of this run's own, so no earlier run's counts are met.
+  const keyPrefix = `firstcrack:rl-test-${randomBytes(4).toString('hex')}`;
+  const [first, second] = await Promise.all([1, 2].map(() => openRateLimiterFactory({ redisUrl: config.redisUrl, keyPrefix })));
+  t.after(() => Promise.all([first.close(), second.close()]));
+  const budget = [
+    { name: 'burst', points: 4, seconds: 30 },
+    { name: 'sustained', points: 6, seconds: 60 },
+  ];
+  const limiters = [first.limiter('api', budget), second.limiter('api', budget)];
+  // Ten draws per key in the same turn, alternating between the two processes: four pass, the rest are refused.
+  const decisions = await Promise.all(['a', 'b', 'c'].flatMap((key) => Array.from({ length: 10 }, (_, i) => limiters[i % 2].consume(key))));
+  for (let k = 0; k < 3; k++) {
+    const mine = decisions.slice(k * 10, k * 10 + 10);
+    assert.equal(mine.filter((d) => d.allowed).length, 4, 'the burst window lets four through per key');
+    assert.deepEqual(mine.map((d) => d.headers.RateLimit.match(/r=(\d+)/)![1]).sort(), ['0', '0', '0', '0', '0', '0', '0', '1', '2', '3']);
+    assert.ok(mine.filter((d) => !d.allowed).every((d) => Number(d.headers['Retry-After']) > 25), 'a refusal waits for the burst window');
+  }
+  // A draw of several points counts them all: 5 more on a fresh key leaves the sustained window 1.
+  const heavy = await limiters[0].consume('d', 5);
+  assert.equal(heavy.allowed, false, '5 points exceed the burst window of 4');
+  assert.equal(heavy.headers.RateLimit.split(';')[0], '"burst"');
+
+  // Redis away: each process answers from its own counts instead of failing the request.
+  await first.close();
+  const alone = await Promise.all(Array.from({ length: 5 }, () => limiters[0].consume('a')));
+  assert.deepEqual(alone.map((d) => d.allowed), [true, true, true, true, false], 'this process’s own burst window of 4');
+  assert.equal((await limiters[1].consume('a')).allowed, false, 'the other process still counts in Redis');
 });
 
 test('the certificate pages’ budget comes from the one factory: shared by every process through Redis, per process without', async (t) => {

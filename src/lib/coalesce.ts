@@ -39,3 +39,28 @@ export function coalesce<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch = 200
       else if (filled && gather && waiting.length >= gather.items) filled();
     });
 }
+
+/**
+ * Pipelining for one kind of command: the calls made during one turn of the event loop are sent together as
+ * one batch, once the turn's I/O callbacks have run; unlike coalesce, a batch does not wait for the one
+ * before it. `run` answers one result per item, in order.
+ */
+export function batchPerTurn<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch: number): (item: T) => Promise<R> {
+  let waiting: { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }[] = [];
+  const flush = () => {
+    const batches = [];
+    for (let i = 0; i < waiting.length; i += maxBatch) batches.push(waiting.slice(i, i + maxBatch));
+    waiting = [];
+    for (const batch of batches) {
+      run(batch.map((w) => w.item)).then(
+        (results) => batch.forEach((w, i) => w.resolve(results[i])),
+        (error: unknown) => batch.forEach((w) => w.reject(error)),
+      );
+    }
+  };
+  return (item: T) =>
+    new Promise<R>((resolve, reject) => {
+      if (waiting.length === 0) setImmediate(flush);
+      waiting.push({ item, resolve, reject });
+    });
+}

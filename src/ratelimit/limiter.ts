@@ -1,5 +1,6 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Redis } from 'ioredis';
+import { batchPerTurn } from '../lib/coalesce.js';
 
 export interface RateWindow {
   name: string;
@@ -42,65 +43,129 @@ const KEY_PREFIX = 'firstcrack:rl';
 /** A factory over Redis when `redisUrl` is given (connected before it answers), over memory otherwise. */
 export async function openRateLimiterFactory(options: { redisUrl?: string; keyPrefix?: string } = {}): Promise<RateLimiterFactory> {
   const prefix = options.keyPrefix ?? KEY_PREFIX;
+  let counters: RedisWindowCounters | undefined;
   let redis: Redis | undefined;
   if (options.redisUrl) {
-    // No offline queue: a request never waits on a Redis that is away; the insurance limiter answers instead.
-    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
+    // No offline queue: a request never waits on a Redis that is away; the in-memory windows answer instead.
+    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
     await redis.connect();
+    counters = new RedisWindowCounters(redis);
   }
   return {
-    store: redis ? 'redis' : 'memory',
+    store: counters ? 'redis' : 'memory',
     // The API budget keeps the key prefix it always had, so a rolling upgrade shares counts with older processes.
-    limiter: (budget, windows) => new WindowedRateLimiter(windows, { redis, keyPrefix: budget === 'api' ? prefix : `${prefix}-${budget}` }),
+    limiter: (budget, windows) => new WindowedRateLimiter(windows, { counters, keyPrefix: budget === 'api' ? prefix : `${prefix}-${budget}` }),
     async close() {
       redis?.disconnect();
     },
   };
 }
 
+/** One window's count for a key after a draw: points consumed in the window so far, and when it ends. */
+interface WindowCount {
+  consumed: number;
+  msBeforeNext: number;
+}
+
+/**
+ * Fixed windows in Redis: each key is a counter that expires with its window. The counter and its expiry
+ * are rate-limiter-flexible's (its `rlflxIncr` script, key `<prefix>:<window>:<key>`), so processes of
+ * either kind share counts; but every draw made during one turn of the event loop, for every key, window
+ * and budget, goes to Redis as one script call instead of one command per window and request.
+ */
+const DRAW_SCRIPT = `
+local counts = {}
+for i = 1, #KEYS do
+  local points, seconds = ARGV[2 * i - 1], ARGV[2 * i]
+  redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
+  local consumed = redis.call('incrby', KEYS[i], points)
+  local ttl = redis.call('pttl', KEYS[i])
+  if ttl == -1 then
+    redis.call('expire', KEYS[i], seconds)
+    ttl = 1000 * seconds
+  end
+  counts[2 * i - 1] = consumed
+  counts[2 * i] = ttl
+end
+return counts`;
+
+/** At most this many window counters are drawn in one script call. */
+const MAX_DRAWS_PER_CALL = 1000;
+
+type DrawingRedis = Redis & { firstcrackDraw(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<number[]> };
+
+class RedisWindowCounters {
+  constructor(private readonly redis: Redis) {
+    redis.defineCommand('firstcrackDraw', { lua: DRAW_SCRIPT });
+  }
+
+  readonly draw = batchPerTurn<{ key: string; points: number; seconds: number }, WindowCount>(async (draws) => {
+    const args: (string | number)[] = draws.map((d) => d.key);
+    for (const d of draws) args.push(d.points, d.seconds);
+    const counts = await (this.redis as DrawingRedis).firstcrackDraw(draws.length, ...args);
+    return draws.map((_, i) => ({ consumed: counts[2 * i], msBeforeNext: counts[2 * i + 1] }));
+  }, MAX_DRAWS_PER_CALL);
+}
+
 /**
  * Every window checked together. In Redis, every API process draws on one shared budget; if Redis stops
- * answering, an in-memory limiter takes over (per process) rather than failing every request.
+ * answering, each window's in-memory counter takes over (per process) rather than failing every request.
  */
 class WindowedRateLimiter implements RateLimiter {
   readonly store: 'memory' | 'redis';
-  private readonly limiters: { window: RateWindow; limiter: RateLimiterAbstract }[];
+  private readonly windows: { window: RateWindow; keyPrefix: string; memory: RateLimiterMemory }[];
   private readonly policyHeader: string;
 
-  constructor(windows: RateWindow[], options: { redis?: Redis; keyPrefix: string }) {
-    this.store = options.redis ? 'redis' : 'memory';
-    this.limiters = windows.map((window) => {
-      const base = { points: window.points, duration: window.seconds, keyPrefix: `${options.keyPrefix}:${window.name}` };
-      const limiter = options.redis
-        ? new RateLimiterRedis({ ...base, storeClient: options.redis, insuranceLimiter: new RateLimiterMemory(base) })
-        : new RateLimiterMemory(base);
-      return { window, limiter };
+  constructor(
+    windows: RateWindow[],
+    private readonly options: { counters?: RedisWindowCounters; keyPrefix: string },
+  ) {
+    this.store = options.counters ? 'redis' : 'memory';
+    this.windows = windows.map((window) => {
+      const keyPrefix = `${options.keyPrefix}:${window.name}`;
+      return { window, keyPrefix, memory: new RateLimiterMemory({ points: window.points, duration: window.seconds, keyPrefix }) };
     });
     this.policyHeader = windows.map((w) => `"${w.name}";q=${w.points};w=${w.seconds}`).join(', ');
   }
 
   async consume(key: string, points = 1): Promise<RateDecision> {
-    const results = await Promise.all(
-      this.limiters.map(async ({ window, limiter }) => {
-        try {
-          return { window, res: await limiter.consume(key, points), allowed: true };
-        } catch (rejection) {
-          if (rejection instanceof RateLimiterRes) return { window, res: rejection, allowed: false };
-          throw rejection;
-        }
-      }),
-    );
+    const counts = await this.count(key, points);
+    const results = this.windows.map(({ window }, i) => ({
+      window,
+      remaining: Math.max(0, window.points - counts[i].consumed),
+      seconds: Math.max(1, Math.ceil(counts[i].msBeforeNext / 1000)),
+      allowed: counts[i].consumed <= window.points,
+    }));
     // Report the window closest to running out: that is the one a client must pace itself by.
-    const binding = results.reduce((a, b) => (remaining(b) < remaining(a) ? b : a));
-    const seconds = (r: (typeof results)[number]) => Math.max(1, Math.ceil(r.res.msBeforeNext / 1000));
+    const binding = results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
     const headers: Record<string, string> = {
       'RateLimit-Policy': this.policyHeader,
-      RateLimit: `"${binding.window.name}";r=${remaining(binding)};t=${seconds(binding)}`,
+      RateLimit: `"${binding.window.name}";r=${binding.remaining};t=${binding.seconds}`,
     };
     const refused = results.filter((r) => !r.allowed);
-    if (refused.length > 0) headers['Retry-After'] = String(Math.max(...refused.map(seconds)));
+    if (refused.length > 0) headers['Retry-After'] = String(Math.max(...refused.map((r) => r.seconds)));
     return { allowed: refused.length === 0, headers };
   }
-}
 
-const remaining = (r: { res: RateLimiterRes }) => Math.max(0, r.res.remainingPoints);
+  private async count(key: string, points: number): Promise<WindowCount[]> {
+    const { counters } = this.options;
+    if (counters) {
+      try {
+        return await Promise.all(this.windows.map((w) => counters.draw({ key: `${w.keyPrefix}:${key}`, points, seconds: w.window.seconds })));
+      } catch {
+        // Redis is away: this process's own counts answer until it is back.
+      }
+    }
+    return Promise.all(
+      this.windows.map(({ memory }) =>
+        memory.consume(key, points).then(
+          (res) => ({ consumed: res.consumedPoints, msBeforeNext: res.msBeforeNext }),
+          (rejection: unknown) => {
+            if (rejection instanceof RateLimiterRes) return { consumed: rejection.consumedPoints, msBeforeNext: rejection.msBeforeNext };
+            throw rejection;
+          },
+        ),
+      ),
+    );
+  }
+}

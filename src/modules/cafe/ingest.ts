@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { CredentialResolver } from '../../auth/credentials.js';
 import { PLAN_TERMS } from '../../auth/plans.js';
 import type { Database } from '../../db/client.js';
@@ -8,7 +8,7 @@ import { bearerCredential, guardChain, noGrant, type BearerPolicy } from '../../
 import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../rpc/errors.js';
 import { fieldErrors, id, unstorableText } from '../../rpc/schemas.js';
-import type { LiveBarStore } from './live.js';
+import type { LiveBarStore, LiveShot } from './live.js';
 import * as repo from './repository.js';
 import { MAX_SHOTS_PER_POST, ShotsPost } from './schemas.js';
 import { judgeShot } from './targets.js';
@@ -18,8 +18,8 @@ import { judgeShot } from './targets.js';
  * posts the shots it pulled to POST /ingest/v1/cafe/machines/{machineId}/shots with its bar machine token
  * (cafe.issueBarMachineToken). It runs the one guard chain with its own budget, like roast telemetry; a post
  * is stored all or nothing (the new shots and their rollups together, in one statement that may carry other
- * posts arriving at the same time) and answered after its commit; then the site's live session takes the new
- * shots, which is all getLiveBar reads.
+ * posts arriving at the same time) and answered after its commit, once the site's live session (all getLiveBar
+ * reads) has been sent the new shots.
  */
 
 /**
@@ -37,7 +37,7 @@ const MACHINE_CACHE_MS = 60_000;
 /** At most this many posts are written in one statement (each up to MAX_SHOTS_PER_POST shots). */
 const MAX_POSTS_PER_GROUP = 64;
 
-type WriteOutcome = { stored: repo.StoredShotSummary[] } | { error: unknown };
+type WriteOutcome = { stored: repo.JudgedShot[] } | { error: unknown };
 
 /** At most this many field errors are listed for one refused post. */
 const MAX_LISTED_ERRORS = 50;
@@ -82,25 +82,53 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
   }
 
   /**
+   * A group's new shots, to their sites' live sessions: one store call per site, issued at once (Redis runs
+   * one connection's commands in order, and memory takes them synchronously), so a getLiveBar this process
+   * answers after a post's answer sees its shots; the posts do not wait for the store's acknowledgement. The
+   * session is a view of what the database holds: if Redis fails to take them, the shots stay stored and the
+   * failure is logged.
+   */
+  let log: FastifyBaseLogger | undefined;
+  function showLive(orgId: string, posts: repo.ShotsToStore[], stored: repo.JudgedShot[][]) {
+    const bySite = new Map<string, LiveShot[]>();
+    posts.forEach(({ site, machineId }, i) => {
+      if (stored[i].length === 0) return;
+      const shots = bySite.get(site.id) ?? [];
+      for (const s of stored[i]) {
+        const { shotId, group, durationS, doseG, yieldG, outsideTarget, channeling } = s;
+        shots.push({ shotId, machineId, group, startedAt: Date.parse(s.startedAt), durationS, doseG, yieldG, outsideTarget, channeling });
+      }
+      bySite.set(site.id, shots);
+    });
+    for (const [siteId, shots] of bySite) {
+      deps.liveBar.record(orgId, siteId, shots).catch((error: unknown) => log?.error({ err: error, siteId }, 'live bar write failed; the shots are stored'));
+    }
+  }
+
+  /**
    * Group commit per organization (see coalesce): the posts that arrive while the organization's previous
    * group is being written are written together, in one statement (insertShots) and so one commit, which each
    * post waits for before it is answered. That statement is all or nothing; when it fails, each of its posts
    * is written again on its own, so a post's outcome is its own. A post's counts are its own either way: a
-   * shotId that two posts of a group share is stored once, for the first of them.
+   * shotId that two posts of a group share is stored once, for the first of them. A post's new shots go to the
+   * live session after its commit (showLive), before it is answered.
    */
   // One statement, atomic by itself, so it runs as autocommit (the database's `readOnly` path): no BEGIN/COMMIT round trips.
-  const write = (orgId: string, posts: repo.ShotsToStore[]) =>
-    deps.db.transaction((tx) => repo.insertShots(tx, orgId, posts), { orgId, readOnly: true });
+  const write = async (orgId: string, posts: repo.ShotsToStore[]): Promise<WriteOutcome[]> => {
+    const stored = await deps.db.transaction((tx) => repo.insertShots(tx, orgId, posts), { orgId, readOnly: true });
+    showLive(orgId, posts, stored);
+    return stored.map((shots) => ({ stored: shots }));
+  };
   const writers = new Map<string, (post: repo.ShotsToStore) => Promise<WriteOutcome>>();
   function writerOf(orgId: string) {
     let writer = writers.get(orgId);
     if (!writer) {
       writer = coalesce<repo.ShotsToStore, WriteOutcome>(async (posts) => {
         try {
-          return (await write(orgId, posts)).map((stored) => ({ stored }));
+          return await write(orgId, posts);
         } catch (error) {
           if (posts.length === 1) return [{ error }];
-          return Promise.all(posts.map((post) => write(orgId, [post]).then(([stored]) => ({ stored }), (error: unknown) => ({ error }))));
+          return Promise.all(posts.map((post) => write(orgId, [post]).then(([outcome]) => outcome, (error: unknown) => ({ error }))));
         }
       }, MAX_POSTS_PER_GROUP);
       // Forgetting an organization's writer loses nothing: a group it is writing still completes.
@@ -111,6 +139,7 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
   }
 
   return async (app: FastifyInstance) => {
+    log = app.log;
     await app.register(async (ingest) => {
       // Before the body is read: an unauthenticated or rate-limited caller costs no parsing.
       ingest.addHook('onRequest', async (request, reply) => void (await admit(request, reply)));
@@ -147,25 +176,6 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
         const outcome = await writerOf(principal.orgId)({ site: { id: siteId, timezone: found.timezone }, machineId, shots: judged });
         if ('error' in outcome) throw outcome.error;
         const stored = outcome.stored;
-        // After commit: the live session shows only what the database holds. A resent shot was not stored
-        // again and is not shown again.
-        if (stored.length > 0) {
-          await deps.liveBar.record(
-            principal.orgId,
-            siteId,
-            stored.map((s) => ({
-              shotId: s.shot_id,
-              machineId,
-              group: s.group_no,
-              startedAt: new Date(s.started_at).getTime(),
-              durationS: s.duration_s,
-              doseG: s.dose_g,
-              yieldG: s.yield_g,
-              outsideTarget: s.outside_target,
-              channeling: s.channeling,
-            })),
-          );
-        }
         return reply.code(202).send({ accepted: stored.length, duplicates: shots.length - stored.length });
       });
     });

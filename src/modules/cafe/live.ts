@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { coalesce } from '../../lib/coalesce.js';
 import { LIVE_RETAIN_SECONDS } from './targets.js';
 
 /**
@@ -75,8 +74,8 @@ type ScriptedRedis = Redis & { firstcrackBarRecord(key: string, ...args: (string
 /**
  * Server mode: one sorted set per site, scored by the shot's start, its member the shot's JSON. A write is
  * one script call (add, drop what left the window, cap, expire), atomic in Redis, so concurrent posts from
- * any process interleave safely; the writes of a site that arrive together are one call (see coalesce),
- * and each resolves once that call has run. The key expires an hour after the site's last shot.
+ * any process interleave safely; the channel makes one call per site for the posts it stores together. The
+ * key expires an hour after the site's last shot.
  */
 export class RedisLiveBarStore implements LiveBarStore {
   constructor(
@@ -91,27 +90,13 @@ export class RedisLiveBarStore implements LiveBarStore {
     return `${this.options.keyPrefix ?? 'firstcrack:bar'}:{${orgId}:${siteId}}`;
   }
 
-  private readonly write = coalesce<{ key: string; horizon: number; shots: LiveShot[] }, void>(async (writes) => {
-    const byKey = new Map<string, { horizon: number; args: (string | number)[] }>();
-    for (const { key, horizon, shots } of writes) {
-      let site = byKey.get(key);
-      if (!site) byKey.set(key, (site = { horizon, args: [] }));
-      // The latest horizon: what a later of these writes would have trimmed anyway.
-      site.horizon = Math.max(site.horizon, horizon);
-      for (const shot of shots) site.args.push(shot.startedAt, JSON.stringify(shot));
-    }
-    await Promise.all(
-      [...byKey].map(([key, { horizon, args }]) =>
-        (this.redis as ScriptedRedis).firstcrackBarRecord(key, horizon, MAX_SHOTS_PER_SITE, LIVE_RETAIN_SECONDS, ...args),
-      ),
-    );
-    return writes.map(() => undefined);
-  });
-
   async record(orgId: string, siteId: string, shots: LiveShot[], now = Date.now()): Promise<void> {
     const horizon = now - LIVE_RETAIN_SECONDS * 1000;
     const fresh = shots.filter((s) => s.startedAt >= horizon);
-    if (fresh.length > 0) await this.write({ key: this.key(orgId, siteId), horizon, shots: fresh });
+    if (fresh.length === 0) return;
+    const args: (string | number)[] = [];
+    for (const shot of fresh) args.push(shot.startedAt, JSON.stringify(shot));
+    await (this.redis as ScriptedRedis).firstcrackBarRecord(this.key(orgId, siteId), horizon, MAX_SHOTS_PER_SITE, LIVE_RETAIN_SECONDS, ...args);
   }
 
   async read(orgId: string, siteId: string, sinceMs: number): Promise<LiveShot[]> {

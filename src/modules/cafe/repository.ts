@@ -152,17 +152,6 @@ export interface JudgedShot extends ShotInput {
   channeling: boolean;
 }
 
-export interface StoredShotSummary {
-  shot_id: string;
-  group_no: number;
-  started_at: Date;
-  duration_s: number;
-  dose_g: number;
-  yield_g: number;
-  outside_target: boolean;
-  channeling: boolean;
-}
-
 /** One post's shots: a machine of a site, judged against the site's target. */
 export interface ShotsToStore {
   site: { id: string; timezone: string };
@@ -178,23 +167,27 @@ export interface ShotsToStore {
  * per post, the shots it newly stored. The rollups are written in key order, so two such statements running
  * at once lock shared rollup rows in the same order.
  */
-export async function insertShots(q: Queryable, orgId: string, posts: ShotsToStore[]): Promise<StoredShotSummary[][]> {
-  const seriesOf = (s: JudgedShot) =>
-    s.pressureBar || s.temperatureC || s.flow
-      ? JSON.stringify({ pressureBar: s.pressureBar ?? null, temperatureC: s.temperatureC ?? null, flow: s.flow ?? null })
-      : null;
-  const rows = posts.flatMap((post, index) => post.shots.map((shot) => ({ post, index, shot, id: newId('sht') })));
-  const stored = await q.query<StoredShotSummary & { id: string }>(
+export async function insertShots(q: Queryable, orgId: string, posts: ShotsToStore[]): Promise<JudgedShot[][]> {
+  const rows = posts.flatMap((post, index) => post.shots.map((shot) => ({ index, shot, id: newId('sht') })));
+  // The rows go as one JSON parameter: JSON.stringify is native, where thirteen array parameters would be
+  // escaped element by element in JavaScript.
+  const incoming = rows.map(({ index, shot, id }) => {
+    const { site, machineId } = posts[index];
+    const series = shot.pressureBar || shot.temperatureC || shot.flow ? { pressureBar: shot.pressureBar ?? null, temperatureC: shot.temperatureC ?? null, flow: shot.flow ?? null } : null;
+    return [id, site.id, machineId, site.timezone, shot.shotId, shot.group, shot.startedAt, shot.durationS, shot.doseG, shot.yieldG, shot.outsideTarget, shot.channeling, series];
+  });
+  const stored = await q.query<{ id: string }>(
     `with incoming as (
-       select * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::float8[], $10::float8[],
-                            $11::float8[], $12::bool[], $13::bool[], $14::text[])
-         with ordinality as x(id, site_id, machine_id, timezone, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series, n)
+       select r->>0 as id, r->>1 as site_id, r->>2 as machine_id, r->>3 as timezone, r->>4 as shot_id, (r->>5)::int as group_no,
+              (r->>6)::timestamptz as started_at, (r->>7)::float8 as duration_s, (r->>8)::float8 as dose_g, (r->>9)::float8 as yield_g,
+              (r->>10)::bool as outside_target, (r->>11)::bool as channeling, nullif(r->12, 'null'::jsonb) as series, n
+       from jsonb_array_elements($2::jsonb) with ordinality as x(r, n)
      ), inserted as (
        insert into cafe_shots (org_id, id, site_id, machine_id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series)
-       select $1, id, site_id, machine_id, shot_id, group_no, started_at::timestamptz, duration_s, dose_g, yield_g, outside_target, channeling, series::jsonb
+       select $1, id, site_id, machine_id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling, series
        from incoming order by n
        on conflict (org_id, machine_id, shot_id) do nothing
-       returning id, site_id, machine_id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling
+       returning id, site_id, machine_id, group_no, started_at, outside_target, channeling, duration_s
      ), g as (
        select h.site_id, h.machine_id, h.hour, h.group_no, (h.hour at time zone h.timezone)::date as local_date,
               extract(hour from h.hour at time zone h.timezone)::int as local_hour, h.shots, h.outside_target, h.channeling, h.duration_sum_s
@@ -230,30 +223,18 @@ export async function insertShots(q: Queryable, orgId: string, posts: ShotsToSto
          channeling = cafe_shot_hour_of_day_rollups.channeling + excluded.channeling,
          duration_sum_s = cafe_shot_hour_of_day_rollups.duration_sum_s + excluded.duration_sum_s
      )
-     select id, shot_id, group_no, started_at, duration_s, dose_g, yield_g, outside_target, channeling from inserted`,
-    [
-      orgId,
-      rows.map((r) => r.id),
-      rows.map((r) => r.post.site.id),
-      rows.map((r) => r.post.machineId),
-      rows.map((r) => r.post.site.timezone),
-      rows.map((r) => r.shot.shotId),
-      rows.map((r) => r.shot.group),
-      rows.map((r) => r.shot.startedAt),
-      rows.map((r) => r.shot.durationS),
-      rows.map((r) => r.shot.doseG),
-      rows.map((r) => r.shot.yieldG),
-      rows.map((r) => r.shot.outsideTarget),
-      rows.map((r) => r.shot.channeling),
-      rows.map((r) => seriesOf(r.shot)),
-    ],
+     select id from inserted`,
+    [orgId, JSON.stringify(incoming)],
     // Prepared once per connection: the channel's hot statement.
     { name: 'cafe_insert_shots' },
   );
-  // Each stored row carries the id given to one incoming shot, which names its post.
-  const postOf = new Map(rows.map((r) => [r.id, r.index]));
-  const byPost: StoredShotSummary[][] = posts.map(() => []);
-  for (const { id, ...shot } of stored) byPost[postOf.get(id)!].push(shot);
+  // Each stored row carries the id given to one incoming shot, which names its post and the shot.
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byPost: JudgedShot[][] = posts.map(() => []);
+  for (const { id } of stored) {
+    const { index, shot } = byId.get(id)!;
+    byPost[index].push(shot);
+  }
   return byPost;
 }
 
