@@ -20,7 +20,8 @@ export function createServices(config: Config, jobs: JobSender): Services {
         new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
       : new DiskLiveSessionStore(join(config.dataDir, 'live')),
     liveBar: config.redisUrl
-      ? new RedisLiveBarStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
+      ? // No auto-pipelining: the shot channel already sends one write per site for all the posts it stores together.
+        new RedisLiveBarStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ownsClient: true })
       : new MemoryLiveBarStore(),
     blobs: createBlobStore(config),
   };

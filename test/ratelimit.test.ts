@@ -83,7 +83,7 @@ test('draws made together are counted exactly, key by key, in one budget shared 
     { name: 'sustained', points: 6, seconds: 60 },
   ];
   const limiters = [first.limiter('api', budget), second.limiter('api', budget)];
-  // Ten draws per key in the same turn, alternating between the two processes: four pass, the rest are refused.
+  // Ten draws per key in the same task (one script call per process), alternating between the two processes: four pass, the rest are refused.
   const decisions = await Promise.all(['a', 'b', 'c'].flatMap((key) => Array.from({ length: 10 }, (_, i) => limiters[i % 2].consume(key))));
   for (let k = 0; k < 3; k++) {
     const mine = decisions.slice(k * 10, k * 10 + 10);

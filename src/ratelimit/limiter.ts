@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Redis } from 'ioredis';
-import { batchPerTurn } from '../lib/coalesce.js';
+import { batchPerTask } from '../lib/coalesce.js';
 
 export interface RateWindow {
   name: string;
@@ -70,8 +70,8 @@ interface WindowCount {
 /**
  * Fixed windows in Redis: each key is a counter that expires with its window. The counter and its expiry
  * are rate-limiter-flexible's (its `rlflxIncr` script, key `<prefix>:<window>:<key>`), so processes of
- * either kind share counts; but every draw made during one turn of the event loop, for every key, window
- * and budget, goes to Redis as one script call instead of one command per window and request.
+ * either kind share counts; but the windows of a request (and any other draws made in the same task) go to
+ * Redis as one script call, sent at once, instead of one command per window.
  */
 const DRAW_SCRIPT = `
 local counts = {}
@@ -99,7 +99,7 @@ class RedisWindowCounters {
     redis.defineCommand('firstcrackDraw', { lua: DRAW_SCRIPT });
   }
 
-  readonly draw = batchPerTurn<{ key: string; points: number; seconds: number }, WindowCount>(async (draws) => {
+  readonly draw = batchPerTask<{ key: string; points: number; seconds: number }, WindowCount>(async (draws) => {
     const args: (string | number)[] = draws.map((d) => d.key);
     for (const d of draws) args.push(d.points, d.seconds);
     const counts = await (this.redis as DrawingRedis).firstcrackDraw(draws.length, ...args);
