@@ -358,6 +358,31 @@ describe('the live bar', () => {
     assert.ok(head(2).shots[0].startedAt > head(2).shots[1].startedAt, 'newest first');
   });
 
+  test('a live session that fails to take the shots loses none: the post is stored and answered', async () => {
+    const siteId = await makeSite(org);
+    const machineId = await makeMachine(org, siteId);
+    const token = await issueToken(org, machineId);
+    const liveBar = server.app.services.liveBar;
+    const record = liveBar.record;
+    let refused = 0;
+    liveBar.record = async () => {
+      refused++;
+      throw new Error('live store away');
+    };
+    const s = shot();
+    try {
+      const res = await postShots(server.url, token, machineId, { shots: [s] });
+      assert.equal(res.status, 202);
+      assert.deepEqual(res.body, { accepted: 1, duplicates: 0 });
+    } finally {
+      liveBar.record = record;
+    }
+    assert.equal(refused, 1, 'the session was sent the new shot');
+    const now = Date.parse(s.startedAt);
+    const listed = await org.call('cafe.listShots', { filter: { siteId, from: new Date(now - 60_000).toISOString(), to: new Date(now + 60_000).toISOString() } });
+    assert.deepEqual(listed.body.items.map((x: { shotId: string }) => x.shotId), [s.shotId], 'the shot is stored');
+  });
+
   test('in server mode the live session is in Redis, so any API process answers', async (t) => {
     const url = process.env.REDIS_URL;
     if (!url) return t.skip('REDIS_URL is not set (embedded: the live session is this process’s memory)');
