@@ -193,9 +193,8 @@ export class DiskLiveSessionStore implements LiveSessionStore {
   async subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void> {
     const session = await this.load(orgId, batchId);
     if (!session) return () => {};
-    for (const entry of session.entries) {
-      if (entry.firstId + entrySize(entry) - 1 > afterId) onMessages(messagesOf(entry, afterId));
-    }
+    const buffered = session.entries.filter((entry) => entry.firstId + entrySize(entry) - 1 > afterId).flatMap((entry) => messagesOf(entry, afterId));
+    if (buffered.length > 0) onMessages(buffered);
     const listener = (messages: readonly LiveMessage[]) => onMessages(messages);
     session.feed.on('messages', listener);
     return () => session.feed.off('messages', listener);

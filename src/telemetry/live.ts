@@ -71,7 +71,10 @@ export interface LiveSessionStore {
    * Delivers the buffered messages with id > afterId, then every new one, in order, until the returned
    * function is called. Works across processes in server mode. Messages come in runs (one stored post's, or a
    * status): a run published live is one array handed to every watcher of the batch in this process, so work
-   * done once per array (framing it for the wire) is shared by them all. Receivers must not change the array.
+   * done once per array (framing it for the wire) is shared by them all. What was buffered before the call
+   * comes as one run, however many posts it holds: a watcher's backlog limit (src/telemetry/http.ts) applies
+   * between runs, and the catch-up a watcher asked for must not count against itself. Receivers must not
+   * change the array.
    */
   subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void>;
   /**

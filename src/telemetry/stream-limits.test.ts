@@ -1,10 +1,13 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { hashSecret, revokeCredential } from '../auth/credentials.js';
 import { newId } from '../lib/ids.js';
 import { startTestServer } from '../testing/harness.js';
-import { FanOut, MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
+import { FanOut, type Frames, MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
+import { SseParser, type SseMessage } from './sse-client.js';
 import { dataOf, machineWithToken, watchStream, type Watch } from './testing.js';
 
 // Registered before the server starts, so it runs before the server's own teardown closes the session store.
@@ -25,8 +28,11 @@ async function liveBatch(org: Awaited<ReturnType<typeof server.createOrg>>, code
   return batchId;
 }
 
-const watch = async (batchId: string, key: string) => {
-  const stream = await watchStream(`${server.url}/stream/v1/roast/${batchId}`, { authorization: `Bearer ${key}` });
+const watch = async (batchId: string, key: string, lastEventId?: number) => {
+  const stream = await watchStream(`${server.url}/stream/v1/roast/${batchId}`, {
+    authorization: `Bearer ${key}`,
+    ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }),
+  });
   streams.push(stream);
   return stream;
 };
@@ -86,9 +92,12 @@ test('the fan-out hands runs to watchers a slice at a time, each watcher in orde
   const received = new Map<number, number[]>();
   const recipients = Array.from({ length: 12 }, (_, i) => ({
     ended: i === 0,
-    send(frames: Buffer) {
+    admit(this: { ended: boolean }) {
+      return !this.ended;
+    },
+    send(frames: Frames) {
       if (!received.has(i)) received.set(i, []);
-      received.get(i)!.push(JSON.parse(frames.toString().split('data: ')[1]).n);
+      received.get(i)!.push(JSON.parse(Buffer.concat(frames.chunks).toString().split('data: ')[1]).n);
     },
   }));
   // Two runs of ~100 kB for each of 12 watchers: ~2.4 MB, far more than one slice.
@@ -103,5 +112,46 @@ test('the fan-out hands runs to watchers a slice at a time, each watcher in orde
   assert.ok(firstSlice > 0 && firstSlice < 6, `one slice hands over a few runs, not all 24 (${firstSlice})`);
   for (let turn = 0; turn < 20; turn++) await nextTurn();
   for (let i = 1; i < 12; i++) assert.deepEqual(received.get(i), [1, 2], `watcher ${i} got both runs, in order`);
-  assert.deepEqual(received.get(0), [1, 2], 'an ended watcher is handed its runs too (it drops them); they do not count against the slice');
+  assert.equal(received.get(0), undefined, 'a run is not queued for a watcher that does not admit it (ended, or cut off)');
+});
+
+test('a watcher that stops reading is cut off with a last too_far_behind event, and resumes from the last id it received', async () => {
+  const org = await server.createOrg();
+  const batchId = await liveBatch(org, 'SLOW-1');
+  const key = await org.createKey('viewer');
+  // A raw connection that reads the response's head, then stops reading, as a stalled client does.
+  const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+  const received: Buffer[] = [];
+  socket.on('data', (chunk) => received.push(chunk));
+  socket.write(`GET /stream/v1/roast/${batchId} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+  await once(socket, 'data');
+  socket.pause();
+
+  // ~12 MB of messages: more than the kernel's buffers of a loopback connection (4 MB to send, some to receive) and the 256 KiB backlog.
+  const note = 'x'.repeat(1000);
+  const perPost = 2000;
+  const posts = 6;
+  for (let seq = 1; seq <= posts; seq++) {
+    const samples = Array.from({ length: perPost }, (_, i) => ({ t: (seq * perPost + i) * 100, bt: 150, et: 220, note }) as never);
+    await live.append(org.id, batchId, seq, samples, []);
+  }
+  // The fan-out hands the runs over in slices; the kernel takes what it can before the watcher falls behind.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  socket.resume();
+  await once(socket, 'end');
+  socket.destroy();
+
+  const messages: SseMessage[] = [];
+  new SseParser((message) => messages.push(message)).push(Buffer.concat(received).toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n'));
+  const last = messages.at(-1)!;
+  assert.equal(last.event, 'closed');
+  assert.equal(JSON.parse(last.data).reason, 'too_far_behind');
+  const ids = messages.slice(0, -1).map((m) => Number(m.id));
+  assert.ok(ids.length > 0 && ids.length < posts * perPost, `some of the messages came before the cut (${ids.length})`);
+  assert.deepEqual(ids, Array.from({ length: ids.length }, (_, i) => i + 1), 'what came did so in order, without a gap');
+
+  const resumed = await watch(batchId, key, ids.length);
+  await resumed.until((w) => w.messages.length > 0);
+  assert.equal(Number(resumed.messages[0].id), ids.length + 1, JSON.stringify(resumed.messages[0]).slice(0, 300) + ' ' + 'a stream opened with Last-Event-ID resumes right after it');
+  resumed.close();
 });
