@@ -70,8 +70,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await jobs.prepare();
   const services = createServices(config, jobs);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
-  const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS);
-  const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS);
+  const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS, { leased: true });
+  const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS, { leased: true });
   const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
   const downloadLimiter = limiters.limiter('downloads', options.publicPageRateWindows ?? FILE_LINK_WINDOWS);
   const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);

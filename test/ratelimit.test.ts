@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../src/testing/harness.js';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { Redis } from 'ioredis';
 import { API_WINDOWS, openRateLimiterFactory } from '../src/ratelimit/limiter.js';
 
 // Small windows with the production shape (a short burst window inside a longer sustained one), so the
@@ -101,6 +102,43 @@ test('draws made together are counted exactly, key by key, in one budget shared 
   const alone = await Promise.all(Array.from({ length: 5 }, () => limiters[0].consume('a')));
   assert.deepEqual(alone.map((d) => d.allowed), [true, true, true, true, false], 'this process’s own burst window of 4');
   assert.equal((await limiters[1].consume('a')).allowed, false, 'the other process still counts in Redis');
+});
+
+test('a leased budget (the machine channels) lets exactly the budget through, draws most requests ahead in one Redis call, and is never looser across processes', async (t) => {
+  const config = loadConfig();
+  if (!config.redisUrl) return t.skip('REDIS_URL is not set');
+  const keyPrefix = `firstcrack:rl-test-${randomBytes(4).toString('hex')}`;
+  const [first, second] = await Promise.all([1, 2].map(() => openRateLimiterFactory({ redisUrl: config.redisUrl, keyPrefix })));
+  const redis = new Redis(config.redisUrl!);
+  t.after(() => Promise.all([first.close(), second.close(), redis.quit()]));
+  // Leases of up to 5% of the smallest window: 10 points here.
+  const budget = [
+    { name: 'burst', points: 200, seconds: 30 },
+    { name: 'sustained', points: 400, seconds: 60 },
+  ];
+  const [one, other] = [first.limiter('ingest', budget, { leased: true }), second.limiter('ingest', budget, { leased: true })];
+  const drawnInRedis = async (key: string) => Number(await redis.get(`${keyPrefix}-ingest:burst:${key}`));
+
+  // A key's first request draws its own point only, as an unleased budget does.
+  assert.equal((await one.consume('quiet')).allowed, true);
+  assert.equal(await drawnInRedis('quiet'), 1);
+
+  // One process, one request at a time: exactly 200 pass, each answer counting only what was spent.
+  const decisions = [];
+  for (let i = 0; i < 201; i++) decisions.push(await one.consume('busy'));
+  assert.deepEqual(decisions.map((d) => d.allowed), [...Array(200).fill(true), false]);
+  assert.deepEqual(decisions.slice(0, 5).map((d) => d.headers.RateLimit), [199, 198, 197, 196, 195].map((r) => `"burst";r=${r};t=30`));
+  assert.equal(decisions[200].headers.RateLimit.split(';')[1], 'r=0');
+  assert.ok(Number(decisions[200].headers['Retry-After']) > 25, 'a refusal waits for the burst window');
+  // Leases of 1, 2, 4, 8, then 10 (the last one granted 5 of its 10): 23 Redis calls for the 200 requests
+  // that passed, and one of 10 more for the refused one. Unleased, the counter would stand at 201.
+  assert.equal(await drawnInRedis('busy'), 215);
+
+  // Two processes on one key: together never more than the budget, and at most a lease each less.
+  const both = [];
+  for (let i = 0; i < 220; i++) both.push(await (i % 2 ? other : one).consume('shared'));
+  const allowed = both.filter((d) => d.allowed).length;
+  assert.ok(allowed <= 200 && allowed >= 200 - 2 * 10, `${allowed} of a budget of 200 let through across two processes`);
 });
 
 test('the certificate pages’ budget comes from the one factory: shared by every process through Redis, per process without', async (t) => {

@@ -34,7 +34,8 @@ export interface RateLimiter {
  */
 export interface RateLimiterFactory {
   readonly store: 'memory' | 'redis';
-  limiter(budget: string, windows: RateWindow[]): RateLimiter;
+  /** `leased`: a machine channel's budget, drawn from Redis in leases (see WindowedRateLimiter). */
+  limiter(budget: string, windows: RateWindow[], options?: { leased?: boolean }): RateLimiter;
   close(): Promise<void>;
 }
 
@@ -54,7 +55,8 @@ export async function openRateLimiterFactory(options: { redisUrl?: string; keyPr
   return {
     store: counters ? 'redis' : 'memory',
     // The API budget keeps the key prefix it always had, so a rolling upgrade shares counts with older processes.
-    limiter: (budget, windows) => new WindowedRateLimiter(windows, { counters, keyPrefix: budget === 'api' ? prefix : `${prefix}-${budget}` }),
+    limiter: (budget, windows, { leased = false } = {}) =>
+      new WindowedRateLimiter(windows, { counters, keyPrefix: budget === 'api' ? prefix : `${prefix}-${budget}`, leased }),
     async close() {
       redis?.disconnect();
     },
@@ -107,18 +109,48 @@ class RedisWindowCounters {
   }, MAX_DRAWS_PER_CALL);
 }
 
+/** Points a process has drawn from Redis for a key ahead of its requests (a leased budget only). */
+interface Lease {
+  /** Drawn and not yet spent. */
+  left: number;
+  /** What the draw asked for (0 when it was refused). */
+  size: number;
+  /** Each window's count right after the draw. */
+  counts: WindowCount[];
+  drawnAt: number;
+  /** When the first of its windows ends: points left then belong to a window that is gone. */
+  expiresAt: number;
+}
+
+/** A lease is at most this share of the smallest window, and at most MAX_LEASE points. */
+const LEASE_SHARE = 0.05;
+const MAX_LEASE = 256;
+/** Leases remembered per limiter; the oldest is forgotten first (its points are then simply not spent). */
+const MAX_LEASES = 10_000;
+
 /**
  * Every window checked together. In Redis, every API process draws on one shared budget; if Redis stops
  * answering, each window's in-memory counter takes over (per process) rather than failing every request.
+ *
+ * A leased budget (the machine channels: roast telemetry, shots) saves the Redis round trip of most requests
+ * of a busy key: a draw may take more points than the request needs, and the process spends the rest on the
+ * key's next requests until they run out or the first window ends. A key starts with leases of one point,
+ * exactly as unleased, and the size doubles while its leases are spent before their windows end, up to
+ * LEASE_SHARE of the smallest window. A lease is drawn like any request, so it never lets more through than
+ * the budget: points a process leased and did not spend are lost to the key, which makes the budget stricter
+ * by at most one lease per process, never looser. The RateLimit header counts a lease's unspent points as
+ * not yet used.
  */
 class WindowedRateLimiter implements RateLimiter {
   readonly store: 'memory' | 'redis';
   private readonly windows: { window: RateWindow; keyPrefix: string; memory: RateLimiterMemory }[];
   private readonly policyHeader: string;
+  private readonly leases: Map<string, Lease> | null;
+  private readonly maxLease: number;
 
   constructor(
     windows: RateWindow[],
-    private readonly options: { counters?: RedisWindowCounters; keyPrefix: string },
+    private readonly options: { counters?: RedisWindowCounters; keyPrefix: string; leased?: boolean },
   ) {
     this.store = options.counters ? 'redis' : 'memory';
     this.windows = windows.map((window) => {
@@ -126,15 +158,53 @@ class WindowedRateLimiter implements RateLimiter {
       return { window, keyPrefix, memory: new RateLimiterMemory({ points: window.points, duration: window.seconds, keyPrefix }) };
     });
     this.policyHeader = windows.map((w) => `"${w.name}";q=${w.points};w=${w.seconds}`).join(', ');
+    this.leases = options.leased && options.counters ? new Map() : null;
+    this.maxLease = Math.max(1, Math.min(MAX_LEASE, Math.floor(LEASE_SHARE * Math.min(...windows.map((w) => w.points)))));
   }
 
   async consume(key: string, points = 1): Promise<RateDecision> {
-    const counts = await this.count(key, points);
+    const now = Date.now();
+    const lease = this.leases?.get(key);
+    if (lease && now < lease.expiresAt && lease.left >= points) {
+      lease.left -= points;
+      return this.decision(lease.counts, lease.left, now - lease.drawnAt, []);
+    }
+    const size = this.leases ? Math.max(points, this.nextLeaseSize(lease, now)) : points;
+    const { counts, shared } = await this.count(key, size, points);
+    const drawn = shared ? size : points;
+    // Per window: which would refuse the request's own points, and how many of the draw's points it had left.
+    const refused = this.windows.map(({ window }, i) => counts[i].consumed - drawn + points > window.points);
+    const granted = Math.min(drawn, ...this.windows.map(({ window }, i) => Math.max(0, window.points - (counts[i].consumed - drawn))));
+    const allowed = !refused.includes(true);
+    let left = allowed ? granted - points : 0;
+    if (this.leases && shared) {
+      // Points left of a lease drawn by a concurrent request are kept; a refusal starts the key's leases at one point again.
+      const kept = this.leases.get(key);
+      if (kept && now < kept.expiresAt) left += kept.left;
+      this.keepLease(key, { left, size: allowed ? size : 0, counts, drawnAt: now, expiresAt: now + Math.min(...counts.map((c) => c.msBeforeNext)) });
+    }
+    return this.decision(counts, left, 0, refused);
+  }
+
+  /** A key whose last lease was spent before its window ended is busy: its next lease is twice the size. */
+  private nextLeaseSize(lease: Lease | undefined, now: number): number {
+    return lease && now < lease.expiresAt ? Math.max(1, Math.min(2 * lease.size, this.maxLease)) : 1;
+  }
+
+  private keepLease(key: string, lease: Lease): void {
+    const leases = this.leases!;
+    leases.delete(key);
+    if (leases.size >= MAX_LEASES) leases.delete(leases.keys().next().value!);
+    leases.set(key, lease);
+  }
+
+  /** The answer from each window's count: `unspent` leased points are not counted as used, `elapsedMs` is the count's age. */
+  private decision(counts: WindowCount[], unspent: number, elapsedMs: number, refused: boolean[]): RateDecision {
     const results = this.windows.map(({ window }, i) => ({
       window,
-      remaining: Math.max(0, window.points - counts[i].consumed),
-      seconds: Math.max(1, Math.ceil(counts[i].msBeforeNext / 1000)),
-      allowed: counts[i].consumed <= window.points,
+      remaining: Math.max(0, window.points - (counts[i].consumed - unspent)),
+      seconds: Math.max(1, Math.ceil((counts[i].msBeforeNext - elapsedMs) / 1000)),
+      refused: refused[i] ?? false,
     }));
     // Report the window closest to running out: that is the one a client must pace itself by.
     const binding = results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
@@ -142,21 +212,26 @@ class WindowedRateLimiter implements RateLimiter {
       'RateLimit-Policy': this.policyHeader,
       RateLimit: `"${binding.window.name}";r=${binding.remaining};t=${binding.seconds}`,
     };
-    const refused = results.filter((r) => !r.allowed);
-    if (refused.length > 0) headers['Retry-After'] = String(Math.max(...refused.map((r) => r.seconds)));
-    return { allowed: refused.length === 0, headers };
+    const refusing = results.filter((r) => r.refused);
+    if (refusing.length > 0) headers['Retry-After'] = String(Math.max(...refusing.map((r) => r.seconds)));
+    return { allowed: refusing.length === 0, headers };
   }
 
-  private async count(key: string, points: number): Promise<WindowCount[]> {
+  /**
+   * Draws from every window: `drawn` points in Redis (`shared`), or, with Redis away, the request's own
+   * `points` in this process's counts (no lease: these counts are this process's alone anyway).
+   */
+  private async count(key: string, drawn: number, points: number): Promise<{ counts: WindowCount[]; shared: boolean }> {
     const { counters } = this.options;
     if (counters) {
       try {
-        return await Promise.all(this.windows.map((w) => counters.draw({ key: `${w.keyPrefix}:${key}`, points, seconds: w.window.seconds })));
+        const counts = await Promise.all(this.windows.map((w) => counters.draw({ key: `${w.keyPrefix}:${key}`, points: drawn, seconds: w.window.seconds })));
+        return { counts, shared: true };
       } catch {
         // Redis is away: this process's own counts answer until it is back.
       }
     }
-    return Promise.all(
+    const counts = await Promise.all(
       this.windows.map(({ memory }) =>
         memory.consume(key, points).then(
           (res) => ({ consumed: res.consumedPoints, msBeforeNext: res.msBeforeNext }),
@@ -167,5 +242,6 @@ class WindowedRateLimiter implements RateLimiter {
         ),
       ),
     );
+    return { counts, shared: false };
   }
 }
