@@ -31,8 +31,9 @@ export const INGEST_WINDOWS: RateWindow[] = [
 export const HEARTBEAT_MS = 15_000;
 
 /**
- * A watcher this far behind (bytes sent to it that its socket has not taken) is cut off with a final `closed` event; it
- * reconnects with Last-Event-ID and loses nothing. This bounds what a watcher that stops reading can cost.
+ * A watcher this far behind (bytes sent to it that its socket has not taken) is cut off with a final
+ * `closed` event; it reconnects with Last-Event-ID and loses nothing. This bounds what a watcher that stops
+ * reading can cost.
  */
 const MAX_WATCHER_BACKLOG_BYTES = 256 * 1024;
 
@@ -182,9 +183,9 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         const { seq, samples, events = [] } = checked.post;
         const postJson = oneLine(request.rawBody!);
         // From here the post is the store's alone. Letting go of the request's parsed body and text before the
-        // store's round trip lets a 2,000-sample post (about 0.3 MB of objects and text) die in the young
-        // generation; held across it, posts were promoted and piled up in the old one until a full collection
-        // (the server grew 55-60 MB under steady posting, 25-30 MB without).
+        // store's round trip lets most of a 2,000-sample post (about 0.3 MB of objects and text) die in the
+        // young generation; held across it, posts were promoted and piled up in the old one until a full
+        // collection.
         request.body = undefined;
         request.rawBody = undefined;
         let result;
@@ -320,7 +321,7 @@ const FRAME_CHUNK_BYTES = 16 * 1024;
  * keeps up, and nothing is copied for one that does not.
  */
 const frames = new WeakMap<readonly LiveMessage[], Frames>();
-export function framesOf(messages: readonly LiveMessage[]): Frames {
+function framesOf(messages: readonly LiveMessage[]): Frames {
   let made = frames.get(messages);
   if (made === undefined) {
     const chunks: Buffer[] = [];
