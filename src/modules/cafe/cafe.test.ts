@@ -597,6 +597,9 @@ describe('site performance from day and hour-of-day rollups', () => {
       ['2026-10-25', '2026-10-25'],
       ['2026-01-31', '2026-03-01'],
       ['2025-12-15', '2026-01-10'],
+      ['2026-01-27', '2026-12-26'],
+      ['2026-06-02', '2026-06-29'],
+      ['2026-01-15', '2026-02-14'],
     ];
     for (const timezone of ['Europe/Berlin', 'Asia/Kolkata', 'America/New_York']) {
       const siteId = await makeSite(org, { timezone });
@@ -637,11 +640,15 @@ describe('site performance from day and hour-of-day rollups', () => {
     }
   });
 
-  test('month edges of a range', () => {
-    assert.deepEqual(repo.splitByMonths('2026-01-01', '2026-12-31'), { months: ['2026-01-01', '2027-01-01'], edges: [] });
-    assert.deepEqual(repo.splitByMonths('2026-02-15', '2026-11-20'), { months: ['2026-03-01', '2026-11-01'], edges: [['2026-02-15', '2026-02-28'], ['2026-11-01', '2026-11-20']] });
-    assert.deepEqual(repo.splitByMonths('2026-06-02', '2026-06-08'), { months: null, edges: [['2026-06-02', '2026-06-08']] });
-    assert.deepEqual(repo.splitByMonths('2026-01-31', '2026-03-01'), { months: ['2026-02-01', '2026-03-01'], edges: [['2026-01-31', '2026-01-31'], ['2026-03-01', '2026-03-01']] });
-    assert.deepEqual(repo.splitByMonths('2026-01-15', '2026-02-14'), { months: null, edges: [['2026-01-15', '2026-02-14']] });
+  test('how a range is read: whole months, less or plus the hours of the days that read fewer', () => {
+    const split = (from: string, to: string) => repo.splitByMonths(from, to);
+    assert.deepEqual(split('2026-01-01', '2026-12-31'), { months: ['2026-01-01', '2027-01-01'], add: [], subtract: [] });
+    // February half in (a tie reads the days in), November two thirds in (the month less its last ten days).
+    assert.deepEqual(split('2026-02-15', '2026-11-20'), { months: ['2026-03-01', '2026-12-01'], add: [['2026-02-15', '2026-02-28']], subtract: [['2026-11-21', '2026-11-30']] });
+    assert.deepEqual(split('2026-06-02', '2026-06-08'), { months: null, add: [['2026-06-02', '2026-06-08']], subtract: [] });
+    assert.deepEqual(split('2026-06-02', '2026-06-29'), { months: ['2026-06-01', '2026-07-01'], add: [], subtract: [['2026-06-01', '2026-06-01'], ['2026-06-30', '2026-06-30']] });
+    assert.deepEqual(split('2026-01-31', '2026-03-01'), { months: ['2026-02-01', '2026-03-01'], add: [['2026-01-31', '2026-01-31'], ['2026-03-01', '2026-03-01']], subtract: [] });
+    assert.deepEqual(split('2026-01-15', '2026-02-14'), { months: ['2026-01-01', '2026-02-01'], add: [['2026-02-01', '2026-02-14']], subtract: [['2026-01-01', '2026-01-14']] });
+    assert.deepEqual(split('2026-01-27', '2026-12-26'), { months: ['2026-02-01', '2027-01-01'], add: [['2026-01-27', '2026-01-31']], subtract: [['2026-12-27', '2026-12-31']] });
   });
 });

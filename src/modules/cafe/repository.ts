@@ -350,30 +350,51 @@ export async function saleRollupFigures(q: Queryable, orgId: string, siteId: str
 /** A Date's calendar day as YYYY-MM-DD (UTC calendar arithmetic, which has no DST). */
 const dayOf = (t: number) => new Date(t).toISOString().slice(0, 10);
 
+const DAY_MS = 86_400_000;
+const monthOf = (t: number) => {
+  const d = new Date(t);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+};
+const monthAfter = (month: number) => {
+  const d = new Date(month);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+};
+
 /**
- * How a range of local days [from, to] splits for the hour-of-day profile: the whole months inside it (read
- * from the month × hour-of-day rollups) and up to two partial stretches at its edges (read from the hourly
- * rollups). A range inside one month is one edge stretch and no months.
+ * How a range of local days [from, to] is read for the hour-of-day profile and the group heads, month by
+ * month: a month the range covers whole from the month × hour-of-day rollups; a month it covers in part either
+ * the same way less the hourly rollups of the days outside the range (`subtract`), or from the hourly rollups
+ * of its days inside the range (`add`), whichever reads fewer days. The months read whole are contiguous
+ * (only the first and the last month can be partial); at most two stretches are added and two subtracted.
  */
-export function splitByMonths(from: string, to: string): { months: [string, string] | null; edges: [string, string][] } {
+export function splitByMonths(from: string, to: string): { months: [string, string] | null; add: [string, string][]; subtract: [string, string][] } {
   const start = Date.parse(`${from}T00:00:00Z`);
-  const endExclusive = Date.parse(`${to}T00:00:00Z`) + 86_400_000;
-  const s = new Date(start);
-  const firstFull = s.getUTCDate() === 1 ? start : Date.UTC(s.getUTCFullYear(), s.getUTCMonth() + 1, 1);
-  const e = new Date(endExclusive);
-  const lastFullEnd = Date.UTC(e.getUTCFullYear(), e.getUTCMonth(), 1);
-  if (firstFull >= lastFullEnd) return { months: null, edges: [[from, to]] };
-  const edges: [string, string][] = [];
-  if (start < firstFull) edges.push([from, dayOf(firstFull - 86_400_000)]);
-  if (lastFullEnd < endExclusive) edges.push([dayOf(lastFullEnd), to]);
-  return { months: [dayOf(firstFull), dayOf(lastFullEnd)], edges };
+  const endExclusive = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
+  let months: [number, number] | null = null;
+  const add: [string, string][] = [];
+  const subtract: [string, string][] = [];
+  for (let month = monthOf(start); month < endExclusive; month = monthAfter(month)) {
+    const monthEnd = monthAfter(month);
+    const inStart = Math.max(month, start);
+    const inEnd = Math.min(monthEnd, endExclusive);
+    const daysIn = (inEnd - inStart) / DAY_MS;
+    const daysOut = (monthEnd - month) / DAY_MS - daysIn;
+    if (daysOut < daysIn) {
+      months = [months?.[0] ?? month, monthEnd];
+      if (month < inStart) subtract.push([dayOf(month), dayOf(inStart - DAY_MS)]);
+      if (inEnd < monthEnd) subtract.push([dayOf(inEnd), dayOf(monthEnd - DAY_MS)]);
+    } else {
+      add.push([dayOf(inStart), dayOf(inEnd - DAY_MS)]);
+    }
+  }
+  return { months: months && [dayOf(months[0]), dayOf(months[1])], add, subtract };
 }
 
 /**
  * A range's shot and sale figures in one statement, from rollups only: per local day from the day rollups;
- * per local hour of day and per group head from the month × hour-of-day rollups of the whole months inside the
- * range plus the hourly rollups of its partial months (together they cover exactly the range's local days,
- * so the day rollups are aggregated by day only). The same figures as shotRollupFigures and saleRollupFigures
+ * per local hour of day and per group head from the month × hour-of-day rollups and the hourly rollups as
+ * splitByMonths says (together they count exactly the range's local days: a rolling year, the 27th to the
+ * 26th, reads the hours of 10 days rather than 31; the day rollups are aggregated by day only). The same figures as shotRollupFigures and saleRollupFigures
  * over the range's hourly rollups. The database answers one row of JSON: the days as parallel arrays of day
  * offsets (from `from`) and counts (the array_aggs of one aggregate see its rows in the same order, so they
  * line up), shots and sales apart (no join, no date formatting per day), the hours and
@@ -387,7 +408,7 @@ export async function performanceFigures(
   from: string,
   to: string,
 ): Promise<{ shots: ShotFigures[]; sales: SaleFigures[] }> {
-  const { months, edges } = splitByMonths(from, to);
+  const { months, add, subtract } = splitByMonths(from, to);
   const [row] = await q.query<{
     days: [days: number[], shots: number[], outside: number[], channeling: number[]];
     sold_days: [days: number[], shotEquivalents: number[]];
@@ -402,6 +423,11 @@ export async function performanceFigures(
        where org_id = $1 and site_id = $2
          and ((hour >= ($7::date::timestamp at time zone $11::text) and hour < (($8::date + 1)::timestamp at time zone $11::text))
            or (hour >= ($9::date::timestamp at time zone $11::text) and hour < (($10::date + 1)::timestamp at time zone $11::text)))
+       union all
+       select local_hour, machine_id, group_no, -shots, -outside_target, -channeling, -duration_sum_s from cafe_shot_rollups
+       where org_id = $1 and site_id = $2
+         and ((hour >= ($12::date::timestamp at time zone $11::text) and hour < (($13::date + 1)::timestamp at time zone $11::text))
+           or (hour >= ($14::date::timestamp at time zone $11::text) and hour < (($15::date + 1)::timestamp at time zone $11::text)))
      ), shot_hour_sets as (
        select local_hour, machine_id, group_no, sum(shots)::int as shots, sum(outside_target)::int as outside_target,
               sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
@@ -414,6 +440,11 @@ export async function performanceFigures(
        where org_id = $1 and site_id = $2
          and ((hour >= ($7::date::timestamp at time zone $11::text) and hour < (($8::date + 1)::timestamp at time zone $11::text))
            or (hour >= ($9::date::timestamp at time zone $11::text) and hour < (($10::date + 1)::timestamp at time zone $11::text)))
+       union all
+       select local_hour, -shot_equivalents from cafe_sale_rollups
+       where org_id = $1 and site_id = $2
+         and ((hour >= ($12::date::timestamp at time zone $11::text) and hour < (($13::date + 1)::timestamp at time zone $11::text))
+           or (hour >= ($14::date::timestamp at time zone $11::text) and hour < (($15::date + 1)::timestamp at time zone $11::text)))
      ), hours as (
        select coalesce(s.local_hour, d.local_hour) as h, coalesce(s.shots, 0) as shots, coalesce(s.outside_target, 0) as outside_target,
               coalesce(s.channeling, 0) as channeling, coalesce(d.shot_equivalents, 0) as shot_equivalents
@@ -430,8 +461,13 @@ export async function performanceFigures(
         where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date) as sold_days,
        (select coalesce(json_agg(json_build_array(h, shots, outside_target, channeling, shot_equivalents)), '[]') from hours) as hours,
        (select coalesce(json_agg(json_build_array(machine_id, group_no, shots, outside_target, channeling, duration_sum_s)), '[]')
-        from shot_hour_sets where machine_id is not null) as heads`,
-    [orgId, site.id, from, to, months?.[0] ?? null, months?.[1] ?? null, edges[0]?.[0] ?? null, edges[0]?.[1] ?? null, edges[1]?.[0] ?? null, edges[1]?.[1] ?? null, site.timezone],
+        from shot_hour_sets where machine_id is not null and shots <> 0) as heads`,
+    [
+      ...[orgId, site.id, from, to, months?.[0] ?? null, months?.[1] ?? null],
+      ...[add[0]?.[0], add[0]?.[1], add[1]?.[0], add[1]?.[1]].map((day) => day ?? null),
+      site.timezone,
+      ...[subtract[0]?.[0], subtract[0]?.[1], subtract[1]?.[0], subtract[1]?.[1]].map((day) => day ?? null),
+    ],
     // Prepared once per connection: planning this statement costs more database time than running it for a week.
     { name: 'cafe_performance_figures' },
   );
