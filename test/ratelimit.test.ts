@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { startTestServer } from '../src/testing/harness.js';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { Redis } from 'ioredis';
 import { API_WINDOWS, openRateLimiterFactory } from '../src/ratelimit/limiter.js';
 
 // Small windows with the production shape (a short burst window inside a longer sustained one), so the

@@ -394,12 +394,12 @@ export function splitByMonths(from: string, to: string): { months: [string, stri
  * A range's shot and sale figures in one statement, from rollups only: per local day from the day rollups;
  * per local hour of day and per group head from the month × hour-of-day rollups and the hourly rollups as
  * splitByMonths says (together they count exactly the range's local days: a rolling year, the 27th to the
- * 26th, reads the hours of 10 days rather than 31; the day rollups are aggregated by day only). The same figures as shotRollupFigures and saleRollupFigures
- * over the range's hourly rollups. The database answers one row of JSON: the days as parallel arrays of day
- * offsets (from `from`) and counts (the array_aggs of one aggregate see its rows in the same order, so they
- * line up), shots and sales apart (no join, no date formatting per day), the hours and
- * group heads as arrays of rows; so a year's 365 days cost one JSON.parse of flat number arrays rather than
- * ~750 rows through the wire protocol. The totals are the sums of the days.
+ * 26th, reads the hours of 10 days rather than 31; the day rollups are aggregated by day only). The same
+ * figures as shotRollupFigures and saleRollupFigures over the range's hourly rollups. The database answers
+ * one row of JSON: the days as parallel arrays of day offsets (from `from`) and counts (the array_aggs of one
+ * aggregate see its rows in the same order, so they line up), shots and sales apart (no join, no date
+ * formatting per day), the hours and group heads as arrays of rows; so a year's 365 days cost one JSON.parse
+ * of flat number arrays rather than ~750 rows through the wire protocol. The totals are the sums of the days.
  */
 export async function performanceFigures(
   q: Queryable,
@@ -409,25 +409,23 @@ export async function performanceFigures(
   to: string,
 ): Promise<{ shots: ShotFigures[]; sales: SaleFigures[] }> {
   const { months, add, subtract } = splitByMonths(from, to);
+  // The hourly stretches, each counted once with its sign: +1 read in, -1 taken off its month.
+  const stretches = [...add.map(([first, last]) => [first, last, 1] as const), ...subtract.map(([first, last]) => [first, last, -1] as const)];
   const [row] = await q.query<{
     days: [days: number[], shots: number[], outside: number[], channeling: number[]];
     sold_days: [days: number[], shotEquivalents: number[]];
     hours: [number, number, number, number, number][];
     heads: [string, number, number, number, number, number][];
   }>(
-    `with shot_hours as (
+    `with stretches as (
+       select first_day::timestamp at time zone $10::text as from_hour, (last_day + 1)::timestamp at time zone $10::text as to_hour, sign
+       from unnest($7::date[], $8::date[], $9::int[]) as s(first_day, last_day, sign)
+     ), shot_hours as (
        select local_hour, machine_id, group_no, shots, outside_target, channeling, duration_sum_s from cafe_shot_hour_of_day_rollups
        where org_id = $1 and site_id = $2 and local_month >= $5::date and local_month < $6::date
        union all
-       select local_hour, machine_id, group_no, shots, outside_target, channeling, duration_sum_s from cafe_shot_rollups
-       where org_id = $1 and site_id = $2
-         and ((hour >= ($7::date::timestamp at time zone $11::text) and hour < (($8::date + 1)::timestamp at time zone $11::text))
-           or (hour >= ($9::date::timestamp at time zone $11::text) and hour < (($10::date + 1)::timestamp at time zone $11::text)))
-       union all
-       select local_hour, machine_id, group_no, -shots, -outside_target, -channeling, -duration_sum_s from cafe_shot_rollups
-       where org_id = $1 and site_id = $2
-         and ((hour >= ($12::date::timestamp at time zone $11::text) and hour < (($13::date + 1)::timestamp at time zone $11::text))
-           or (hour >= ($14::date::timestamp at time zone $11::text) and hour < (($15::date + 1)::timestamp at time zone $11::text)))
+       select r.local_hour, r.machine_id, r.group_no, s.sign * r.shots, s.sign * r.outside_target, s.sign * r.channeling, s.sign * r.duration_sum_s
+       from stretches s join cafe_shot_rollups r on r.org_id = $1 and r.site_id = $2 and r.hour >= s.from_hour and r.hour < s.to_hour
      ), shot_hour_sets as (
        select local_hour, machine_id, group_no, sum(shots)::int as shots, sum(outside_target)::int as outside_target,
               sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
@@ -436,15 +434,8 @@ export async function performanceFigures(
        select local_hour, shot_equivalents from cafe_sale_hour_of_day_rollups
        where org_id = $1 and site_id = $2 and local_month >= $5::date and local_month < $6::date
        union all
-       select local_hour, shot_equivalents from cafe_sale_rollups
-       where org_id = $1 and site_id = $2
-         and ((hour >= ($7::date::timestamp at time zone $11::text) and hour < (($8::date + 1)::timestamp at time zone $11::text))
-           or (hour >= ($9::date::timestamp at time zone $11::text) and hour < (($10::date + 1)::timestamp at time zone $11::text)))
-       union all
-       select local_hour, -shot_equivalents from cafe_sale_rollups
-       where org_id = $1 and site_id = $2
-         and ((hour >= ($12::date::timestamp at time zone $11::text) and hour < (($13::date + 1)::timestamp at time zone $11::text))
-           or (hour >= ($14::date::timestamp at time zone $11::text) and hour < (($15::date + 1)::timestamp at time zone $11::text)))
+       select r.local_hour, s.sign * r.shot_equivalents from stretches s
+       join cafe_sale_rollups r on r.org_id = $1 and r.site_id = $2 and r.hour >= s.from_hour and r.hour < s.to_hour
      ), hours as (
        select coalesce(s.local_hour, d.local_hour) as h, coalesce(s.shots, 0) as shots, coalesce(s.outside_target, 0) as outside_target,
               coalesce(s.channeling, 0) as channeling, coalesce(d.shot_equivalents, 0) as shot_equivalents
@@ -462,12 +453,7 @@ export async function performanceFigures(
        (select coalesce(json_agg(json_build_array(h, shots, outside_target, channeling, shot_equivalents)), '[]') from hours) as hours,
        (select coalesce(json_agg(json_build_array(machine_id, group_no, shots, outside_target, channeling, duration_sum_s)), '[]')
         from shot_hour_sets where machine_id is not null and shots <> 0) as heads`,
-    [
-      ...[orgId, site.id, from, to, months?.[0] ?? null, months?.[1] ?? null],
-      ...[add[0]?.[0], add[0]?.[1], add[1]?.[0], add[1]?.[1]].map((day) => day ?? null),
-      site.timezone,
-      ...[subtract[0]?.[0], subtract[0]?.[1], subtract[1]?.[0], subtract[1]?.[1]].map((day) => day ?? null),
-    ],
+    [orgId, site.id, from, to, months?.[0] ?? null, months?.[1] ?? null, stretches.map((s) => s[0]), stretches.map((s) => s[1]), stretches.map((s) => s[2]), site.timezone],
     // Prepared once per connection: planning this statement costs more database time than running it for a week.
     { name: 'cafe_performance_figures' },
   );
