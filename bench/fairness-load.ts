@@ -214,11 +214,15 @@ async function watchers(): Promise<void> {
     detail: Object.fromEntries([...statuses].map(([status, n]) => [`streams ${status}`, n])),
   });
   await go();
-  const posters = fixtures.streams.map(async ({ batchId, bridgeToken }) => {
+  const posters = fixtures.streams.map(async ({ batchId: watched, nextBatchIds, bridgeToken }) => {
+    const batchIds = [watched, ...nextBatchIds];
     for (let seq = 1; posting; seq++) {
-      const status = await postOnce(batchId, bridgeToken, seq).catch(() => 0);
+      const status = await postOnce(batchIds[0], bridgeToken, seq).catch(() => 0);
       if (status === 202) accepted++;
-      else {
+      else if (status === 409 && batchIds.length > 1) {
+        // The session is full (live_session_full): on to the next batch, as a roaster starts the next roast.
+        batchIds.shift();
+      } else {
         refused++;
         // Over the bridge's budget (429): a bridge waits before posting again.
         await sleep(100);

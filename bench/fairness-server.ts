@@ -16,8 +16,12 @@ export interface FairnessFixtures {
   /** The probe's keys, used in turn: the probe reads faster than one credential's budget allows. */
   probe: { keys: string[]; locationId: string };
   heavy: { key: string; lotId: string; customerId: string }[];
-  /** One live batch per organization, watched through several keys (within the per-credential and per-organization caps). */
-  streams: { batchId: string; bridgeToken: string; viewerKeys: string[] }[];
+  /**
+   * One live batch per organization, watched through several keys (within the per-credential and per-organization
+   * caps), and the batches its bridge posts to next, each once the one before is full (a session holds 50 of
+   * the bench's posts): so posts go on being stored rather than refused.
+   */
+  streams: { batchId: string; nextBatchIds: string[]; bridgeToken: string; viewerKeys: string[] }[];
 }
 
 export type ServerMessage = { type: 'ready'; url: string; kind: string; fixtures: FairnessFixtures } | { type: 'rss'; rss: number };
@@ -26,6 +30,8 @@ const HEAVY_KEYS = Number(process.env.FAIRNESS_HEAVY_KEYS ?? 10);
 const PROBE_KEYS = 400;
 const STREAM_ORGS = Number(process.env.FAIRNESS_STREAM_ORGS ?? 5);
 const KEYS_PER_STREAM_ORG = Number(process.env.FAIRNESS_KEYS_PER_STREAM_ORG ?? 5);
+// Enough sessions that a bridge posting at its budget's pace (30 a second) never runs out in a bench run.
+const SESSIONS_PER_BRIDGE = Number(process.env.FAIRNESS_SESSIONS_PER_BRIDGE ?? 16);
 
 // The service's own ingest budget (30 posts a second per bridge token at most), as an attacker's bridges
 // would meet it; FAIRNESS_GENEROUS_INGEST=1 lifts it, to see what posting as fast as the server takes costs.
@@ -100,16 +106,20 @@ for (let i = 0; i < STREAM_ORGS; i++) {
     connectivity: 'bridge',
   });
   const { token } = await rpc(org.apiKey, 'catalog.machine.issueMachineBridgeToken', { machineId: machine.id });
-  const batchId = newId('rb');
-  await bench.app.services.liveSessions.open({
-    orgId: org.organizationId,
-    batchId,
-    machineId: machine.id,
-  });
-  sessions.push([org.organizationId, batchId]);
+  const batchIds: string[] = [];
+  for (let b = 0; b < SESSIONS_PER_BRIDGE; b++) {
+    const batchId = newId('rb');
+    await bench.app.services.liveSessions.open({
+      orgId: org.organizationId,
+      batchId,
+      machineId: machine.id,
+    });
+    sessions.push([org.organizationId, batchId]);
+    batchIds.push(batchId);
+  }
   const viewerKeys: string[] = [];
   for (let k = 0; k < KEYS_PER_STREAM_ORG; k++) viewerKeys.push((await createApiKey(owner, org.organizationId, 'viewer')).apiKey);
-  streams.push({ batchId, bridgeToken: token, viewerKeys });
+  streams.push({ batchId: batchIds[0], nextBatchIds: batchIds.slice(1), bridgeToken: token, viewerKeys });
 }
 
 const send = (message: ServerMessage) => process.send!(message);

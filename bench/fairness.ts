@@ -11,8 +11,9 @@
 //  unlimited the same load with no budget at all: what the heavy lane alone holds (no goal; the budget is
 //            what keeps a tenant's load within what the service can serve);
 //  watchers  480 stream watchers that never read (5 organizations × 5 keys, within the caps), while each
-//            organization's bridge posts 2,000-sample posts back to back within its ingest budget: the probe, the posts accepted, and
-//            the server's RSS growth over its RSS just before (goal p99 ≤ 3× baseline, within 50 MB);
+//            organization's bridge posts 2,000-sample posts back to back within its ingest budget (moving to
+//            its next live batch when a session is full, so posts go on being stored): the probe, the posts
+//            accepted, and the server's RSS growth over its RSS just before (goal p99 ≤ 3× baseline, within 50 MB);
 //  posts     the same posts with no watcher, so the watchers' share of the above can be told from the posts';
 //  unauth    a flood of requests with unknown keys from one address (blocked after the failed-auth budget),
 //            last: it blocks the bench's address for a minute, so the probe does not run beside it.

@@ -4,6 +4,7 @@ import { createApp, type AppOptions, type RunningApp } from '../src/app.js';
 import { appRoleUrl } from '../src/config.js';
 import { PgliteDatabase, PostgresDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
+import { limitHeapGrowth } from '../src/lib/heap.js';
 import type { Databases } from '../src/db/open.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
 import { preparePostgresTemplate, withDatabase } from '../src/testing/template.js';
@@ -19,6 +20,8 @@ export async function startBenchApp(
   configOverrides: Partial<Config> = {},
 ): Promise<{ app: RunningApp; url: string; kind: string; poolSize: number; close(): Promise<void> }> {
   const config = { ...loadConfig(), logLevel: process.env.BENCH_LOG_LEVEL ?? 'silent', redisUrl: undefined, ...configOverrides };
+  // As `firstcrack serve` runs: measured with the heap setting it ships with.
+  limitHeapGrowth(config.heapGrowthPercent);
   let databases: Databases;
   let drop = async () => {};
   if (config.databaseUrl) {

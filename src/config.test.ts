@@ -113,3 +113,11 @@ describe('database pool size', () => {
     for (const value of ['0', '501', '2.5', 'four']) assertRefused({ DATABASE_POOL_SIZE: value }, 'DATABASE_POOL_SIZE', /whole number from 1 to 500/);
   });
 });
+
+describe('heap growth', () => {
+  test('defaults to 30 % and takes a whole number from 0 to 300', () => {
+    assert.equal(loadConfig({}).heapGrowthPercent, 30);
+    assert.equal(loadConfig({ FIRSTCRACK_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent, 0);
+    for (const value of ['-1', '301', '2.5', 'lots']) assertRefused({ FIRSTCRACK_HEAP_GROWTH_PERCENT: value }, 'FIRSTCRACK_HEAP_GROWTH_PERCENT', /whole number from 0/);
+  });
+});

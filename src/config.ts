@@ -8,6 +8,7 @@ const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) =>
 const S3_SETTINGS = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX'] as const;
 
 const POOL_SIZE_RULE = 'must be a whole number from 1 to 500';
+const HEAP_GROWTH_RULE = "must be a whole number from 0 (V8's own heuristics) to 300";
 
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -19,6 +20,13 @@ const Env = z.object({
   /** Connections the service keeps to PostgreSQL: about twice the database server's cores serves best. */
   DATABASE_POOL_SIZE: z.coerce.number({ error: POOL_SIZE_RULE }).int(POOL_SIZE_RULE).min(1, POOL_SIZE_RULE).max(500, POOL_SIZE_RULE).default(20),
   REDIS_URL: z.string().optional(),
+  /** src/lib/heap.ts: how far the old generation may grow past its live size before a full collection. */
+  FIRSTCRACK_HEAP_GROWTH_PERCENT: z.coerce
+    .number({ error: HEAP_GROWTH_RULE })
+    .int(HEAP_GROWTH_RULE)
+    .min(0, HEAP_GROWTH_RULE)
+    .max(300, HEAP_GROWTH_RULE)
+    .default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   S3_BUCKET: unsetIfEmpty(
     z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens'),
@@ -77,6 +85,8 @@ export interface Config {
   databaseAppUrl?: string;
   databasePoolSize: number;
   redisUrl?: string;
+  /** Percent the old generation may grow past what its last full collection left alive (0: V8's own); servers apply it. */
+  heapGrowthPercent: number;
   logLevel: string;
   s3?: S3Config;
   /** Base64 of the 32-byte key secrets are stored under (required in server mode; embedded: a key file in dataDir). */
@@ -111,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseAppUrl: e.DATABASE_APP_URL ?? (e.DATABASE_URL ? appRoleUrl(e.DATABASE_URL) : undefined),
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL || undefined,
+    heapGrowthPercent: e.FIRSTCRACK_HEAP_GROWTH_PERCENT,
     logLevel: e.LOG_LEVEL,
     s3: e.S3_BUCKET
       ? {

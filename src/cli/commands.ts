@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import type { Databases } from '../db/open.js';
 import { migrate } from '../db/migrate.js';
+import { limitHeapGrowth } from '../lib/heap.js';
 import {
   createOrganization,
   listApiKeys,
@@ -97,6 +98,7 @@ const serve: Command = {
   options: { 'no-workers': { type: 'boolean', description: 'serve the API only; run jobs in `firstcrack worker` processes' } },
   async run({ values }) {
     const cfg = config();
+    limitHeapGrowth(cfg.heapGrowthPercent);
     const apiOnly = values['no-workers'] === true;
     const [{ createApp }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
     let app;
@@ -139,6 +141,7 @@ const worker: Command = {
   details: 'SIGTERM or SIGINT stops fetching jobs at once and gives running ones up to 30 seconds; those still running are retried.',
   async run() {
     const cfg = config();
+    limitHeapGrowth(cfg.heapGrowthPercent);
     const [{ runWorkers }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
     let workers;
     try {
