@@ -191,9 +191,9 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   );
   // The day and month × hour-of-day rollups the channel and the POS import keep beside the hourly ones.
   await owner.query(
-    `insert into cafe_shot_day_rollups (org_id, site_id, local_date, machine_id, group_no, shots, outside_target, channeling, duration_sum_s)
-     select org_id, site_id, local_date, machine_id, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
-     from cafe_shot_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3, 4, 5`,
+    `insert into cafe_shot_day_rollups (org_id, site_id, local_date, shots, outside_target, channeling, duration_sum_s)
+     select org_id, site_id, local_date, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
+     from cafe_shot_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3`,
     [organizationId, perfSite.id],
   );
   await owner.query(

@@ -64,8 +64,8 @@ async function assertRollupsMatchShots(siteId: string) {
      select
        (select json_agg(t order by t) from (select machine_id, group_no, hour, ${sums} from l group by 1, 2, 3) t) as hours_expected,
        (select json_agg(t order by t) from (select machine_id, group_no, hour, ${rollupSums} from cafe_shot_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3) t) as hours,
-       (select json_agg(t order by t) from (select machine_id, group_no, local_date, ${sums} from l group by 1, 2, 3) t) as days_expected,
-       (select json_agg(t order by t) from (select machine_id, group_no, local_date, ${rollupSums} from cafe_shot_day_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3) t) as days,
+       (select json_agg(t order by t) from (select local_date, ${sums} from l group by 1) t) as days_expected,
+       (select json_agg(t order by t) from (select local_date, ${rollupSums} from cafe_shot_day_rollups where org_id = $1 and site_id = $2 group by 1) t) as days,
        (select json_agg(t order by t) from (select machine_id, group_no, date_trunc('month', local_date)::date as local_month, local_hour, ${sums} from l group by 1, 2, 3, 4) t) as hours_of_day_expected,
        (select json_agg(t order by t) from (select machine_id, group_no, local_month, local_hour, ${rollupSums} from cafe_shot_hour_of_day_rollups where org_id = $1 and site_id = $2 group by 1, 2, 3, 4) t) as hours_of_day`,
     [org.id, siteId],

@@ -205,10 +205,10 @@ export async function insertShots(q: Queryable, orgId: string, posts: ShotsToSto
          channeling = cafe_shot_rollups.channeling + excluded.channeling,
          duration_sum_s = cafe_shot_rollups.duration_sum_s + excluded.duration_sum_s
      ), rolled_days as (
-       insert into cafe_shot_day_rollups (org_id, site_id, local_date, machine_id, group_no, shots, outside_target, channeling, duration_sum_s)
-       select $1, site_id, local_date, machine_id, group_no, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
-       from g group by site_id, local_date, machine_id, group_no order by site_id, local_date, machine_id, group_no
-       on conflict (org_id, site_id, local_date, machine_id, group_no) do update set
+       insert into cafe_shot_day_rollups (org_id, site_id, local_date, shots, outside_target, channeling, duration_sum_s)
+       select $1, site_id, local_date, sum(shots), sum(outside_target), sum(channeling), sum(duration_sum_s)
+       from g group by site_id, local_date order by site_id, local_date
+       on conflict (org_id, site_id, local_date) do update set
          shots = cafe_shot_day_rollups.shots + excluded.shots,
          outside_target = cafe_shot_day_rollups.outside_target + excluded.outside_target,
          channeling = cafe_shot_day_rollups.channeling + excluded.channeling,
@@ -391,10 +391,10 @@ export function splitByMonths(from: string, to: string): { months: [string, stri
 }
 
 /**
- * A range's shot and sale figures in one statement, from rollups only: per local day from the day rollups;
- * per local hour of day and per group head from the month × hour-of-day rollups and the hourly rollups as
+ * A range's shot and sale figures in one statement, from rollups only: per local day from the day rollups (one
+ * row per site and day, so a year reads 365 rows); per local hour of day and per group head from the month × hour-of-day rollups and the hourly rollups as
  * splitByMonths says (together they count exactly the range's local days: a rolling year, the 27th to the
- * 26th, reads the hours of 10 days rather than 31; the day rollups are aggregated by day only). The same
+ * 26th, reads the hours of 10 days rather than 31). The same
  * figures as shotRollupFigures and saleRollupFigures over the range's hourly rollups. The database answers
  * one row of JSON: the days as parallel arrays of day offsets (from `from`) and counts (the array_aggs of one
  * aggregate see its rows in the same order, so they line up), shots and sales apart (no join, no date
@@ -445,9 +445,7 @@ export async function performanceFigures(
      select
        (select json_build_array(coalesce(array_agg(local_date - $3::date), '{}'), coalesce(array_agg(shots), '{}'),
                                 coalesce(array_agg(outside_target), '{}'), coalesce(array_agg(channeling), '{}'))
-        from (select local_date, sum(shots)::int as shots, sum(outside_target)::int as outside_target, sum(channeling)::int as channeling
-              from cafe_shot_day_rollups where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date
-              group by local_date) d) as days,
+        from cafe_shot_day_rollups where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date) as days,
        (select json_build_array(coalesce(array_agg(local_date - $3::date), '{}'), coalesce(array_agg(shot_equivalents::int), '{}')) from cafe_sale_day_rollups
         where org_id = $1 and site_id = $2 and local_date >= $3::date and local_date <= $4::date) as sold_days,
        (select coalesce(json_agg(json_build_array(h, shots, outside_target, channeling, shot_equivalents)), '[]') from hours) as hours,
