@@ -391,13 +391,13 @@ export function splitByMonths(from: string, to: string): { months: [string, stri
 }
 
 /**
- * A range's shot and sale figures in one statement, from rollups only: per local day from the day rollups (one
- * row per site and day, so a year reads 365 rows); per local hour of day and per group head from the month × hour-of-day rollups and the hourly rollups as
- * splitByMonths says (together they count exactly the range's local days: a rolling year, the 27th to the
- * 26th, reads the hours of 10 days rather than 31). The same
- * figures as shotRollupFigures and saleRollupFigures over the range's hourly rollups. The database answers
- * one row of JSON: the days as parallel arrays of day offsets (from `from`) and counts (the array_aggs of one
- * aggregate see its rows in the same order, so they line up), shots and sales apart (no join, no date
+ * A range's shot and sale figures in one statement, from rollups only: per local day from the day rollups
+ * (one row per site and day, so a year reads 365 rows); per local hour of day and per group head from the
+ * month × hour-of-day rollups and the hourly rollups as splitByMonths says (together they count exactly the
+ * range's local days: a rolling year, the 27th to the 26th, reads the hours of 10 days rather than 31). The
+ * same figures as shotRollupFigures and saleRollupFigures over the range's hourly rollups. The database
+ * answers one row of JSON: the days as parallel arrays of day offsets (from `from`) and counts (the array_aggs
+ * of one aggregate see its rows in the same order, so they line up), shots and sales apart (no join, no date
  * formatting per day), the hours and group heads as arrays of rows; so a year's 365 days cost one JSON.parse
  * of flat number arrays rather than ~750 rows through the wire protocol. The totals are the sums of the days.
  */
