@@ -123,16 +123,19 @@ export class RedisLiveSessionStore implements LiveSessionStore {
       feed = new Feed(this.subscriber, k.channel, (from) => this.range(k.log, from));
       this.feeds.set(k.channel, feed);
     }
-    let last = afterId;
     let backlog: (readonly LiveMessage[])[] | null = [];
+    const listener: FeedListener = {
+      last: afterId,
+      take: (messages) => (backlog ? backlog.push(messages) : deliver(messages)),
+    };
     // A run wholly past `last` (every live run once the seam is behind) is passed on as the shared array itself.
     const deliver = (messages: readonly LiveMessage[]) => {
+      const last = listener.last;
       const fresh = messages.length > 0 && messages[0].id > last ? messages : messages.filter((m) => m.id > last);
       if (fresh.length === 0) return;
-      last = fresh[fresh.length - 1].id;
+      listener.last = fresh[fresh.length - 1].id;
       onMessages(fresh);
     };
-    const listener = (messages: readonly LiveMessage[]) => (backlog ? backlog.push(messages) : deliver(messages));
     feed.listeners.add(listener);
     const unsubscribe = () => {
       feed.listeners.delete(listener);
@@ -220,6 +223,18 @@ function entryOf([entryId, fields]: StreamEntry): LiveEntry {
   return numbered(Number(entryId.slice(2)), field('p'), field('t'));
 }
 
+/** A local watcher of a feed: the highest id it has been handed (from the log or the channel), and its intake. */
+interface FeedListener {
+  last: number;
+  take(messages: readonly LiveMessage[]): void;
+}
+
+function lowestPosition(listeners: Iterable<FeedListener>): number | null {
+  let lowest: number | null = null;
+  for (const { last } of listeners) lowest = lowest === null ? last : Math.min(lowest, last);
+  return lowest;
+}
+
 /** A stored post (or status), numbered so its last message has `lastId`. */
 function numbered(lastId: number, postJson: string, statusJson: string): LiveEntry {
   const post = postJson ? (JSON.parse(postJson) as { samples: CurveSample[]; events?: RoastEvent[] }) : { samples: [] };
@@ -235,7 +250,7 @@ function numbered(lastId: number, postJson: string, statusJson: string): LiveEnt
  * are read from the log first, and later payloads wait behind that read so order holds.
  */
 class Feed {
-  readonly listeners = new Set<(messages: readonly LiveMessage[]) => void>();
+  readonly listeners = new Set<FeedListener>();
   readonly subscribed: Promise<unknown>;
   /** Highest id delivered through this feed; null until the first payload. */
   private lastId: number | null = null;
@@ -256,6 +271,9 @@ class Feed {
     const [lastId, post, status] = payload.split('\n');
     const messages = messagesOf(numbered(Number(lastId), post, status));
     if (messages.length === 0) return;
+    // Before its first payload the feed has delivered nothing itself: what its listeners hold came from their
+    // own log reads, so a gap is judged against the one that holds least.
+    if (this.lastId === null && this.pending === null) this.lastId = lowestPosition(this.listeners);
     const first = messages[0].id;
     if (!this.pending && !this.missesBefore(first)) return this.emit(messages);
     const task = (this.pending ?? Promise.resolve()).then(async () => {
@@ -282,7 +300,7 @@ class Feed {
     const fresh = lastId === null ? messages : messages.filter((m) => m.id > lastId);
     if (fresh.length === 0) return;
     this.lastId = fresh[fresh.length - 1].id;
-    for (const listener of this.listeners) listener(fresh);
+    for (const listener of this.listeners) listener.take(fresh);
   }
 
   close(): void {

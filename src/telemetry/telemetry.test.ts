@@ -467,27 +467,33 @@ describe('durability and processes', () => {
     watcher.close();
   });
 
-  test('with Redis, messages whose publish a process missed are filled in from the log, in order', async (t) => {
-    if (!(live instanceof RedisLiveSessionStore)) return t.skip('REDIS_URL is not set');
-    const { Redis } = await import('ioredis');
-    const redis = new Redis(loadConfig().redisUrl!);
-    t.after(() => redis.disconnect());
-    const { machineId, token } = await machine();
-    const batchId = await openSession(machineId);
-    const watcher = await watch(batchId);
-    assert.equal((await post(token, batchId, { seq: 0, samples: [sample(0)] })).status, 202);
-    await watcher.until((w) => w.messages.length === 1);
-    // A post of two samples stored while this process's subscriber connection was away: in the log, never
-    // published (the store's key layout, documented in live-redis.ts).
-    const base = `firstcrack:live:{${org.id}:${batchId}}`;
-    assert.equal(await redis.incrby(`${base}:next`, 2), 3);
-    await redis.xadd(`${base}:log`, '0-3', 'p', JSON.stringify({ seq: 9, samples: [sample(1000), sample(2000)] }), 't', '');
-    assert.equal((await post(token, batchId, { seq: 1, samples: [sample(3000)] })).status, 202);
-    await watcher.until((w) => w.messages.length === 4);
-    assert.deepEqual(watcher.messages.map((m) => m.id), ['1', '2', '3', '4']);
-    assert.deepEqual(dataOf(watcher, 'sample').map((s) => s.t), [0, 1000, 2000, 3000]);
-    watcher.close();
-  });
+  // The watcher's first message reaches it over the channel, or from its own log read (posted before it
+  // subscribed, so this process's feed has delivered nothing itself when the gap shows).
+  for (const firstFrom of ['the channel', 'the log'] as const) {
+    test(`with Redis, messages whose publish a process missed are filled in from the log, in order (first from ${firstFrom})`, async (t) => {
+      if (!(live instanceof RedisLiveSessionStore)) return t.skip('REDIS_URL is not set');
+      const { Redis } = await import('ioredis');
+      const redis = new Redis(loadConfig().redisUrl!);
+      t.after(() => redis.disconnect());
+      const { machineId, token } = await machine();
+      const batchId = await openSession(machineId);
+      const first = () => post(token, batchId, { seq: 0, samples: [sample(0)] });
+      if (firstFrom === 'the log') assert.equal((await first()).status, 202);
+      const watcher = await watch(batchId);
+      if (firstFrom === 'the channel') assert.equal((await first()).status, 202);
+      await watcher.until((w) => w.messages.length === 1);
+      // A post of two samples stored while this process's subscriber connection was away: in the log, never
+      // published (the store's key layout, documented in live-redis.ts).
+      const base = `firstcrack:live:{${org.id}:${batchId}}`;
+      assert.equal(await redis.incrby(`${base}:next`, 2), 3);
+      await redis.xadd(`${base}:log`, '0-3', 'p', JSON.stringify({ seq: 9, samples: [sample(1000), sample(2000)] }), 't', '');
+      assert.equal((await post(token, batchId, { seq: 1, samples: [sample(3000)] })).status, 202);
+      await watcher.until((w) => w.messages.length === 4);
+      assert.deepEqual(watcher.messages.map((m) => m.id), ['1', '2', '3', '4']);
+      assert.deepEqual(dataOf(watcher, 'sample').map((s) => s.t), [0, 1000, 2000, 3000]);
+      watcher.close();
+    });
+  }
 });
 
 describe('with the roasting operations', () => {
