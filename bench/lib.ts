@@ -5,6 +5,7 @@ import { appRoleUrl } from '../src/config.js';
 import { PgliteDatabase, PostgresDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { limitHeapGrowth } from '../src/lib/heap.js';
+import { keepWorkerThreadStarted } from '../src/lib/off-thread.js';
 import type { Databases } from '../src/db/open.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
 import { preparePostgresTemplate, withDatabase } from '../src/testing/template.js';
@@ -22,6 +23,7 @@ export async function startBenchApp(
   const config = { ...loadConfig(), logLevel: process.env.BENCH_LOG_LEVEL ?? 'silent', redisUrl: undefined, ...configOverrides };
   // As `firstcrack serve` runs: measured with the heap setting it ships with.
   limitHeapGrowth(config.heapGrowthPercent);
+  keepWorkerThreadStarted();
   let databases: Databases;
   let drop = async () => {};
   if (config.databaseUrl) {

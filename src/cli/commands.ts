@@ -100,7 +100,8 @@ const serve: Command = {
     const cfg = config();
     limitHeapGrowth(cfg.heapGrowthPercent);
     const apiOnly = values['no-workers'] === true;
-    const [{ createApp }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
+    const [{ createApp }, { DataDirInUseError }, { keepWorkerThreadStarted }] = await Promise.all([import('../app.js'), import('../db/open.js'), import('../lib/off-thread.js')]);
+    keepWorkerThreadStarted();
     let app;
     try {
       app = await createApp(cfg, { workers: !apiOnly });

@@ -7,7 +7,7 @@ import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Dispatcher } from '../rpc/dispatch.js';
 import type { Operation, Services } from '../rpc/define.js';
-import { ProblemError } from '../rpc/errors.js';
+import { ProblemError, malformedJson } from '../rpc/errors.js';
 import { registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
 import { buildOpenApi } from '../rpc/openapi.js';
@@ -36,6 +36,13 @@ declare module 'fastify' {
     principal?: Principal;
     /** The JSON body's text as received, for a route that stores it verbatim (telemetry ingest). */
     rawBody?: string;
+  }
+  interface FastifyContextConfig {
+    /**
+     * A JSON body of more characters than this is not parsed on the event loop: the body is left undefined
+     * and the route parses `rawBody` itself, on a worker thread (telemetry ingest's large posts).
+     */
+    parsesBodiesOver?: number;
   }
   interface FastifyInstance {
     /** How many transactions were run again after losing a race (a deadlock or serialization failure). */
@@ -83,11 +90,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.addContentTypeParser(/^application\/([a-z0-9.+-]*\+)?json$/, { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
     request.rawBody = text;
+    const parsesItselfOver = request.routeOptions.config.parsesBodiesOver;
+    if (parsesItselfOver !== undefined && text.length > parsesItselfOver) return done(null, undefined);
     if (text.trim() === '') return done(null, {});
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(new ProblemError(400, 'malformed_json', `The body is not valid JSON: ${(error as Error).message}`), undefined);
+      done(malformedJson((error as Error).message), undefined);
     }
   });
 

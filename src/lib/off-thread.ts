@@ -2,21 +2,33 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 
 /**
- * CPU-bound work (parsing a large roast log, rendering a report) runs on worker threads, off the event loop:
- * there it would hold up every other request of the process for as long as it computes. One pool serves every
- * kind of task, so the process never runs more such threads than it has cores to spare (one is left to the
- * event loop).
+ * CPU-bound work (parsing a large roast log or telemetry post, rendering a report) runs on worker threads,
+ * off the event loop: there it would hold up every other request of the process for as long as it computes.
+ * One pool serves every kind of task, so the process never runs more such threads than it has cores to spare
+ * (one is left to the event loop).
  */
 let pool: Piscina | undefined;
+let keepOneStarted = false;
 
 function workers(): Piscina {
   pool ??= new Piscina({
     maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
-    // Idle threads end, so an idle process (or a finished test) holds none.
-    minThreads: 0,
+    // Idle threads end, so an idle process (or a finished test) holds none, except a server's one (below).
+    minThreads: keepOneStarted ? 1 : 0,
     idleTimeout: 2_000,
   });
   return pool;
+}
+
+/**
+ * A server process starts one thread now and keeps it: large telemetry posts then never wait for a thread
+ * to start, and the thread's memory is part of the server's footprint from the start rather than a step when
+ * the first large post arrives. An idle thread holds no process open.
+ */
+export function keepWorkerThreadStarted(): void {
+  if (pool && !keepOneStarted) throw new Error('keepWorkerThreadStarted must be called before the pool is first used');
+  keepOneStarted = true;
+  workers();
 }
 
 /**

@@ -57,6 +57,8 @@ export class ProblemError extends Error {
   }
 }
 
+export const malformedJson = (message: string) => new ProblemError(400, 'malformed_json', `The body is not valid JSON: ${message}`);
+
 export const invalidInput = (errors: FieldError[], detail = 'The input is not valid.') =>
   new ProblemError(400, 'invalid_input', detail, { errors });
 

@@ -4,10 +4,12 @@ import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
 import { API_CALLERS, bearerCredential, guardChain, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
 import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
-import { ProblemError, conflict, invalidInput, notFound } from '../rpc/errors.js';
+import { offThread } from '../lib/off-thread.js';
+import { ProblemError, conflict, invalidInput, malformedJson, notFound, type FieldError } from '../rpc/errors.js';
 import { fieldErrors, id, strict } from '../rpc/schemas.js';
-import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore } from './live.js';
-import { checkTelemetryPost } from './schemas.js';
+import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore, type PostText } from './live.js';
+import type { PostCheck } from './post-check-task.js';
+import { checkTelemetryPost, type TelemetryPost } from './schemas.js';
 import { issueStreamTicket, streamTicket } from './tickets.js';
 
 /**
@@ -171,27 +173,21 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
       // Before the body is read, as on /rpc/v1/: an unauthenticated or rate-limited caller costs no parsing.
       ingest.addHook('onRequest', async (request, reply) => void (await admitBridge(request, reply)));
 
-      ingest.post('/ingest/v1/roast/:batchId/samples', async (request: BatchRequest, reply) => {
+      ingest.post('/ingest/v1/roast/:batchId/samples', { config: { parsesBodiesOver: OFF_THREAD_POST_CHARS } }, async (request: BatchRequest, reply) => {
         const principal = request.principal!;
         const { batchId } = request.params;
         const session = await liveSession(principal.orgId, batchId);
         if (session.machineId !== principal.machineId) {
           throw new ProblemError(403, 'wrong_machine', `Roast batch ${batchId} is roasting on another machine than this bridge token’s.`);
         }
-        const checked = checkTelemetryPost(request.body);
-        if (!checked.ok) throw invalidInput(checked.errors.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; nothing of it was stored.');
-        const { seq, samples, events = [] } = checked.post;
-        const postJson = oneLine(request.rawBody!);
-        // From here the post is the store's alone. Letting go of the request's parsed body and text before the
-        // store's round trip lets most of a 2,000-sample post (about 0.3 MB of objects and text) die in the
-        // young generation; held across it, posts were promoted and piled up in the old one until a full
-        // collection.
-        request.body = undefined;
-        request.rawBody = undefined;
+        const post = await receivedPost(request);
+        const { seq } = post;
         let result;
         try {
           // The received text is exactly the valid post: the store keeps it rather than serialising it again.
-          result = await deps.liveSessions.append(principal.orgId, batchId, seq, samples, events, postJson);
+          result = await ('objects' in post
+            ? deps.liveSessions.append(principal.orgId, batchId, seq, post.objects.samples, post.objects.events ?? [], post.json)
+            : deps.liveSessions.appendText(principal.orgId, batchId, post));
         } catch (error) {
           if (error instanceof SessionFullError) {
             throw conflict('live_session_full', `Roast batch ${batchId} has received the most telemetry a live session holds (${MAX_SESSION_MESSAGES} samples and events); nothing of this post was stored.`, {
@@ -284,6 +280,36 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 }
 
 const NoInput = strict({});
+
+/**
+ * A post of more characters than this (about 1,000 samples) is parsed and checked on a worker thread. On the
+ * event loop a 2,000-sample post took about half a millisecond to parse, and its objects, alive while the post
+ * was stored, were promoted and made the full collections that paused every other request. A bridge's usual
+ * post (a second or two of samples) is checked in place, where a thread hand-off would cost more than it saves.
+ */
+export const OFF_THREAD_POST_CHARS = 64 * 1024;
+const checkOffThread = offThread<string, PostCheck>(import.meta.url, './post-check-task');
+
+/**
+ * The request's post, valid (400 naming each bad field otherwise): its text on one line, and its objects when
+ * it was parsed in place. From here the post is the store's alone: the request lets go of its body and text,
+ * so what the store does not keep dies young.
+ */
+async function receivedPost(request: BatchRequest): Promise<PostText | { seq: number; objects: TelemetryPost; json: string }> {
+  const body = request.body;
+  const json = oneLine(request.rawBody!);
+  request.body = undefined;
+  request.rawBody = undefined;
+  const refuse = (errors: FieldError[]) => invalidInput(errors.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; nothing of it was stored.');
+  if (body !== undefined) {
+    const checked = checkTelemetryPost(body);
+    if (!checked.ok) throw refuse(checked.errors);
+    return { seq: checked.post.seq, objects: checked.post, json };
+  }
+  const checked = await checkOffThread(json);
+  if (checked.ok) return { seq: checked.seq, samples: checked.samples, events: checked.events, json };
+  throw 'malformed' in checked ? malformedJson(checked.malformed) : refuse(checked.errors);
+}
 
 /** JSON text on one line: outside strings a newline is only whitespace, and inside them JSON allows none raw. */
 const oneLine = (json: string) => (json.includes('\n') ? json.replace(/\r?\n/g, ' ') : json);

@@ -16,6 +16,7 @@ import {
   type LiveMessage,
   type LiveSessionInfo,
   type LiveSessionStore,
+  type PostText,
 } from './live.js';
 
 /** A post as logged: `events` is absent when the bridge sent none (the log holds the post's own text). */
@@ -155,6 +156,12 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     });
     session.tail = result.catch(() => {});
     return result;
+  }
+
+  appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult> {
+    // This store keeps a session's posts as objects (its watchers and curve read them), so it parses the text.
+    const { samples, events = [] } = JSON.parse(post.json) as { samples: CurveSample[]; events?: RoastEvent[] };
+    return this.append(orgId, batchId, post.seq, samples, events, post.json);
   }
 
   /** Appends one line for the session to the journal and waits until it is durable. Called behind the session's tail. */

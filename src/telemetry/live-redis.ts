@@ -13,6 +13,7 @@ import {
   type LiveMessage,
   type LiveSessionInfo,
   type LiveSessionStore,
+  type PostText,
 } from './live.js';
 
 /**
@@ -84,16 +85,19 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     return info;
   }
 
-  async append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult> {
-    const count = samples.length + events.length;
-    const outcome = await this.store(orgId, batchId, String(seq), postLine(seq, samples, events, postJson), '', count);
+  append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult> {
+    return this.appendText(orgId, batchId, { seq, samples: samples.length, events: events.length, json: postLine(seq, samples, events, postJson) });
+  }
+
+  async appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult> {
+    const outcome = await this.store(orgId, batchId, String(post.seq), post.json, '', post.samples + post.events);
     if (outcome === SESSION_GONE) {
       this.infoCache.delete(this.keys(orgId, batchId).info);
       throw new SessionClosedError(batchId, 'gone');
     }
     if (outcome === SESSION_SEALED) throw new SessionClosedError(batchId, 'sealed');
     if (outcome === SESSION_FULL) throw new SessionFullError(batchId);
-    return outcome === DUPLICATE ? { duplicate: true, accepted: 0 } : { duplicate: false, accepted: samples.length };
+    return outcome === DUPLICATE ? { duplicate: true, accepted: 0 } : { duplicate: false, accepted: post.samples };
   }
 
   async readCurve(orgId: string, batchId: string): Promise<Curve | null> {

@@ -63,6 +63,12 @@ export interface LiveSessionStore {
    * one line): the store keeps it as is instead of serialising the post again.
    */
   append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult>;
+  /**
+   * append for a post known by its JSON text (valid, on one line) and sizes only, parsed and checked
+   * elsewhere (on a worker thread): a store that keeps posts as text never holds its objects; one that keeps
+   * objects parses the text itself.
+   */
+  appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult>;
   /** The whole buffered curve, samples sorted by t (out-of-order posts are placed by time). */
   readCurve(orgId: string, batchId: string): Promise<Curve | null>;
   /** Publishes a status message (e.g. `{ state: 'completed' }`) to watchers. */
@@ -87,6 +93,14 @@ export interface LiveSessionStore {
   /** Drops the buffer. Called only after the curve's writes are confirmed. */
   discard(orgId: string, batchId: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A valid post's JSON text on one line, with its seq and how many samples and events it holds. */
+export interface PostText {
+  seq: number;
+  samples: number;
+  events: number;
+  json: string;
 }
 
 /** A post's JSON text on one line: the received text when there is one, otherwise the post serialised. */

@@ -15,6 +15,7 @@ import { MAX_SAMPLES_PER_POST } from './schemas.js';
 import { RedisLiveSessionStore } from './live-redis.js';
 import { DiskLiveSessionStore } from './live-disk.js';
 import { dataOf, machineWithToken, postSamples, watchStream } from './testing.js';
+import { OFF_THREAD_POST_CHARS } from './http.js';
 
 /**
  * Every session a test opens, discarded at the end: with Redis the buffers would outlive the test otherwise.
@@ -140,6 +141,34 @@ describe('ingest', () => {
     // seq 1 was never stored, so the bridge's corrected post is taken.
     const corrected = await post(token, batchId, { seq: 1, samples: good });
     assert.deepEqual([corrected.status, corrected.body], [202, { accepted: 2, seq: 1 }]);
+  });
+
+  test('a post too large to parse on the event loop gets the same verdicts from its worker thread', async () => {
+    const { machineId, token } = await machine();
+    const batchId = await openSession(machineId);
+    const watcher = await watch(batchId);
+    const samples = Array.from({ length: MAX_SAMPLES_PER_POST }, (_, i) => sample(i * 100));
+    // Pretty-printed, so it is also stored as one line: its text is what the store keeps.
+    const text = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 1));
+    const large = (body: unknown) => {
+      assert.ok(text(body).length > OFF_THREAD_POST_CHARS);
+      return post(token, batchId, text(body));
+    };
+    const badSample = samples.map((s, i) => (i === 1500 ? { ...s, bt: 701 } : s));
+    const refused = await large({ seq: 1, samples: badSample });
+    assert.deepEqual([refused.status, refused.body.code, refused.body.errors.map((e: { path: string }) => e.path)], [400, 'invalid_input', ['samples[1500].bt']]);
+    const malformed = await large(text({ seq: 1, samples }).slice(0, -2));
+    assert.deepEqual([malformed.status, malformed.body.code], [400, 'malformed_json']);
+    assert.match(malformed.body.detail, /^The body is not valid JSON: /);
+
+    const accepted = await large({ seq: 1, samples, events: [{ type: 'charge', t: 0 }] });
+    assert.deepEqual([accepted.status, accepted.body], [202, { accepted: MAX_SAMPLES_PER_POST, seq: 1 }]);
+    const resent = await large({ seq: 1, samples, events: [{ type: 'charge', t: 0 }] });
+    assert.deepEqual([resent.status, resent.body.duplicate], [200, true]);
+    assert.deepEqual((await live.readCurve(org.id, batchId))!.samples, samples);
+    await watcher.until((w) => w.messages.length === MAX_SAMPLES_PER_POST + 1);
+    assert.deepEqual(dataOf(watcher, 'roast_event'), [{ type: 'charge', t: 0 }]);
+    watcher.close();
   });
 
   test('only the bridge token of the batch’s own machine may post', async () => {
