@@ -151,7 +151,7 @@ describe('ingest', () => {
     // Pretty-printed, so it is also stored as one line: its text is what the store keeps.
     const text = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 1));
     const large = (body: unknown) => {
-      assert.ok(text(body).length > OFF_THREAD_POST_CHARS);
+      assert.ok(text(body).length > OFF_THREAD_POST_CHARS, 'the post is over the off-thread size');
       return post(token, batchId, text(body));
     };
     const badSample = samples.map((s, i) => (i === 1500 ? { ...s, bt: 701 } : s));
