@@ -6,6 +6,7 @@ import { PgliteDatabase, PostgresDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { limitHeapGrowth } from '../src/lib/heap.js';
 import { keepWorkerThreadStarted } from '../src/lib/off-thread.js';
+import { checkPostOffThread } from '../src/telemetry/http.js';
 import type { Databases } from '../src/db/open.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
 import { preparePostgresTemplate, withDatabase } from '../src/testing/template.js';
@@ -23,7 +24,7 @@ export async function startBenchApp(
   const config = { ...loadConfig(), logLevel: process.env.BENCH_LOG_LEVEL ?? 'silent', redisUrl: undefined, ...configOverrides };
   // As `firstcrack serve` runs: measured with the heap setting it ships with.
   limitHeapGrowth(config.heapGrowthPercent);
-  keepWorkerThreadStarted();
+  keepWorkerThreadStarted(checkPostOffThread);
   let databases: Databases;
   let drop = async () => {};
   if (config.databaseUrl) {

@@ -100,8 +100,13 @@ const serve: Command = {
     const cfg = config();
     limitHeapGrowth(cfg.heapGrowthPercent);
     const apiOnly = values['no-workers'] === true;
-    const [{ createApp }, { DataDirInUseError }, { keepWorkerThreadStarted }] = await Promise.all([import('../app.js'), import('../db/open.js'), import('../lib/off-thread.js')]);
-    keepWorkerThreadStarted();
+    const [{ createApp }, { DataDirInUseError }, { keepWorkerThreadStarted }, { checkPostOffThread }] = await Promise.all([
+      import('../app.js'),
+      import('../db/open.js'),
+      import('../lib/off-thread.js'),
+      import('../telemetry/http.js'),
+    ]);
+    keepWorkerThreadStarted(checkPostOffThread);
     let app;
     try {
       app = await createApp(cfg, { workers: !apiOnly });

@@ -288,7 +288,8 @@ const NoInput = strict({});
  * post (a second or two of samples) is checked in place, where a thread hand-off would cost more than it saves.
  */
 export const OFF_THREAD_POST_CHARS = 64 * 1024;
-const checkOffThread = offThread<string, PostCheck>(import.meta.url, './post-check-task');
+/** The check of a large post, on a worker thread; a server keeps it loaded in a started thread (`serve`). */
+export const checkPostOffThread = offThread<string, PostCheck>(import.meta.url, './post-check-task');
 
 /**
  * The request's post, valid (400 naming each bad field otherwise): its text on one line, and its objects when
@@ -306,7 +307,7 @@ async function receivedPost(request: BatchRequest): Promise<PostText | { seq: nu
     if (!checked.ok) throw refuse(checked.errors);
     return { seq: checked.post.seq, objects: checked.post, json };
   }
-  const checked = await checkOffThread(json);
+  const checked = await checkPostOffThread(json);
   if (checked.ok) return { seq: checked.seq, samples: checked.samples, events: checked.events, json };
   throw 'malformed' in checked ? malformedJson(checked.malformed) : refuse(checked.errors);
 }
