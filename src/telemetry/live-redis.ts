@@ -256,7 +256,7 @@ function numbered(lastId: number, postJson: string, statusJson: string): LiveEnt
 class Feed {
   readonly listeners = new Set<FeedListener>();
   readonly subscribed: Promise<unknown>;
-  /** Highest id delivered through this feed; null until the first payload. */
+  /** Highest id delivered through this feed (from its first payload on: see receive); null before. */
   private lastId: number | null = null;
   /** A read of missed messages in progress; payloads arriving meanwhile queue behind it. */
   private pending: Promise<void> | null = null;
