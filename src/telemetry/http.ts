@@ -9,7 +9,7 @@ import { ProblemError, conflict, invalidInput, malformedJson, notFound, type Fie
 import { fieldErrors, id, strict } from '../rpc/schemas.js';
 import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore, type PostText } from './live.js';
 import type { PostCheck } from './post-check-task.js';
-import { checkTelemetryPost, type TelemetryPost } from './schemas.js';
+import { checkTelemetryPost } from './schemas.js';
 import { issueStreamTicket, streamTicket } from './tickets.js';
 
 /**
@@ -185,9 +185,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         let result;
         try {
           // The received text is exactly the valid post: the store keeps it rather than serialising it again.
-          result = await ('objects' in post
-            ? deps.liveSessions.append(principal.orgId, batchId, seq, post.objects.samples, post.objects.events ?? [], post.json)
-            : deps.liveSessions.appendText(principal.orgId, batchId, post));
+          result = await deps.liveSessions.appendText(principal.orgId, batchId, post);
         } catch (error) {
           if (error instanceof SessionFullError) {
             throw conflict('live_session_full', `Roast batch ${batchId} has received the most telemetry a live session holds (${MAX_SESSION_MESSAGES} samples and events); nothing of this post was stored.`, {
@@ -296,7 +294,7 @@ export const checkPostOffThread = offThread<string, PostCheck>(import.meta.url, 
  * it was parsed in place. From here the post is the store's alone: the request lets go of its body and text,
  * so what the store does not keep dies young.
  */
-async function receivedPost(request: BatchRequest): Promise<PostText | { seq: number; objects: TelemetryPost; json: string }> {
+async function receivedPost(request: BatchRequest): Promise<PostText> {
   const body = request.body;
   const json = oneLine(request.rawBody!);
   request.body = undefined;
@@ -305,7 +303,8 @@ async function receivedPost(request: BatchRequest): Promise<PostText | { seq: nu
   if (body !== undefined) {
     const checked = checkTelemetryPost(body);
     if (!checked.ok) throw refuse(checked.errors);
-    return { seq: checked.post.seq, objects: checked.post, json };
+    const { seq, samples, events = [] } = checked.post;
+    return { seq, samples: samples.length, events: events.length, json, parsed: { samples, events } };
   }
   const checked = await checkPostOffThread(json);
   if (checked.ok) return { seq: checked.seq, samples: checked.samples, events: checked.events, json };

@@ -90,6 +90,8 @@ export class RedisLiveSessionStore implements LiveSessionStore {
   }
 
   async appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult> {
+    // Only the post's sizes are used after the round trip: its objects, if it came with them, are not held across it.
+    const accepted = post.samples;
     const outcome = await this.store(orgId, batchId, String(post.seq), post.json, '', post.samples + post.events);
     if (outcome === SESSION_GONE) {
       this.infoCache.delete(this.keys(orgId, batchId).info);
@@ -97,7 +99,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     }
     if (outcome === SESSION_SEALED) throw new SessionClosedError(batchId, 'sealed');
     if (outcome === SESSION_FULL) throw new SessionFullError(batchId);
-    return outcome === DUPLICATE ? { duplicate: true, accepted: 0 } : { duplicate: false, accepted: post.samples };
+    return outcome === DUPLICATE ? { duplicate: true, accepted: 0 } : { duplicate: false, accepted };
   }
 
   async readCurve(orgId: string, batchId: string): Promise<Curve | null> {
@@ -277,7 +279,7 @@ class Feed {
     if (messages.length === 0) return;
     // Before its first payload the feed has delivered nothing itself: what its listeners hold came from their
     // own log reads, so a gap is judged against the one that holds least.
-    if (this.lastId === null && this.pending === null) this.lastId = lowestPosition(this.listeners);
+    if (this.lastId === null) this.lastId = lowestPosition(this.listeners);
     const first = messages[0].id;
     if (!this.pending && !this.missesBefore(first)) return this.emit(messages);
     const task = (this.pending ?? Promise.resolve()).then(async () => {

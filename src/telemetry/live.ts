@@ -64,9 +64,9 @@ export interface LiveSessionStore {
    */
   append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult>;
   /**
-   * append for a post known by its JSON text (valid, on one line) and sizes only, parsed and checked
-   * elsewhere (on a worker thread): a store that keeps posts as text never holds its objects; one that keeps
-   * objects parses the text itself.
+   * append for a post known by its JSON text (valid, on one line) and sizes, and its objects only when the
+   * caller parsed it in place (a large post is parsed and checked on a worker thread): a store that keeps
+   * posts as text never holds the objects; one that keeps objects parses the text when they are absent.
    */
   appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult>;
   /** The whole buffered curve, samples sorted by t (out-of-order posts are placed by time). */
@@ -101,6 +101,8 @@ export interface PostText {
   samples: number;
   events: number;
   json: string;
+  /** Its objects, when the caller has them. */
+  parsed?: { samples: CurveSample[]; events: RoastEvent[] };
 }
 
 /** A post's JSON text on one line: the received text when there is one, otherwise the post serialised. */
