@@ -7,7 +7,8 @@ import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
 import { offThread } from '../lib/off-thread.js';
 import { ProblemError, conflict, invalidInput, malformedJson, notFound, type FieldError } from '../rpc/errors.js';
 import { fieldErrors, id, strict } from '../rpc/schemas.js';
-import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveMessage, type LiveSessionInfo, type LiveSessionStore, type PostText } from './live.js';
+import type { Frames, LiveRun } from './frames.js';
+import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveSessionInfo, type LiveSessionStore, type PostText } from './live.js';
 import type { PostCheck } from './post-check-task.js';
 import { checkTelemetryPost } from './schemas.js';
 import { issueStreamTicket, streamTicket } from './tickets.js';
@@ -252,7 +253,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
         };
         raw.on('close', stop);
         try {
-          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (messages) => fanOut.send(watcher, messages));
+          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (run) => fanOut.send(watcher, run));
         } catch (error) {
           request.log.error({ err: error }, 'stream subscription failed');
           raw.destroy();
@@ -311,8 +312,11 @@ async function receivedPost(request: BatchRequest): Promise<PostText> {
   throw 'malformed' in checked ? malformedJson(checked.malformed) : refuse(checked.errors);
 }
 
-/** JSON text on one line: outside strings a newline is only whitespace, and inside them JSON allows none raw. */
-const oneLine = (json: string) => (json.includes('\n') ? json.replace(/\r?\n/g, ' ') : json);
+/**
+ * JSON text on one line: outside strings a line break (CR, LF or both) is only whitespace, and inside them JSON
+ * allows none raw. The stores keep a post as a line, and a watcher's `data:` lines are cut from it.
+ */
+const oneLine = (json: string) => (json.includes('\n') || json.includes('\r') ? json.replace(/\r\n?|\n/g, ' ') : json);
 
 /** The id of the last message the watcher has: the Last-Event-ID header (an EventSource reconnecting) or ?lastEventId=. */
 function resumePoint(request: BatchRequest): number {
@@ -327,60 +331,23 @@ function resumePoint(request: BatchRequest): number {
   return Number(given);
 }
 
-/** A run's SSE bytes, made once however many watchers receive it. */
-export interface Frames {
-  /** Whole messages, FRAME_CHUNK_BYTES or a message more each, every one a Buffer of its own. */
-  readonly chunks: readonly Buffer[];
-  readonly bytes: number;
-}
-
 /**
- * A chunk of a run's frames. A socket that has not taken all it was handed keeps the rest of that write,
- * and so the whole Buffer it is part of: in chunks of this size a stalled watcher holds at most one chunk
- * (see Watcher), where a run in one Buffer let each stalled watcher hold a whole post.
+ * One slice of the fan-out hands this many bytes to sockets, or this many runs to watchers (most of them only
+ * parked behind a stalled socket), before other requests get a turn.
  */
-const FRAME_CHUNK_BYTES = 16 * 1024;
-
-/**
- * The stores hand every watcher of a batch the same array of messages, so a post is framed and encoded once
- * and every watcher's socket is handed the same Buffers: fan-out costs a write per chunk per watcher that
- * keeps up, and nothing is copied for one that does not.
- */
-const frames = new WeakMap<readonly LiveMessage[], Frames>();
-function framesOf(messages: readonly LiveMessage[]): Frames {
-  let made = frames.get(messages);
-  if (made === undefined) {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let text = '';
-    const cut = () => {
-      // Past Buffer's pool size (4 KiB) each chunk gets memory of its own, so each is freed on its own.
-      const chunk = Buffer.from(text, 'utf8');
-      chunks.push(chunk);
-      bytes += chunk.length;
-      text = '';
-    };
-    for (const message of messages) {
-      text += `id: ${message.id}\nevent: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`;
-      if (text.length >= FRAME_CHUNK_BYTES) cut();
-    }
-    if (text !== '') cut();
-    made = { chunks, bytes };
-    frames.set(messages, made);
-  }
-  return made;
-}
-
-/** The bytes one slice of the fan-out hands to watchers before other requests get a turn. */
 const FAN_OUT_SLICE_BYTES = 256 * 1024;
+const FAN_OUT_SLICE_RUNS = 256;
 
 /** What the fan-out writes to: an open stream. */
 export interface Recipient {
   readonly ended: boolean;
   /** Takes a run into the watcher's backlog (true), or refuses it: the watcher has ended, or is cut off now. */
   admit(frames: Frames): boolean;
-  /** Writes an admitted run, in turn; `final` when it ends the batch (completed or aborted). */
-  send(frames: Frames, final: boolean): void;
+  /**
+   * Writes an admitted run, in turn; `final` when it ends the batch (completed or aborted). Answers the bytes
+   * handed to the socket now, which the kernel copies in this turn (none for a watcher behind).
+   */
+  send(frames: Frames, final: boolean): number;
 }
 
 /**
@@ -393,16 +360,14 @@ export interface Recipient {
  * than the queue growing without bound.
  */
 export class FanOut {
-  /** Each entry holds the run's frames, not its messages: those are framed once, and then can be let go. */
   private readonly queue: { watcher: Recipient; frames: Frames; final: boolean }[] = [];
   private head = 0;
   private scheduled = false;
 
-  send(watcher: Recipient, messages: readonly LiveMessage[]): void {
-    if (messages.length === 0) return;
-    const frames = framesOf(messages);
+  send(watcher: Recipient, run: LiveRun): void {
+    const { frames, final } = run;
     if (!watcher.admit(frames)) return;
-    this.queue.push({ watcher, frames, final: messages.some(isFinal) });
+    this.queue.push({ watcher, frames, final });
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
@@ -411,11 +376,11 @@ export class FanOut {
 
   private readonly drain = () => {
     let sliced = 0;
-    while (this.head < this.queue.length && sliced < FAN_OUT_SLICE_BYTES) {
+    const until = Math.min(this.queue.length, this.head + FAN_OUT_SLICE_RUNS);
+    while (this.head < until && sliced < FAN_OUT_SLICE_BYTES) {
       const { watcher, frames, final } = this.queue[this.head];
       this.queue[this.head++] = undefined!;
-      if (!watcher.ended) sliced += frames.bytes;
-      watcher.send(frames, final);
+      sliced += watcher.send(frames, final);
     }
     if (this.head < this.queue.length) return void setImmediate(this.drain);
     this.queue.length = 0;
@@ -424,10 +389,6 @@ export class FanOut {
   };
 }
 const fanOut = new FanOut();
-
-/** Batch states after which a session takes nothing more (roast_batches.state). */
-const FINAL_STATES = new Set(['completed', 'aborted']);
-const isFinal = (message: LiveMessage) => message.event === 'status' && FINAL_STATES.has((message.data as { state: string }).state);
 
 /**
  * One open stream, written to its socket directly (after the response's head): a response corks its socket
@@ -470,25 +431,29 @@ class Watcher implements Recipient {
     return true;
   }
 
-  send(frames: Frames, final: boolean): void {
+  send(frames: Frames, final: boolean): number {
     this.queuedBytes -= frames.bytes;
-    if (this.ended) return;
-    for (const chunk of frames.chunks) this.write(chunk);
+    if (this.ended) return 0;
+    let written = 0;
+    for (const chunk of frames.chunks) written += this.write(chunk);
     // Nothing more will come, and a closed session is no longer resumable.
     if (final) this.end();
+    return written;
   }
 
   comment(text: string): void {
     if (!this.ended) this.write(Buffer.from(`: ${text}\n\n`));
   }
 
-  private write(chunk: Buffer): void {
+  /** Hands the chunk to the socket (answering its size) or, while the socket holds unsent bytes, parks it (0). */
+  private write(chunk: Buffer): number {
     if (this.waiting.length === 0 && this.socket.writableLength === 0) {
       this.socket.write(chunk, this.handOn);
-      return;
+      return chunk.length;
     }
     this.waiting.push(chunk);
     this.waitingBytes += chunk.length;
+    return 0;
   }
 
   /** Called as each write has been taken: hands over the next waiting chunk once the socket holds nothing unsent. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskLiveSessionStore } from './live-disk.js';
 import type { LiveMessage } from './live.js';
+import { messagesOfRun } from './testing.js';
 
 const orgId = 'org_disk';
 const batchId = 'rb_disk';
@@ -30,7 +31,7 @@ test('a new store on the same directory (a restart) has every acknowledged post,
   assert.deepEqual(await after.readCurve(orgId, batchId), { samples: [sample(0), sample(1000), sample(2000)], events: [{ type: 'charge', t: 0 }] });
   assert.deepEqual(await after.append(orgId, batchId, 2, [sample(9000)], []), { duplicate: true, accepted: 0 });
   const seen: LiveMessage[] = [];
-  const stop = await after.subscribe(orgId, batchId, 2, (messages) => seen.push(...messages));
+  const stop = await after.subscribe(orgId, batchId, 2, (run) => seen.push(...messagesOfRun(run)));
   await after.append(orgId, batchId, 3, [sample(3000)], []);
   stop();
   assert.deepEqual(

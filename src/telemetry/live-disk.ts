@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import { frameRun, type LiveRun } from './frames.js';
 import { Journal, SEGMENT_BYTES } from './journal.js';
 import {
   MAX_SESSION_MESSAGES,
@@ -13,7 +14,6 @@ import {
   postLine,
   type AppendResult,
   type LiveEntry,
-  type LiveMessage,
   type LiveSessionInfo,
   type LiveSessionStore,
   type PostText,
@@ -172,11 +172,11 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     await this.journal.write(`${orgId}/${batchId}`, entryJson);
   }
 
-  /** Hands a new entry's messages, as one array shared by all, to the session's watchers; with none, no message is made. */
+  /** Hands a new entry's messages, framed once as one run shared by all, to the session's watchers; with none, nothing is framed. */
   private publish(session: Session, entry: LiveEntry): void {
-    if (session.feed.listenerCount('messages') === 0) return;
+    if (session.feed.listenerCount('run') === 0) return;
     const messages = messagesOf(entry);
-    if (messages.length > 0) session.feed.emit('messages', messages);
+    if (messages.length > 0) session.feed.emit('run', frameRun(messages));
   }
 
   async readCurve(orgId: string, batchId: string): Promise<Curve | null> {
@@ -198,14 +198,14 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     return result;
   }
 
-  async subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void> {
+  async subscribe(orgId: string, batchId: string, afterId: number, onRun: (run: LiveRun) => void): Promise<() => void> {
     const session = await this.load(orgId, batchId);
     if (!session) return () => {};
     const buffered = session.entries.filter((entry) => entry.firstId + entrySize(entry) - 1 > afterId).flatMap((entry) => messagesOf(entry, afterId));
-    if (buffered.length > 0) onMessages(buffered);
-    const listener = (messages: readonly LiveMessage[]) => onMessages(messages);
-    session.feed.on('messages', listener);
-    return () => session.feed.off('messages', listener);
+    if (buffered.length > 0) onRun(frameRun(buffered));
+    const listener = (run: LiveRun) => onRun(run);
+    session.feed.on('run', listener);
+    return () => session.feed.off('run', listener);
   }
 
   async seal(orgId: string, batchId: string): Promise<void> {

@@ -1,20 +1,19 @@
 import type { Redis } from 'ioredis';
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import { runFrom, type LiveRun } from './frames.js';
 import {
   MAX_SESSION_MESSAGES,
   SessionClosedError,
   SessionFullError,
   curveOf,
-  entrySize,
-  messagesOf,
   postLine,
   type AppendResult,
   type LiveEntry,
-  type LiveMessage,
   type LiveSessionInfo,
   type LiveSessionStore,
   type PostText,
 } from './live.js';
+import { frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
 
 /**
  * Server-mode live sessions, shared by every API process through Redis. Per batch, under keys that share one
@@ -33,7 +32,8 @@ import {
  * and discards it. Durability across a Redis restart is Redis's own (run it with appendonly yes).
  *
  * Fan-out: each post is published once to the batch's channel; every process keeps one subscriber connection
- * and hands each message to its local watchers. A watcher first subscribes, then reads the log from its
+ * and hands each run to its local watchers, framed once for all of them straight from the bytes Redis sent (a
+ * post is never parsed for its watchers). A watcher first subscribes, then reads the log from its
  * resume point, then takes published messages with a higher id: whatever was stored before the subscription
  * is in the log, whatever after reaches the channel, and the id filter drops the overlap, so there is no gap
  * and no duplicate at the seam. A gap seen on the channel (posts published while the subscriber connection
@@ -56,7 +56,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
   ) {
     redis.defineCommand('firstcrackLiveAppend', { numberOfKeys: 4, lua: APPEND_SCRIPT });
     this.subscriber = redis.duplicate();
-    this.subscriber.on('message', (channel: string, payload: string) => this.feeds.get(channel)?.receive(payload));
+    this.subscriber.on('messageBuffer', (channel: Buffer, payload: Buffer) => this.feeds.get(channel.toString())?.receive(payload));
     // Errors surface on the commands that meet them; a dropped connection reconnects and resubscribes.
     this.subscriber.on('error', () => {});
   }
@@ -121,7 +121,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     return (this.redis as RedisWithScripts).firstcrackLiveAppend(k.info, k.seqs, k.next, k.log, k.channel, seq, postJson, statusJson, String(count), String(MAX_SESSION_MESSAGES));
   }
 
-  async subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void> {
+  async subscribe(orgId: string, batchId: string, afterId: number, onRun: (run: LiveRun) => void): Promise<() => void> {
     const k = this.keys(orgId, batchId);
     if (!(await this.redis.exists(k.info))) return () => {};
     let feed = this.feeds.get(k.channel);
@@ -129,18 +129,17 @@ export class RedisLiveSessionStore implements LiveSessionStore {
       feed = new Feed(this.subscriber, k.channel, (from) => this.range(k.log, from));
       this.feeds.set(k.channel, feed);
     }
-    let backlog: (readonly LiveMessage[])[] | null = [];
+    let backlog: LiveRun[] | null = [];
     const listener: FeedListener = {
       last: afterId,
-      take: (messages) => (backlog ? backlog.push(messages) : deliver(messages)),
+      take: (run) => (backlog ? backlog.push(run) : deliver(run)),
     };
-    // A run wholly past `last` (every live run once the seam is behind) is passed on as the shared array itself.
-    const deliver = (messages: readonly LiveMessage[]) => {
-      const last = listener.last;
-      const fresh = messages.length > 0 && messages[0].id > last ? messages : messages.filter((m) => m.id > last);
-      if (fresh.length === 0) return;
-      listener.last = fresh[fresh.length - 1].id;
-      onMessages(fresh);
+    // A run wholly past `last` (every live run once the seam is behind) is passed on as the shared run itself.
+    const deliver = (run: LiveRun | null) => {
+      const fresh = run && runFrom(run, listener.last + 1);
+      if (!fresh) return;
+      listener.last = fresh.lastId;
+      onRun(fresh);
     };
     feed.listeners.add(listener);
     const unsubscribe = () => {
@@ -157,15 +156,15 @@ export class RedisLiveSessionStore implements LiveSessionStore {
       unsubscribe();
       throw error;
     }
-    for (const messages of backlog) deliver(messages);
+    for (const run of backlog) deliver(run);
     backlog = null;
     return unsubscribe;
   }
 
-  /** Stored messages with ids from `from` on. An entry is keyed by its last id, so the one holding `from` is the first returned. */
-  private async range(log: string, from: number): Promise<LiveMessage[]> {
-    const entries = (await this.redis.xrange(log, `0-${from}`, '+')) as StreamEntry[];
-    return entries.flatMap((entry) => messagesOf(entryOf(entry), from - 1));
+  /** Stored messages with ids from `from` on, as one run. An entry is keyed by its last id, so the one holding `from` is the first returned. */
+  private async range(log: string, from: number): Promise<LiveRun | null> {
+    const entries = (await this.redis.xrangeBuffer(log, `0-${from}`, '+')) as StreamEntry<Buffer>[];
+    return frameStored(entries.map(storedPostOf), from - 1);
   }
 
   async seal(orgId: string, batchId: string): Promise<void> {
@@ -222,32 +221,32 @@ type RedisWithScripts = Redis & {
   firstcrackLiveAppend(info: string, seqs: string, next: string, log: string, ...args: string[]): Promise<number>;
 };
 
-type StreamEntry = [id: string, fields: string[]];
+type StreamEntry<Text extends string | Buffer = string> = [id: Text, fields: Text[]];
 
-function entryOf([entryId, fields]: StreamEntry): LiveEntry {
-  const field = (name: string) => fields[fields.indexOf(name) + 1];
-  return numbered(Number(entryId.slice(2)), field('p'), field('t'));
+function storedPostOf<Text extends string | Buffer>([entryId, fields]: StreamEntry<Text>): StoredPost<Text> {
+  const field = (name: string) => fields[fields.findIndex((field) => field.toString() === name) + 1];
+  return { lastId: Number(entryId.toString().slice(2)), post: field('p'), status: field('t') };
+}
+
+const entryOf = (entry: StreamEntry): LiveEntry => storedEntry(storedPostOf(entry));
+
+/** A published payload, "<last id>\n<post>\n<status>" (see APPEND_SCRIPT; the post is on one line). */
+function publishedPost(payload: Buffer): StoredPost<Buffer> {
+  const afterId = payload.indexOf(0x0a);
+  const afterPost = payload.indexOf(0x0a, afterId + 1);
+  return { lastId: Number(payload.toString('latin1', 0, afterId)), post: payload.subarray(afterId + 1, afterPost), status: payload.subarray(afterPost + 1) };
 }
 
 /** A local watcher of a feed: the highest id it has been handed (from the log or the channel), and its intake. */
 interface FeedListener {
   last: number;
-  take(messages: readonly LiveMessage[]): void;
+  take(run: LiveRun): void;
 }
 
 function lowestPosition(listeners: Iterable<FeedListener>): number | null {
   let lowest: number | null = null;
   for (const { last } of listeners) lowest = lowest === null ? last : Math.min(lowest, last);
   return lowest;
-}
-
-/** A stored post (or status), numbered so its last message has `lastId`. */
-function numbered(lastId: number, postJson: string, statusJson: string): LiveEntry {
-  const post = postJson ? (JSON.parse(postJson) as { samples: CurveSample[]; events?: RoastEvent[] }) : { samples: [] };
-  const entry: LiveEntry = { firstId: 0, samples: post.samples, events: post.events ?? [] };
-  if (statusJson) entry.status = JSON.parse(statusJson) as { state: string };
-  entry.firstId = lastId - entrySize(entry) + 1;
-  return entry;
 }
 
 /**
@@ -266,28 +265,26 @@ class Feed {
   constructor(
     private readonly subscriber: Redis,
     private readonly channel: string,
-    private readonly range: (from: number) => Promise<LiveMessage[]>,
+    private readonly range: (from: number) => Promise<LiveRun | null>,
   ) {
     this.subscribed = subscriber.subscribe(channel);
     // A subscription that fails may not crash the process; the awaiting watcher sees the rejection.
     this.subscribed.catch(() => {});
   }
 
-  receive(payload: string): void {
-    const [lastId, post, status] = payload.split('\n');
-    const messages = messagesOf(numbered(Number(lastId), post, status));
-    if (messages.length === 0) return;
+  receive(payload: Buffer): void {
+    const run = frameStored([publishedPost(payload)], 0);
+    if (run === null) return;
     // Before its first payload the feed has delivered nothing itself: what its listeners hold came from their
     // own log reads, so a gap is judged against the one that holds least.
     if (this.lastId === null) this.lastId = lowestPosition(this.listeners);
-    const first = messages[0].id;
-    if (!this.pending && !this.missesBefore(first)) return this.emit(messages);
+    if (!this.pending && !this.missesBefore(run.firstId)) return this.emit(run);
     const task = (this.pending ?? Promise.resolve()).then(async () => {
-      if (this.missesBefore(first)) {
+      if (this.missesBefore(run.firstId)) {
         // Redis unreachable: deliver what arrived; a watcher that reconnects resumes by id from the log.
-        this.emit(await this.range(this.lastId! + 1).catch(() => []));
+        this.emit(await this.range(this.lastId! + 1).catch(() => null));
       }
-      this.emit(messages);
+      this.emit(run);
     });
     this.pending = task;
     const settle = () => {
@@ -300,12 +297,11 @@ class Feed {
     return this.lastId !== null && first > this.lastId + 1;
   }
 
-  /** Hands the messages not delivered before to every listener, as one array they all share. */
-  private emit(messages: LiveMessage[]): void {
-    const lastId = this.lastId;
-    const fresh = lastId === null ? messages : messages.filter((m) => m.id > lastId);
-    if (fresh.length === 0) return;
-    this.lastId = fresh[fresh.length - 1].id;
+  /** Hands the messages not delivered before to every listener, as one run they all share. */
+  private emit(run: LiveRun | null): void {
+    const fresh = run && (this.lastId === null ? run : runFrom(run, this.lastId + 1));
+    if (!fresh) return;
+    this.lastId = fresh.lastId;
     for (const listener of this.listeners) listener.take(fresh);
   }
 

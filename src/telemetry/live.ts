@@ -1,4 +1,5 @@
 import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import type { LiveRun } from './frames.js';
 
 /**
  * A batch's live roast session: the buffer the machine bridge posts into while the batch is in the
@@ -75,14 +76,13 @@ export interface LiveSessionStore {
   publishStatus(orgId: string, batchId: string, state: string): Promise<void>;
   /**
    * Delivers the buffered messages with id > afterId, then every new one, in order, until the returned
-   * function is called. Works across processes in server mode. Messages come in runs (one stored post's, or a
-   * status): a run published live is one array handed to every watcher of the batch in this process, so work
-   * done once per array (framing it for the wire) is shared by them all. What was buffered before the call
-   * comes as one run, however many posts it holds: a watcher's backlog limit (src/telemetry/http.ts) applies
-   * between runs, and the catch-up a watcher asked for must not count against itself. Receivers must not
-   * change the array.
+   * function is called. Works across processes in server mode. Messages come in runs, framed for the wire
+   * (frames.ts): a run published live (one stored post's, or a status) is framed once and the same run is
+   * handed to every watcher of the batch in this process. What was buffered before the call comes as one run,
+   * however many posts it holds: a watcher's backlog limit (src/telemetry/http.ts) applies between runs, and
+   * the catch-up a watcher asked for must not count against itself.
    */
-  subscribe(orgId: string, batchId: string, afterId: number, onMessages: (messages: readonly LiveMessage[]) => void): Promise<() => void>;
+  subscribe(orgId: string, batchId: string, afterId: number, onRun: (run: LiveRun) => void): Promise<() => void>;
   /**
    * Stops the session taking posts, for good: an append after seal resolves is refused with
    * SessionClosedError('sealed') unless its seq was stored before (a duplicate stays a duplicate), while

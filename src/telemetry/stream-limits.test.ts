@@ -6,7 +6,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { hashSecret, revokeCredential } from '../auth/credentials.js';
 import { newId } from '../lib/ids.js';
 import { startTestServer } from '../testing/harness.js';
-import { FanOut, type Frames, MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
+import { frameRun, type Frames } from './frames.js';
+import { FanOut, MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
 import { SseParser, type SseMessage } from './sse-client.js';
 import { dataOf, machineWithToken, watchStream, type Watch } from './testing.js';
 
@@ -98,13 +99,13 @@ test('the fan-out hands runs to watchers a slice at a time, each watcher in orde
     send(frames: Frames) {
       if (!received.has(i)) received.set(i, []);
       received.get(i)!.push(JSON.parse(Buffer.concat(frames.chunks).toString().split('data: ')[1]).n);
+      return frames.bytes;
     },
   }));
   // Two runs of ~100 kB for each of 12 watchers: ~2.4 MB, far more than one slice.
-  const run = (n: number) => [{ id: n, event: 'sample', data: { n, pad: 'x'.repeat(100_000) } }] as never;
   for (const n of [1, 2]) {
-    const messages = run(n);
-    for (const recipient of recipients) fanOut.send(recipient, messages);
+    const run = frameRun([{ id: n, event: 'sample', data: { n, pad: 'x'.repeat(100_000) } as never }]);
+    for (const recipient of recipients) fanOut.send(recipient, run);
   }
   assert.equal(received.size, 0, 'nothing is written in the turn that queued it');
   await nextTurn();
@@ -113,6 +114,17 @@ test('the fan-out hands runs to watchers a slice at a time, each watcher in orde
   for (let turn = 0; turn < 20; turn++) await nextTurn();
   for (let i = 1; i < 12; i++) assert.deepEqual(received.get(i), [1, 2], `watcher ${i} got both runs, in order`);
   assert.equal(received.get(0), undefined, 'a run is not queued for a watcher that does not admit it (ended, or cut off)');
+
+  // Watchers behind a stalled socket only park what they are handed (no copy): a slice hands out a bounded
+  // number of runs, not a bounded number of bytes.
+  let parked = 0;
+  const behind = { ended: false, admit: () => true, send: () => (parked++, 0) };
+  const small = frameRun([{ id: 1, event: 'status', data: { state: 'roasting' } }]);
+  for (let i = 0; i < 600; i++) fanOut.send(behind, small);
+  await nextTurn();
+  assert.equal(parked, 256, 'one slice hands 256 runs to watchers that are behind');
+  for (let turn = 0; turn < 5; turn++) await nextTurn();
+  assert.equal(parked, 600, 'and the rest in the next turns');
 });
 
 test('a watcher that stops reading is cut off with a last too_far_behind event, and resumes from the last id it received', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { TestOrg } from '../testing/harness.js';
+import type { LiveRun } from './frames.js';
+import type { LiveMessage } from './live.js';
 import { SseParser, type SseMessage } from './sse-client.js';
 
 /** A machine registered in `org` and a bridge token for it. */
@@ -104,3 +106,10 @@ export async function watchStream(url: string, headers: Record<string, string> =
 
 /** The data of every message of one kind, parsed. */
 export const dataOf = (watch: Watch, event: string) => watch.messages.filter((m) => m.event === event).map((m) => JSON.parse(m.data));
+
+/** A run's messages as a watcher parses them from its bytes. */
+export function messagesOfRun(run: LiveRun): LiveMessage[] {
+  const messages: LiveMessage[] = [];
+  new SseParser((m) => messages.push({ id: Number(m.id), event: m.event as LiveMessage['event'], data: JSON.parse(m.data) })).push(Buffer.concat(run.frames.chunks).toString('utf8'));
+  return messages;
+}

@@ -6,7 +6,7 @@ import { deriveMetrics, downsampleTo1Hz } from '../../../telemetry/metrics.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
 import { assertLedgerInvariants, importLot } from '../../inventory/green/testing.js';
 import { assertProblem } from '../../../testing/problems.js';
-import { postSamples } from '../../../telemetry/testing.js';
+import { messagesOfRun, postSamples } from '../../../telemetry/testing.js';
 import { NO_TELEMETRY_WARNING } from './completion.js';
 import {
   bridgeToken,
@@ -161,7 +161,7 @@ describe('completeRoastBatch', () => {
     await postCurve(server, token, started.id, curve);
 
     const statuses: unknown[] = [];
-    const unsubscribe = await live.subscribe(org.id, started.id, 0, (ms) => { for (const m of ms) if (m.event === 'status') statuses.push(m.data); });
+    const unsubscribe = await live.subscribe(org.id, started.id, 0, (run) => { for (const m of messagesOfRun(run)) if (m.event === 'status') statuses.push(m.data); });
     const res = await org.call('production.roast.completeRoastBatch', { id: started.id, dropWeightKg: '10.625', notes: 'sweet, even' });
     // Watchers may hear of it a moment later (across processes, through Redis).
     for (let waited = 0; statuses.length === 0 && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
