@@ -30,11 +30,13 @@ const HEAVY_KEYS = Number(process.env.FAIRNESS_HEAVY_KEYS ?? 10);
 const PROBE_KEYS = 400;
 const STREAM_ORGS = Number(process.env.FAIRNESS_STREAM_ORGS ?? 5);
 const KEYS_PER_STREAM_ORG = Number(process.env.FAIRNESS_KEYS_PER_STREAM_ORG ?? 5);
-// Enough sessions that a bridge posting at its budget's pace (30 a second) never runs out in a bench run.
+// Enough sessions that a bridge posting as fast as its budget allows (30 posts a second at most) never runs out
+// in a bench run.
 const SESSIONS_PER_BRIDGE = Number(process.env.FAIRNESS_SESSIONS_PER_BRIDGE ?? 16);
 
-// The service's own ingest budget (30 posts a second per bridge token at most), as an attacker's bridges
-// would meet it; FAIRNESS_GENEROUS_INGEST=1 lifts it, to see what posting as fast as the server takes costs.
+// The service's own ingest budget (300 points per 10 s per bridge token, a point per started 8 KiB of post:
+// about 3 of the bench's 2,000-sample posts a second), as an attacker's bridges would meet it;
+// FAIRNESS_GENEROUS_INGEST=1 lifts it, to see what posting as fast as the server takes costs.
 // A scratch data directory: the embedded live sessions' journal of earlier runs (never completed, so never
 // discarded) would otherwise be read back into memory at the first stream or post.
 // The API budget is the specification's (API_WINDOWS), as an attacker's keys would meet it, except in the

@@ -34,12 +34,12 @@ export interface ServerDeps {
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
-    /** The JSON body's text as received, for a route that stores it verbatim (telemetry ingest). */
-    rawBody?: string;
+    /** The JSON body's bytes as received, for a route that stores them verbatim (telemetry ingest). */
+    rawBody?: Buffer;
   }
   interface FastifyContextConfig {
     /**
-     * A JSON body of more characters than this is not parsed on the event loop: the body is left undefined
+     * A JSON body of more bytes than this is not parsed on the event loop: the body is left undefined
      * and the route parses `rawBody` itself, on a worker thread (telemetry ingest's large posts).
      */
     parsesBodiesOver?: number;
@@ -87,11 +87,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   // Only JSON is accepted. An empty body means "no input", which operations without inputs need.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([a-z0-9.+-]*\+)?json$/, { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    request.rawBody = text;
+  app.addContentTypeParser(/^application\/([a-z0-9.+-]*\+)?json$/, { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    request.rawBody = bytes;
     const parsesItselfOver = request.routeOptions.config.parsesBodiesOver;
-    if (parsesItselfOver !== undefined && text.length > parsesItselfOver) return done(null, undefined);
+    if (parsesItselfOver !== undefined && bytes.length > parsesItselfOver) return done(null, undefined);
+    const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, {});
     try {
       done(null, JSON.parse(text));

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { CredentialResolver, Principal } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
-import { API_CALLERS, bearerCredential, guardChain, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
+import { API_CALLERS, bearerCredential, guardChain, limit, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
 import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
 import { offThread } from '../lib/off-thread.js';
 import { ProblemError, conflict, invalidInput, malformedJson, notFound, type FieldError } from '../rpc/errors.js';
@@ -29,6 +29,18 @@ export const INGEST_WINDOWS: RateWindow[] = [
   { name: 'burst', points: 300, seconds: 10 },
   { name: 'sustained', points: 1200, seconds: 60 },
 ];
+
+/**
+ * A post draws a point per started INGEST_POINT_BYTES of its body: a bridge's usual post (a few samples) one,
+ * a 2,000-sample post about ten. What a post costs the service (its check, its store, its fan-out to every
+ * watcher) grows with its size, so a budget of posts alone let one bridge send 2,000-sample posts 30 times a
+ * second, 6,000 times what a 10 Hz roaster records; at a point per 8 KiB it can still catch up on an hour of
+ * 10 Hz backlog in under a minute. The points a post's Content-Length announces are drawn before its body is
+ * read; a body without one is charged the rest once read.
+ */
+export const INGEST_POINT_BYTES = 8 * 1024;
+export const ingestPostPoints = (bytes: number) => Math.max(1, Math.ceil(bytes / INGEST_POINT_BYTES));
+const announcedPoints = (request: FastifyRequest) => ingestPostPoints(Number(request.headers['content-length']) || 0);
 
 /** Comments on an idle stream keep proxies and load balancers from closing it. */
 export const HEARTBEAT_MS = 15_000;
@@ -156,7 +168,12 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 
   // The guard chain (src/http/guards.ts) as each route composes it.
   const apiCaller = bearerCredential(deps.resolvers, API_CALLERS);
-  const admitBridge = guardChain({ authenticate: bearerCredential(deps.resolvers, MACHINE_BRIDGES), limiter: deps.ingestRateLimiter, grant: noGrant });
+  const admitBridge = guardChain({
+    authenticate: bearerCredential(deps.resolvers, MACHINE_BRIDGES),
+    limiter: deps.ingestRateLimiter,
+    grant: noGrant,
+    points: (request) => announcedPoints(request),
+  });
   // Any API credential (an API key, an OAuth token, a console user's session) may ask for a ticket: it keeps
   // the credential's permissions as they were at issue (an API key's is refused once the key is revoked).
   const admitTicketRequest = guardChain({ authenticate: apiCaller, limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
@@ -174,8 +191,11 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
       // Before the body is read, as on /rpc/v1/: an unauthenticated or rate-limited caller costs no parsing.
       ingest.addHook('onRequest', async (request, reply) => void (await admitBridge(request, reply)));
 
-      ingest.post('/ingest/v1/roast/:batchId/samples', { config: { parsesBodiesOver: OFF_THREAD_POST_CHARS } }, async (request: BatchRequest, reply) => {
+      ingest.post('/ingest/v1/roast/:batchId/samples', { config: { parsesBodiesOver: OFF_THREAD_POST_BYTES } }, async (request: BatchRequest, reply) => {
         const principal = request.principal!;
+        const cost = ingestPostPoints(request.rawBody?.length ?? 0);
+        const drawn = announcedPoints(request);
+        if (cost > drawn) await limit(deps.ingestRateLimiter, principal.credentialId, cost - drawn, 'credential', reply, cost);
         const { batchId } = request.params;
         const session = await liveSession(principal.orgId, batchId);
         if (session.machineId !== principal.machineId) {
@@ -281,14 +301,14 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
 const NoInput = strict({});
 
 /**
- * A post of more characters than this (about 1,000 samples) is parsed and checked on a worker thread. On the
+ * A post of more bytes than this (about 1,000 samples) is parsed and checked on a worker thread. On the
  * event loop a 2,000-sample post took about half a millisecond to parse, and its objects, alive while the post
  * was stored, were promoted and made the full collections that paused every other request. A bridge's usual
  * post (a second or two of samples) is checked in place, where a thread hand-off would cost more than it saves.
  */
-export const OFF_THREAD_POST_CHARS = 64 * 1024;
+export const OFF_THREAD_POST_BYTES = 64 * 1024;
 /** The check of a large post, on a worker thread; a server keeps it loaded in a started thread (`serve`). */
-export const checkPostOffThread = offThread<string, PostCheck>(import.meta.url, './post-check-task');
+export const checkPostOffThread = offThread<Uint8Array, PostCheck>(import.meta.url, './post-check-task');
 
 /**
  * The request's post, valid (400 naming each bad field otherwise): its text on one line, and its objects when
@@ -313,10 +333,12 @@ async function receivedPost(request: BatchRequest): Promise<PostText> {
 }
 
 /**
- * JSON text on one line: outside strings a line break (CR, LF or both) is only whitespace, and inside them JSON
+ * JSON on one line: outside strings a line break (CR, LF or both) is only whitespace, and inside them JSON
  * allows none raw. The stores keep a post as a line, and a watcher's `data:` lines are cut from it.
  */
-const oneLine = (json: string) => (json.includes('\n') || json.includes('\r') ? json.replace(/\r\n?|\n/g, ' ') : json);
+const oneLine = (json: Buffer) => (json.includes(LF) || json.includes(CR) ? Buffer.from(json.toString('utf8').replace(/\r\n?|\n/g, ' ')) : json);
+const LF = 0x0a;
+const CR = 0x0d;
 
 /** The id of the last message the watcher has: the Last-Event-ID header (an EventSource reconnecting) or ?lastEventId=. */
 function resumePoint(request: BatchRequest): number {

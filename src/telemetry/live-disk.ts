@@ -161,8 +161,9 @@ export class DiskLiveSessionStore implements LiveSessionStore {
   appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult> {
     // This store keeps a session's posts as objects (its watchers and curve read them): without them, it
     // parses the text.
-    const { samples, events = [] } = post.parsed ?? (JSON.parse(post.json) as { samples: CurveSample[]; events?: RoastEvent[] });
-    return this.append(orgId, batchId, post.seq, samples, events, post.json);
+    const json = post.json.toString();
+    const { samples, events = [] } = post.parsed ?? (JSON.parse(json) as { samples: CurveSample[]; events?: RoastEvent[] });
+    return this.append(orgId, batchId, post.seq, samples, events, json);
   }
 
   /** Appends one line for the session to the journal and waits until it is durable. Called behind the session's tail. */

@@ -116,7 +116,7 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     await this.store(orgId, batchId, '', '', JSON.stringify({ state }), 1);
   }
 
-  private store(orgId: string, batchId: string, seq: string, postJson: string, statusJson: string, count: number) {
+  private store(orgId: string, batchId: string, seq: string, postJson: string | Buffer, statusJson: string, count: number) {
     const k = this.keys(orgId, batchId);
     return (this.redis as RedisWithScripts).firstcrackLiveAppend(k.info, k.seqs, k.next, k.log, k.channel, seq, postJson, statusJson, String(count), String(MAX_SESSION_MESSAGES));
   }
@@ -218,7 +218,7 @@ return 1
 `;
 
 type RedisWithScripts = Redis & {
-  firstcrackLiveAppend(info: string, seqs: string, next: string, log: string, ...args: string[]): Promise<number>;
+  firstcrackLiveAppend(info: string, seqs: string, next: string, log: string, ...args: (string | Buffer)[]): Promise<number>;
 };
 
 type StreamEntry<Text extends string | Buffer = string> = [id: Text, fields: Text[]];

@@ -95,12 +95,12 @@ export interface LiveSessionStore {
   close(): Promise<void>;
 }
 
-/** A valid post's JSON text on one line, with its seq and how many samples and events it holds. */
+/** A valid post's JSON on one line (its bytes as received), with its seq and how many samples and events it holds. */
 export interface PostText {
   seq: number;
   samples: number;
   events: number;
-  json: string;
+  json: string | Buffer;
   /** Its objects, when the caller has them. */
   parsed?: { samples: CurveSample[]; events: RoastEvent[] };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INGEST_WINDOWS } from './http.js';
+import { INGEST_POINT_BYTES, INGEST_WINDOWS } from './http.js';
 import { MAX_SESSION_MESSAGES } from './live.js';
 import { ROAST_EVENT_TYPES, TelemetryPost } from './schemas.js';
 import { STREAM_TICKET_TTL_SECONDS } from './tickets.js';
@@ -46,7 +46,8 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
           'was stored before is acknowledged (200, `duplicate: true`) and stores nothing, so a bridge resends freely. A post is stored ' +
           'whole or not at all: any invalid value (temperatures outside −50…700 °C, non-numbers, more than 2,000 samples) refuses it ' +
           'with 400 naming each path. Samples out of order are placed by `t` in the curve. ' +
-          `Rate limit per bridge token, apart from the API’s: ${budget}, with the same RateLimit headers.`,
+          `Rate limit per bridge token, apart from the API’s: ${budget}, with the same RateLimit headers; a post draws a point per ` +
+          `started ${INGEST_POINT_BYTES / 1024} KiB of its body (a few samples: 1; 2,000 samples: about 10), shown in RateLimit-Cost when more than 1.`,
         security: [{ machineBridge: [] }],
         parameters: [batchId],
         requestBody: { required: true, content: { 'application/json': { schema: postSchema, example: EXAMPLE_POST } } },

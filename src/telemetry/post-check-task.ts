@@ -1,16 +1,16 @@
 import type { FieldError } from '../rpc/errors.js';
 import { checkTelemetryPost } from './schemas.js';
 
-/** A post's text checked on a worker thread: what the ingest route needs of a valid one is its seq and sizes. */
+/** A post's JSON checked on a worker thread: what the ingest route needs of a valid one is its seq and sizes. */
 export type PostCheck =
   | { ok: true; seq: number; samples: number; events: number }
   | { ok: false; malformed: string }
   | { ok: false; errors: FieldError[] };
 
-export default function checkPostText(text: string): PostCheck {
+export default function checkPostText(json: Uint8Array): PostCheck {
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8'));
   } catch (error) {
     return { ok: false, malformed: (error as Error).message };
   }

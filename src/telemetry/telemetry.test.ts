@@ -1,21 +1,21 @@
-import { after, describe, test } from 'node:test';
+import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createApp } from '../app.js';
+import { createApp, type AppOptions } from '../app.js';
 import { hashSecret } from '../auth/credentials.js';
 import { loadConfig } from '../config.js';
 import { newId } from '../lib/ids.js';
-import { startTestServer, type TestOrg } from '../testing/harness.js';
+import { GENEROUS_WINDOWS, startTestServer, type TestOrg } from '../testing/harness.js';
 import type { CurveSample } from './curve.js';
 import { MAX_SESSION_MESSAGES } from './live.js';
 import { MAX_SAMPLES_PER_POST } from './schemas.js';
 import { RedisLiveSessionStore } from './live-redis.js';
 import { DiskLiveSessionStore } from './live-disk.js';
 import { dataOf, machineWithToken, postSamples, watchStream } from './testing.js';
-import { OFF_THREAD_POST_CHARS } from './http.js';
+import { INGEST_POINT_BYTES, OFF_THREAD_POST_BYTES } from './http.js';
 
 /**
  * Every session a test opens, discarded at the end: with Redis the buffers would outlive the test otherwise.
@@ -26,7 +26,8 @@ after(async () => {
   for (const [orgId, batchId] of opened) await live.discard(orgId, batchId);
 });
 
-const server = await startTestServer();
+// A generous ingest budget: tests here post far more than a bridge would (the budget has tests of its own below).
+const server = await startTestServer({ ingestRateWindows: GENEROUS_WINDOWS });
 const org = await server.createOrg('enterprise', 'Telemetry roastery');
 const other = await server.createOrg('enterprise', 'Other roastery');
 const live = server.app.services.liveSessions;
@@ -63,7 +64,7 @@ describe('ingest', () => {
     const res = await post(token, batchId, { seq: 0, samples, events: [{ type: 'charge', t: 0 }] });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     assert.deepEqual(res.body, { accepted: 3, seq: 0 });
-    assert.match(res.headers.get('ratelimit-policy')!, /^"burst";q=300;w=10, "sustained";q=1200;w=60$/);
+    assert.match(res.headers.get('ratelimit-policy')!, /^"burst";q=\d+;w=10, "sustained";q=\d+;w=60$/, 'the ingest budget’s policy is on every answer');
 
     await watcher.until((w) => w.messages.length === 4);
     assert.deepEqual(watcher.messages.map((m) => [m.id, m.event]), [['1', 'sample'], ['2', 'sample'], ['3', 'sample'], ['4', 'roast_event']]);
@@ -151,7 +152,7 @@ describe('ingest', () => {
     // Pretty-printed, so it is also stored as one line: its text is what the store keeps.
     const text = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 1));
     const large = (body: unknown) => {
-      assert.ok(text(body).length > OFF_THREAD_POST_CHARS, 'the post is over the off-thread size');
+      assert.ok(Buffer.byteLength(text(body)) > OFF_THREAD_POST_BYTES, 'the post is over the off-thread size');
       return post(token, batchId, text(body));
     };
     const badSample = samples.map((s, i) => (i === 1500 ? { ...s, bt: 701 } : s));
@@ -405,13 +406,10 @@ describe('stream tickets', () => {
 });
 
 describe('budget', () => {
-  test('ingest has its own rate budget per bridge token, which never draws on the API’s', async (t) => {
+  /** An API process of its own with these budgets, and a live batch of a new organization's machine. */
+  async function budgeted(t: TestContext, options: Pick<AppOptions, 'rateWindows' | 'ingestRateWindows'>) {
     const config = { ...loadConfig(), dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
-    const app = await createApp(config, {
-      databases: server.app.databases,
-      rateWindows: [{ name: 'burst', points: 2, seconds: 30 }],
-      ingestRateWindows: [{ name: 'burst', points: 3, seconds: 30 }],
-    });
+    const app = await createApp(config, { databases: server.app.databases, ...options });
     const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(async () => {
       await app.close();
@@ -420,6 +418,14 @@ describe('budget', () => {
     const budgetOrg = await server.createOrg('enterprise', 'Budget roastery');
     const { machineId, token } = await machine(budgetOrg);
     const batchId = await openSession(machineId, budgetOrg, app.services.liveSessions);
+    return { app, url, budgetOrg, token, batchId };
+  }
+
+  test('ingest has its own rate budget per bridge token, which never draws on the API’s', async (t) => {
+    const { url, budgetOrg, token, batchId } = await budgeted(t, {
+      rateWindows: [{ name: 'burst', points: 2, seconds: 30 }],
+      ingestRateWindows: [{ name: 'burst', points: 3, seconds: 30 }],
+    });
     const statuses = [];
     for (let seq = 0; seq < 4; seq++) statuses.push(await postSamples(url, token, batchId, { seq, samples: [sample(seq)] }));
     assert.deepEqual(statuses.map((r) => r.status), [202, 202, 202, 429]);
@@ -432,6 +438,39 @@ describe('budget', () => {
     const api = await fetch(`${url}/rpc/v1/catalog.location.listLocations`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
     assert.equal(api.status, 200);
     assert.equal(api.headers.get('ratelimit'), '"burst";r=1;t=30');
+  });
+
+  test('a post draws a point per started 8 KiB of body: announced ones before the body is read, the rest once read', async (t) => {
+    const { app, url, budgetOrg, token, batchId } = await budgeted(t, { ingestRateWindows: [{ name: 'burst', points: 20, seconds: 30 }] });
+    const samples = (n: number, from = 0) => Array.from({ length: n }, (_, i) => sample((from + i) * 100));
+    const body = (seq: number, n: number, from = 0) => JSON.stringify({ seq, samples: samples(n, from) });
+    const cost = Math.ceil(Buffer.byteLength(body(0, 600)) / INGEST_POINT_BYTES);
+    assert.ok(cost >= 2 && cost <= 4, `a 600-sample post costs a few points (${cost})`);
+
+    const weighed = await postSamples(url, token, batchId, body(0, 600));
+    assert.deepEqual([weighed.status, weighed.headers.get('ratelimit-cost')], [202, String(cost)]);
+    const small = await postSamples(url, token, batchId, body(1, 1, 600));
+    assert.deepEqual([small.status, small.headers.get('ratelimit-cost')], [202, null], 'a usual post costs one point');
+
+    // Sent in chunks, without Content-Length: one point on arrival, the rest once the body is read.
+    const streamed = await fetch(`${url}/ingest/v1/roast/${batchId}/samples`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(body(2, 600, 1000)));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    assert.deepEqual([streamed.status, streamed.headers.get('ratelimit-cost')], [202, String(cost)]);
+
+    // More than is left (20 − 2 × cost − 1), announced: refused before the body is read (it is not even JSON).
+    const tooLarge = await postSamples(url, token, batchId, `{"seq": 3, "samples": [${' '.repeat(16 * INGEST_POINT_BYTES)}`);
+    assert.deepEqual([tooLarge.status, tooLarge.body.code, tooLarge.body.cost, tooLarge.headers.get('ratelimit-cost')], [429, 'rate_limited', 17, '17']);
+    assert.match(tooLarge.body.detail, /costs 17 points/);
+    assert.equal((await app.services.liveSessions.readCurve(budgetOrg.id, batchId))!.samples.length, 1201, 'the three posts taken are stored whole');
   });
 });
 

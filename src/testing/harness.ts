@@ -81,6 +81,8 @@ export async function startTestServer(
   options: {
     rateWindows?: RateWindow[];
     failedAuthRateWindows?: RateWindow[];
+    /** The telemetry ingest budget, per bridge token. */
+    ingestRateWindows?: RateWindow[];
     /** Budgets of the public pages and signed-file downloads, per client address. */
     publicPageRateWindows?: RateWindow[];
     config?: Partial<Config>;
@@ -113,6 +115,7 @@ export async function startTestServer(
     databases,
     rateWindows: options.rateWindows ?? GENEROUS_WINDOWS,
     failedAuthRateWindows: options.failedAuthRateWindows ?? GENEROUS_WINDOWS,
+    ...(options.ingestRateWindows ? { ingestRateWindows: options.ingestRateWindows } : {}),
     publicPageRateWindows: options.publicPageRateWindows,
     clock: options.clock,
     loginWindows: options.loginWindows,
