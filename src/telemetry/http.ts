@@ -311,7 +311,7 @@ export const OFF_THREAD_POST_BYTES = 64 * 1024;
 export const checkPostOffThread = offThread<Uint8Array, PostCheck>(import.meta.url, './post-check-task');
 
 /**
- * The request's post, valid (400 naming each bad field otherwise): its text on one line, and its objects when
+ * The request's post, valid (400 naming each bad field otherwise): its JSON on one line (the bytes received), and its objects when
  * it was parsed in place. From here the post is the store's alone: the request lets go of its body and text,
  * so what the store does not keep dies young.
  */
