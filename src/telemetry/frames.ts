@@ -48,14 +48,15 @@ export class RunFramer {
   private readonly tos: number[] = [];
   private waitingBytes = 0;
 
-  /** Adds the message `id` (each one the id after the last) with its JSON text; `final` when it ends the batch. */
-  addText(id: number, event: LiveMessage['event'], json: string, final = false): void {
-    this.final ||= final;
+  /** Adds a message (each one's id the one after the last), serialising its data; a final status makes the run final. */
+  addMessage({ id, event, data }: LiveMessage): void {
+    if (event === 'status' && FINAL_STATES.has((data as { state: string }).state)) this.final = true;
+    const json = JSON.stringify(data);
     this.push(id, event, json, 0, Buffer.byteLength(json, 'utf8'));
   }
 
-  /** Adds the message `id` whose JSON is `source`'s bytes from..to. */
-  addBytes(id: number, event: LiveMessage['event'], source: Buffer, from: number, to: number): void {
+  /** Adds the sample or event `id` whose JSON is `source`'s bytes from..to. */
+  addBytes(id: number, event: 'sample' | 'roast_event', source: Buffer, from: number, to: number): void {
     this.push(id, event, source, from, to - from);
   }
 
@@ -100,15 +101,10 @@ export class RunFramer {
 
 const NEWLINE = 0x0a;
 
-/** Whether a status message ends its batch. */
-export const isFinalStatus = (status: { state: string }) => FINAL_STATES.has(status.state);
-
 /** The messages (consecutive ids, at least one) framed as one run. */
 export function frameRun(messages: readonly LiveMessage[]): LiveRun {
   const framer = new RunFramer();
-  for (const { id, event, data } of messages) {
-    framer.addText(id, event, JSON.stringify(data), event === 'status' && isFinalStatus(data as { state: string }));
-  }
+  for (const message of messages) framer.addMessage(message);
   return framer.finish()!;
 }
 

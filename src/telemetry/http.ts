@@ -172,7 +172,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
     authenticate: bearerCredential(deps.resolvers, MACHINE_BRIDGES),
     limiter: deps.ingestRateLimiter,
     grant: noGrant,
-    points: (request) => announcedPoints(request),
+    points: announcedPoints,
   });
   // Any API credential (an API key, an OAuth token, a console user's session) may ask for a ticket: it keeps
   // the credential's permissions as they were at issue (an API key's is refused once the key is revoked).

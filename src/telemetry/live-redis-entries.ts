@@ -1,6 +1,6 @@
 import type { CurveSample, RoastEvent } from './curve.js';
-import { RunFramer, isFinalStatus, type LiveRun } from './frames.js';
-import { entrySize, type LiveEntry } from './live.js';
+import { RunFramer, type LiveRun } from './frames.js';
+import { entrySize, messagesOf, type LiveEntry } from './live.js';
 
 /**
  * A stored post or status as the Redis store keeps it in its log and publishes it (live-redis.ts): the id of
@@ -24,30 +24,26 @@ export function storedEntry({ lastId, post, status }: StoredPost<string | Buffer
 
 /**
  * The stored posts' messages with ids above `afterId`, framed as one run (null when there are none): the
- * samples, then the events, then the status, as messagesOf numbers them. A sample's or event's `data` is its
+ * samples, then the events, then the status. A sample's or event's `data` is its
  * JSON as the bridge wrote it, copied out of the post's bytes: the post is never parsed here. On the event
  * loop, parsing a 2,000-sample post and serialising each sample again took 2–3 ms a post, and its objects,
  * alive across the fan-out, were promoted and collected late (tens of MB at the start of a load).
  */
 export function frameStored(stored: readonly StoredPost<Buffer>[], afterId: number): LiveRun | null {
   const framer = new RunFramer();
-  for (const { lastId, post, status } of stored) {
+  for (const text of stored) {
+    const { lastId, post, status } = text;
     const found = post.length > 0 ? elementsOf(post) : { samples: [], events: [] };
     if (found === null) {
-      // A post whose keys were written with escapes: its elements are serialised from the parsed post.
-      const entry = storedEntry({ lastId, post, status });
-      let id = entry.firstId;
-      for (const sample of entry.samples) if (id++ > afterId) framer.addText(id - 1, 'sample', JSON.stringify(sample));
-      for (const event of entry.events) if (id++ > afterId) framer.addText(id - 1, 'roast_event', JSON.stringify(event));
-    } else {
-      let id = lastId - (found.samples.length + found.events.length) / 2 - (status.length > 0 ? 1 : 0) + 1;
-      for (let i = 0; i < found.samples.length; i += 2) if (id++ > afterId) framer.addBytes(id - 1, 'sample', post, found.samples[i], found.samples[i + 1]);
-      for (let i = 0; i < found.events.length; i += 2) if (id++ > afterId) framer.addBytes(id - 1, 'roast_event', post, found.events[i], found.events[i + 1]);
+      // A post whose keys were written with escapes: its messages are serialised from the parsed post.
+      for (const message of messagesOf(storedEntry(text), afterId)) framer.addMessage(message);
+      continue;
     }
-    if (status.length > 0 && lastId > afterId) {
-      const json = status.toString('utf8');
-      framer.addText(lastId, 'status', json, isFinalStatus(JSON.parse(json) as { state: string }));
-    }
+    // Numbered as messagesOf numbers an entry: the samples, then the events, then the status, up to lastId.
+    let id = lastId - (found.samples.length + found.events.length) / 2 - (status.length > 0 ? 1 : 0);
+    for (let i = 0; i < found.samples.length; i += 2) if (++id > afterId) framer.addBytes(id, 'sample', post, found.samples[i], found.samples[i + 1]);
+    for (let i = 0; i < found.events.length; i += 2) if (++id > afterId) framer.addBytes(id, 'roast_event', post, found.events[i], found.events[i + 1]);
+    if (status.length > 0 && lastId > afterId) framer.addMessage({ id: lastId, event: 'status', data: JSON.parse(status.toString('utf8')) as { state: string } });
   }
   return framer.finish();
 }
