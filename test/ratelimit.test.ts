@@ -47,7 +47,8 @@ test('both windows are enforced per credential with 429, Retry-After and a probl
   const other = await org.createKey('viewer');
   assert.equal((await server.call(other, 'catalog.location.listLocations')).status, 200);
 
-  await sleep(3100); // the burst window resets; the sustained one has 8 − 6 = 2 left
+  await sleep(3100); // the burst window resets; the sustained one has 8 − 5 = 3 left (the refusal drew nothing)
+  assert.equal((await call()).status, 200);
   assert.equal((await call()).status, 200);
   const last = await call();
   assert.equal(last.status, 200);
@@ -131,8 +132,8 @@ test('a leased budget (the machine channels) lets exactly the budget through, dr
   assert.equal(decisions[200].headers.RateLimit.split(';')[1], 'r=0');
   assert.ok(Number(decisions[200].headers['Retry-After']) > 25, 'a refusal waits for the burst window');
   // Leases of 1, 2, 4, 8, then 10 (the last one granted 5 of its 10): 23 Redis calls for the 200 requests
-  // that passed, and one of 10 more for the refused one. Unleased, the counter would stand at 201.
-  assert.equal(await drawnInRedis('busy'), 215);
+  // that passed; the refused one's draw of 10 was taken from no window.
+  assert.equal(await drawnInRedis('busy'), 205);
 
   // Two processes on one key: together never more than the budget, and at most a lease each less.
   const both = [];
@@ -243,4 +244,67 @@ test('heavy calls take turns in their lane from reading the body to answering; c
   const answer = await trace;
   assert.equal(answer.status, 404, 'the callers gone (those waiting too), the trace gets its turn');
   assert.equal(answer.headers.get('ratelimit-cost'), '5');
+});
+
+/** The status line and body of a raw HTTP exchange: the request is written as given, the answer read until the server ends it. */
+async function rawExchange(url: string, head: string): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const socket = connect(Number(target.port), target.hostname);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.write(head.replace('{host}', target.host));
+  // The answer comes before the announced body: read what arrives, then leave.
+  for (let i = 0; i < 50 && !/\r\n\r\n[\s\S]*\}/.test(Buffer.concat(chunks).toString('latin1')); i++) await sleep(20);
+  socket.destroy();
+  const text = Buffer.concat(chunks).toString('utf8');
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text };
+}
+
+test('a request that can never fit the budget is a 400 or 413 naming why, never a 429; a refusal takes nothing of what is left', async () => {
+  const server = await startTestServer({ rateWindows: [{ name: `burst_${randomBytes(3).toString('hex')}`, points: 12, seconds: 60 }] });
+  const org = await server.createOrg();
+  const remaining = (res: { headers: Headers }) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit')!)![1]);
+
+  // A page size past the cap is invalid input, priced as one point, however large.
+  const huge = await org.call('catalog.location.listLocations', { page: { limit: 10000 } });
+  assert.equal(huge.status, 400, JSON.stringify(huge.body));
+  assert.deepEqual(huge.body.errors, [{ path: 'page.limit', message: 'must be at most 200' }]);
+  assert.equal(remaining(huge), 11);
+  const viaGet = await org.call('catalog.location.listLocations', { page: { limit: 10000 } }, { method: 'GET' });
+  assert.equal(viaGet.status, 400);
+  assert.equal(remaining(viaGet), 10);
+
+  // A body announced past 1 MiB is 413 before it is priced or read, at any size.
+  for (const length of ['4194304', '1000000000000']) {
+    const answer = await rawExchange(
+      server.url,
+      `POST /rpc/v1/catalog.location.createLocation HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer ${org.key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"name":`,
+    );
+    assert.equal(answer.status, 413, `Content-Length ${length}: ${answer.text.slice(0, 300)}`);
+    assert.match(answer.text, /"code":"body_too_large"/);
+    assert.doesNotMatch(answer.text, /^ratelimit:/im, 'refused before any draw');
+  }
+
+  // Nothing was drawn for those. A trace (5 points) refused for want of points draws none either: the next
+  // cheap call still has what was left.
+  const trace = () => org.call('traceability.traceBackward', { kind: 'green_lot', id: 'gl_missing' });
+  assert.equal(remaining(await trace()), 5);
+  assert.equal(remaining(await org.call('catalog.location.listLocations')), 4);
+  const refused = await trace();
+  assert.equal(refused.status, 429);
+  assert.equal(remaining(refused), 4, 'the refusal says what is left');
+  const cheap = await org.call('catalog.location.listLocations');
+  assert.equal(cheap.status, 200);
+  assert.equal(remaining(cheap), 3, 'the refusal took nothing');
+
+  // A budget whose window holds fewer points than a trace costs can never admit one: 413 naming its cost.
+  const small = await startTestServer({ rateWindows: [{ name: `burst_${randomBytes(3).toString('hex')}`, points: 3, seconds: 60 }] });
+  const smallOrg = await small.createOrg();
+  const never = await smallOrg.call('traceability.traceBackward', { kind: 'green_lot', id: 'gl_missing' });
+  assert.equal(never.status, 413, JSON.stringify(never.body));
+  assert.equal(never.body.code, 'request_too_costly');
+  assert.equal(never.body.cost, 5);
+  assert.equal(never.headers.get('retry-after'), null);
+  assert.equal(remaining(await smallOrg.call('catalog.location.listLocations')), 2, 'it drew nothing');
 });

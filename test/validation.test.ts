@@ -111,9 +111,63 @@ test('text PostgreSQL cannot store is a 400 naming the field, at any depth, over
   assert.equal(await count('locations'), before + 1, 'only the emoji location was written');
 });
 
-test('dates PostgreSQL cannot store or a calendar does not have are a 400, in inputs and in filters', async () => {
+test('a body that is not UTF-8 is 400 malformed_json before it is parsed, and nothing is stored', async () => {
+  const before = await count('locations');
+  const json = Buffer.from(JSON.stringify({ name: 'Roastery XX', code: 'UTF8', kind: 'roastery' }));
+  // Invalid sequences: a lone continuation byte, an overlong form, a truncated sequence, a byte never used.
+  for (const bad of [[0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xff]]) {
+    const body = Buffer.concat([json.subarray(0, json.indexOf('XX')), Buffer.from(bad), json.subarray(json.indexOf('XX') + 2)]);
+    const res = await fetch(`${server.url}/rpc/v1/catalog.location.createLocation`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
+      body,
+    });
+    const problem = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(bad));
+    assert.equal(problem.code, 'malformed_json');
+    assert.match(problem.detail, /not valid UTF-8/);
+  }
+  assert.equal(await count('locations'), before, 'nothing was stored with U+FFFD in place of the bytes');
+});
+
+test('every decimal field reads its string by one rule: no spaces, no leading zeros, no sign or exponent', async () => {
+  const lotId = await makeGreenLot(org, { weightKg: '100' });
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['inventory.green.importGreenLot', { name: 'Lot', lotCode: 'D-1' }, 'weightKg'],
+    ['inventory.green.reserveGreenLot', { id: lotId }, 'weightKg'],
+    ['inventory.green.releaseGreenLotReservation', { id: lotId }, 'weightKg'],
+    ['inventory.green.splitGreenLot', { id: lotId, newLotCode: 'D-2' }, 'weightKg'],
+    ['orders.createOrder', { orderNumber: 'SO-D', customerId: 'cus_1', lines: [{ ...line, quantityKg: '{}' }] }, 'lines[0].quantityKg'],
+    ['orders.createOrder', { orderNumber: 'SO-D', customerId: 'cus_1', lines: [{ ...line, unitPrice: '{}' }] }, 'lines[0].unitPrice'],
+  ];
+  const set = (input: Record<string, unknown>, path: string, value: unknown) => {
+    const copy = structuredClone(input);
+    const parts = path.split(/[.[\]]+/).filter(Boolean);
+    let node: any = copy;
+    for (const part of parts.slice(0, -1)) node = node[part];
+    node[parts.at(-1)!] = value;
+    return copy;
+  };
+  for (const [operation, input, path] of cases) {
+    for (const bad of [' 1', '1 ', '00012', '01.5', '+1', '1e3', '.5', '1.', '']) {
+      const res = await org.call(operation, set(input, path, bad));
+      assert.equal(res.status, 400, `${operation} ${path} ${JSON.stringify(bad)}`);
+      assert.match(errorsOf(res.body)[path] ?? '', /^must be a (non-negative )?decimal/, `${operation} ${path} ${JSON.stringify(bad)}: ${JSON.stringify(res.body.errors)}`);
+    }
+  }
+  // The same amounts well written pass, as strings and as JSON numbers.
+  for (const good of ['0.5', '12', '10.250', 12, 0.5]) {
+    const res = await org.call('inventory.green.reserveGreenLot', { id: lotId, weightKg: good });
+    assert.equal(res.status, 200, `${JSON.stringify(good)}: ${JSON.stringify(res.body)}`);
+  }
+});
+
+test('dates before 1900, past 9999 or not on the calendar are a 400, in inputs and in filters', async () => {
   for (const [value, message] of [
-    ['0000-01-01', 'must be a date between 0001-01-01 and 9999-12-31'],
+    ['0000-01-01', 'must be a date between 1900-01-01 and 9999-12-31'],
+    ['0001-01-01', 'must be a date between 1900-01-01 and 9999-12-31'],
+    ['0999-12-31', 'must be a date between 1900-01-01 and 9999-12-31'],
+    ['1899-12-31', 'must be a date between 1900-01-01 and 9999-12-31'],
     ['2026-02-30', 'must be a calendar date (YYYY-MM-DD) such as 2026-01-31'],
     ['2025-02-29', 'must be a calendar date (YYYY-MM-DD) such as 2026-01-31'],
     ['10000-01-01', 'must be a calendar date (YYYY-MM-DD) such as 2026-01-31'],
@@ -125,12 +179,14 @@ test('dates PostgreSQL cannot store or a calendar does not have are a 400, in in
     assert.equal(machine.status, 400, value);
     assert.equal(errorsOf(machine.body).installedAt, message, value);
   }
-  assert.equal((await org.call('production.roast.listRoastBatches', { filter: { from: '0001-01-01', to: '9999-12-31' } })).status, 200);
+  assert.equal((await org.call('production.roast.listRoastBatches', { filter: { from: '1900-01-01', to: '9999-12-31' } })).status, 200);
   assert.equal((await org.call('production.roast.listRoastBatches', { filter: { from: '2024-02-29' } })).status, 200);
-  const range = 'must be a date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with an offset of at most 14:00';
+  const range = 'must be a date-time between 1900-01-01T00:00:00Z and 9999-12-31T23:59:59Z with an offset of at most 14:00';
   for (const [value, message] of [
     ['0000-06-01T00:00:00Z', range],
-    ['0001-01-01T00:00:00+01:00', range],
+    ['0001-01-01T00:00:00Z', range],
+    ['0999-06-01T00:00:00Z', range],
+    ['1900-01-01T00:00:00+01:00', range],
     ['9999-12-31T23:00:00-05:00', range],
     ['2026-01-01T10:00:00+16:00', range],
     ['2026-02-30T10:00:00Z', 'must be an RFC 3339 date-time with a real date and an offset, such as 2026-01-31T09:30:00Z'],

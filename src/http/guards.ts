@@ -130,6 +130,10 @@ export async function limit(
   reply: FastifyReply,
   cost = points,
 ): Promise<void> {
+  // More than a whole window holds is never admitted, however long the caller waits: a 413, not a 429 to retry.
+  if (cost > limiter.capacity) {
+    throw new ProblemError(413, 'request_too_costly', `This request costs ${cost} points, more than the ${limiter.capacity} this ${countedPer}'s budget holds per window; send a smaller one.`, { cost });
+  }
   const decision = await limiter.consume(key, points);
   reply.headers(decision.headers);
   if (cost > 1) reply.header('RateLimit-Cost', String(cost));

@@ -10,6 +10,8 @@ import { ProblemError, conflict, invalidInput } from '../rpc/errors.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+export const bodyTooLarge = () => new ProblemError(413, 'body_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+
 export function toProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
   return databaseProblem(error) ?? fastifyProblem(error) ?? internalError();
@@ -55,7 +57,7 @@ function fastifyProblem(error: unknown): ProblemError | undefined {
   const e = error as { code?: unknown; statusCode?: number; message?: string };
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ProblemError(413, 'body_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+      return bodyTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ProblemError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
@@ -15,7 +16,7 @@ import { renderDocsPage } from './docs.js';
 import { FairLane } from './fair-lane.js';
 import { API_CALLERS, bearerCredential, guardChain, limit } from './guards.js';
 import { healthRoutes } from './health.js';
-import { MAX_BODY_BYTES, sendProblem, toProblem } from './problems.js';
+import { MAX_BODY_BYTES, bodyTooLarge, sendProblem, toProblem } from './problems.js';
 
 export interface ServerDeps {
   db: Database;
@@ -92,6 +93,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     request.rawBody = bytes;
     const parsesItselfOver = request.routeOptions.config.parsesBodiesOver;
     if (parsesItselfOver !== undefined && bytes.length > parsesItselfOver) return done(null, undefined);
+    // JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never decoded to U+FFFD and stored.
+    if (!isUtf8(bytes)) return done(malformedJson('the body is not valid UTF-8'), undefined);
     const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, {});
     try {
@@ -195,6 +198,8 @@ interface PricedBeforeBody {
  * GET's page. An unknown operation costs 1 (the grant step refuses it).
  */
 function priceBeforeBody(request: RpcRequest): PricedBeforeBody {
+  // A body announced past the limit is refused before it is priced or read: 413, never a 429 to retry.
+  if (request.method !== 'GET' && inputBytes(request) > MAX_BODY_BYTES) throw bodyTooLarge();
   const operation = registry.get(request.params.operation);
   const query = request.method === 'GET' ? inputFromQuery(request.query, true) : null;
   return { points: operation ? requestCost(operation, query, inputBytes(request)) : 1, query };

@@ -23,7 +23,12 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Where the counts are kept: `redis` is shared by every process using the same Redis. */
   readonly store: 'memory' | 'redis';
-  /** Draws `points` (default 1) from every window. */
+  /** The most points one request can ever draw: the smallest window's. A request costing more can never be admitted. */
+  readonly capacity: number;
+  /**
+   * Draws `points` (default 1) from every window, or from none: a refused draw leaves every window's
+   * count as it was, so what was left stays for the next request that fits.
+   */
   consume(key: string, points?: number): Promise<RateDecision>;
 }
 
@@ -63,36 +68,70 @@ export async function openRateLimiterFactory(options: { redisUrl?: string; keyPr
   };
 }
 
-/** One window's count for a key after a draw: points consumed in the window so far, and when it ends. */
+/** One window's count for a key: points consumed in the window so far (after the draw when it was taken), and when it ends. */
 interface WindowCount {
   consumed: number;
   msBeforeNext: number;
 }
 
+/** One request's draw on every window of its budget: taken from all of them, or from none. */
+interface Draw {
+  keys: string[];
+  windows: RateWindow[];
+  /** The request's own points: the draw is refused when any window has fewer left. */
+  points: number;
+  /** What is drawn when it fits (more than `points` for a lease). */
+  drawn: number;
+}
+
+interface DrawResult {
+  counts: WindowCount[];
+  taken: boolean;
+}
+
 /**
  * Fixed windows in Redis: each key is a counter that expires with its window. The counter and its expiry
- * are rate-limiter-flexible's (its `rlflxIncr` script, key `<prefix>:<window>:<key>`), so processes of
- * either kind share counts; but the windows of a request (and any other draws made in the same task) go to
- * Redis as one script call, sent at once, instead of one command per window.
+ * are rate-limiter-flexible's (key `<prefix>:<window>:<key>`, a counter set with its window's expiry), so
+ * processes of either kind share counts; but the windows of a request (and any other draws made in the same
+ * task) go to Redis as one script call, sent at once, instead of one command per window. A request's draw is
+ * taken from all of its windows or, when any of them has fewer points left than the request's own, from none.
+ *
+ * ARGV: the number of draws, then per draw: its window count n, its points, what it draws, and n pairs of
+ * (window points, window seconds); KEYS: the draws' window keys in order. Answers per draw n pairs of
+ * (count, ms left) and 1 when it was taken, 0 when refused.
  */
 const DRAW_SCRIPT = `
-local counts = {}
-for i = 1, #KEYS do
-  local points, seconds = ARGV[2 * i - 1], ARGV[2 * i]
-  redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
-  local consumed = redis.call('incrby', KEYS[i], points)
-  local ttl = redis.call('pttl', KEYS[i])
-  if ttl == -1 then
-    redis.call('expire', KEYS[i], seconds)
-    ttl = 1000 * seconds
+local out = {}
+local a, k = 2, 1
+for d = 1, tonumber(ARGV[1]) do
+  local n, points, drawn = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  a = a + 3
+  local fits = true
+  local counts, ttls = {}, {}
+  for i = 1, n do
+    local key, quota, seconds = KEYS[k + i - 1], tonumber(ARGV[a + 2 * i - 2]), tonumber(ARGV[a + 2 * i - 1])
+    redis.call('set', key, 0, 'EX', seconds, 'NX')
+    counts[i] = tonumber(redis.call('get', key))
+    ttls[i] = redis.call('pttl', key)
+    if ttls[i] == -1 then
+      redis.call('expire', key, seconds)
+      ttls[i] = 1000 * seconds
+    end
+    if counts[i] + points > quota then fits = false end
   end
-  counts[2 * i - 1] = consumed
-  counts[2 * i] = ttl
+  for i = 1, n do
+    if fits then counts[i] = redis.call('incrby', KEYS[k + i - 1], drawn) end
+    out[#out + 1] = counts[i]
+    out[#out + 1] = ttls[i]
+  end
+  out[#out + 1] = fits and 1 or 0
+  a = a + 2 * n
+  k = k + n
 end
-return counts`;
+return out`;
 
-/** At most this many window counters are drawn in one script call. */
-const MAX_DRAWS_PER_CALL = 1000;
+/** At most this many requests' draws go in one script call. */
+const MAX_DRAWS_PER_CALL = 500;
 
 type DrawingRedis = Redis & { firstcrackDraw(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<number[]> };
 
@@ -101,11 +140,23 @@ class RedisWindowCounters {
     redis.defineCommand('firstcrackDraw', { lua: DRAW_SCRIPT });
   }
 
-  readonly draw = batchPerTask<{ key: string; points: number; seconds: number }, WindowCount>(async (draws) => {
-    const args: (string | number)[] = draws.map((d) => d.key);
-    for (const d of draws) args.push(d.points, d.seconds);
-    const counts = await (this.redis as DrawingRedis).firstcrackDraw(draws.length, ...args);
-    return draws.map((_, i) => ({ consumed: counts[2 * i], msBeforeNext: counts[2 * i + 1] }));
+  readonly draw = batchPerTask<Draw, DrawResult>(async (draws) => {
+    const keys = draws.flatMap((d) => d.keys);
+    const args: number[] = [draws.length];
+    for (const d of draws) {
+      args.push(d.windows.length, d.points, d.drawn);
+      for (const w of d.windows) args.push(w.points, w.seconds);
+    }
+    const answer = await (this.redis as DrawingRedis).firstcrackDraw(keys.length, ...keys, ...args);
+    let at = 0;
+    return draws.map((d) => {
+      const counts = d.windows.map(() => {
+        const count = { consumed: answer[at], msBeforeNext: answer[at + 1] };
+        at += 2;
+        return count;
+      });
+      return { counts, taken: answer[at++] === 1 };
+    });
   }, MAX_DRAWS_PER_CALL);
 }
 
@@ -143,6 +194,7 @@ const MAX_LEASES = 10_000;
  */
 class WindowedRateLimiter implements RateLimiter {
   readonly store: 'memory' | 'redis';
+  readonly capacity: number;
   private readonly windows: { window: RateWindow; keyPrefix: string; memory: RateLimiterMemory }[];
   private readonly policyHeader: string;
   private readonly leases: Map<string, Lease> | null;
@@ -153,6 +205,7 @@ class WindowedRateLimiter implements RateLimiter {
     private readonly options: { counters?: RedisWindowCounters; keyPrefix: string; leased?: boolean },
   ) {
     this.store = options.counters ? 'redis' : 'memory';
+    this.capacity = Math.min(...windows.map((w) => w.points));
     this.windows = windows.map((window) => {
       const keyPrefix = `${options.keyPrefix}:${window.name}`;
       return { window, keyPrefix, memory: new RateLimiterMemory({ points: window.points, duration: window.seconds, keyPrefix }) };
@@ -170,18 +223,18 @@ class WindowedRateLimiter implements RateLimiter {
       return this.decision(lease.counts, lease.left, now - lease.drawnAt, []);
     }
     const size = this.leases ? Math.max(points, this.nextLeaseSize(lease, now)) : points;
-    const { counts, shared } = await this.count(key, size, points);
+    const { counts, shared, taken } = await this.count(key, size, points);
     const drawn = shared ? size : points;
-    // Per window: which would refuse the request's own points, and how many of the draw's points it had left.
-    const refused = this.windows.map(({ window }, i) => counts[i].consumed - drawn + points > window.points);
-    const granted = Math.min(drawn, ...this.windows.map(({ window }, i) => Math.max(0, window.points - (counts[i].consumed - drawn))));
-    const allowed = !refused.includes(true);
-    let left = allowed ? granted - points : 0;
+    // Refused: no window was drawn from, and those with fewer points left than the request's own say so.
+    const refused = taken ? [] : this.windows.map(({ window }, i) => counts[i].consumed + points > window.points);
+    // Taken: how many of the draw's points the fullest window had left (a lease may draw past a window's end).
+    const granted = taken ? Math.min(drawn, ...this.windows.map(({ window }, i) => Math.max(0, window.points - (counts[i].consumed - drawn)))) : 0;
+    let left = taken ? granted - points : 0;
     if (this.leases && shared) {
       // Points left of a lease drawn by a concurrent request are kept; a refusal starts the key's leases at one point again.
       const kept = this.leases.get(key);
       if (kept && now < kept.expiresAt) left += kept.left;
-      this.keepLease(key, { left, size: allowed ? size : 0, counts, drawnAt: now, expiresAt: now + Math.min(...counts.map((c) => c.msBeforeNext)) });
+      this.keepLease(key, { left, size: taken ? size : 0, counts, drawnAt: now, expiresAt: now + Math.min(...counts.map((c) => c.msBeforeNext)) });
     }
     return this.decision(counts, left, 0, refused);
   }
@@ -218,15 +271,16 @@ class WindowedRateLimiter implements RateLimiter {
   }
 
   /**
-   * Draws from every window: `drawn` points in Redis (`shared`), or, with Redis away, the request's own
-   * `points` in this process's counts (no lease: these counts are this process's alone anyway).
+   * Draws from every window or from none: `drawn` points in Redis (`shared`), or, with Redis away, the
+   * request's own `points` in this process's counts (no lease: these counts are this process's alone anyway).
    */
-  private async count(key: string, drawn: number, points: number): Promise<{ counts: WindowCount[]; shared: boolean }> {
+  private async count(key: string, drawn: number, points: number): Promise<{ counts: WindowCount[]; shared: boolean; taken: boolean }> {
     const { counters } = this.options;
     if (counters) {
       try {
-        const counts = await Promise.all(this.windows.map((w) => counters.draw({ key: `${w.keyPrefix}:${key}`, points: drawn, seconds: w.window.seconds })));
-        return { counts, shared: true };
+        const windows = this.windows.map((w) => w.window);
+        const { counts, taken } = await counters.draw({ keys: this.windows.map((w) => `${w.keyPrefix}:${key}`), windows, points, drawn });
+        return { counts, shared: true, taken };
       } catch {
         // Redis is away: this process's own counts answer until it is back.
       }
@@ -242,6 +296,10 @@ class WindowedRateLimiter implements RateLimiter {
         ),
       ),
     );
-    return { counts, shared: false };
+    const taken = this.windows.every(({ window }, i) => counts[i].consumed <= window.points);
+    if (taken) return { counts, shared: false, taken };
+    // Refused: every window gets its points back at once (a request counted meanwhile may have seen them drawn).
+    await Promise.all(this.windows.map(({ memory }) => memory.reward(key, points)));
+    return { counts: counts.map((c) => ({ ...c, consumed: c.consumed - points })), shared: false, taken };
   }
 }

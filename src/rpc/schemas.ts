@@ -160,23 +160,32 @@ export const email = z.email();
 export const url = z.url({ protocol: /^https?$/ });
 
 /**
- * Calendar dates PostgreSQL stores and a calendar has: years 0001 to 9999 (PostgreSQL has no year 0,
- * and the format has four digits). The format check already refuses days a month does not have.
+ * The years a date or an instant may fall in: 1900 to 9999. Nothing a roastery records (a harvest, a
+ * contract, a roast, a till's business day) lies before 1900, and within these years every date and
+ * instant is written with four-digit years and read back alike by PostgreSQL, PGlite and JavaScript
+ * (years before 1000 are not: PGlite fails to read them back, PostgreSQL writes them unpadded).
  */
-export const date = z.iso.date().refine((value) => Number(value.slice(0, 4)) >= 1, 'must be a date between 0001-01-01 and 9999-12-31');
+export const FIRST_DATE = '1900-01-01';
+export const LAST_DATE = '9999-12-31';
+
+/** Calendar dates within FIRST_DATE to LAST_DATE. The format check already refuses days a month does not have. */
+export const date = z.iso
+  .date()
+  // Only a value of the date's form is judged here (the format check names the others); it compares as text.
+  .refine((value) => !/^\d{4}-\d{2}-\d{2}$/.test(value) || value >= FIRST_DATE, `must be a date between ${FIRST_DATE} and ${LAST_DATE}`);
 
 /**
- * Instants with an explicit offset, within years 0001 to 9999 in UTC too, and an offset a clock can
+ * Instants with an explicit offset, within FIRST_DATE to LAST_DATE in UTC too, and an offset a clock can
  * show (at most 14 hours, as the world's time zones; PostgreSQL refuses offsets from 16 hours).
  */
-const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const FIRST_INSTANT = Date.parse(`${FIRST_DATE}T00:00:00Z`);
 const AFTER_LAST_INSTANT = Date.parse('+010000-01-01T00:00:00Z');
 export const dateTime = z.iso.datetime({ offset: true }).refine((value) => {
   const offset = /([+-])(\d{2}):?(\d{2})$/.exec(value);
   if (offset && Number(offset[2]) * 60 + Number(offset[3]) > 14 * 60) return false;
   const instant = Date.parse(value);
   return Number.isFinite(instant) && instant >= FIRST_INSTANT && instant < AFTER_LAST_INSTANT;
-}, 'must be a date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with an offset of at most 14:00');
+}, `must be a date-time between ${FIRST_DATE}T00:00:00Z and ${LAST_DATE}T23:59:59Z with an offset of at most 14:00`);
 
 export const timezone = z.string().refine((tz) => {
   try {
@@ -189,16 +198,19 @@ export const timezone = z.string().refine((tz) => {
 
 /**
  * An exact decimal given as a string or a JSON number, normalised to a string for SQL numeric.
- * Never parsed into a binary float, so 0.1 + 0.2 stays 0.3 in the database.
+ * Never parsed into a binary float, so 0.1 + 0.2 stays 0.3 in the database. Every weight, money and
+ * quantity field is one of these, with one rule for the string form: digits with an optional point and
+ * decimals, a minus sign where negatives are allowed, nothing else: no spaces, no plus sign, no exponent,
+ * and no leading zero before another digit (`"0.5"` and `"12"`, never `" 1"` or `"00012"`).
  */
 export function decimal(options: { scale: number; min?: number; max?: number; positive?: boolean; allowNegative?: boolean }) {
-  const pattern = options.allowNegative ? /^-?\d{1,12}(\.\d+)?$/ : /^\d{1,12}(\.\d+)?$/;
+  const pattern = options.allowNegative ? /^-?(0|[1-9]\d{0,11})(\.\d+)?$/ : /^(0|[1-9]\d{0,11})(\.\d+)?$/;
   const kind = options.allowNegative ? 'a decimal' : 'a non-negative decimal';
-  const shape = `must be ${kind} with at most 12 digits before the point and ${options.scale} decimals, as a string or a number`;
+  const shape = `must be ${kind} with at most 12 digits before the point and ${options.scale} decimals, as a string or a number, without spaces or leading zeros`;
   return z
     .union([z.string(), z.number()], { error: (issue) => (issue.input === undefined ? undefined : shape) })
     .transform((value, ctx) => {
-      const s = typeof value === 'number' ? (Number.isFinite(value) ? numberToPlain(value) : 'NaN') : value.trim();
+      const s = typeof value === 'number' ? (Number.isFinite(value) ? numberToPlain(value) : 'NaN') : value;
       if (!pattern.test(s)) {
         ctx.addIssue({ code: 'custom', message: shape });
         return z.NEVER;
@@ -233,8 +245,11 @@ export const money = decimal({ scale: 4, max: 1e12 });
 
 const CURSOR_ISSUE = 'cursor';
 
+/** The most items a page holds. */
+export const MAX_PAGE_LIMIT = 200;
+
 export const page = strict({
-  limit: z.number().int().min(1).max(200).default(50),
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
   cursor: z
     .string()
     .max(512)

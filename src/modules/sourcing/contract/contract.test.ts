@@ -231,6 +231,11 @@ test('a receipt that fails on its third line leaves no lot, ledger row, cost com
     'invalid_input',
     'lines[1].lotCode',
   );
+  // The receipt's own location is checked even when every line names its own.
+  const site = await makeLocation(org);
+  const everyLineLocated = { ...input, lines: input.lines.map((l) => ({ ...l, lotCode: lotCode(), locationId: site })) };
+  await assertRefusedUnchanged(server.owner, org, () => org.call('sourcing.contract.receiveContractShipment', { ...everyLineLocated, locationId: 'loc_0nosuchplace' }), 404, 'not_found', 'locationId');
+  await assertRefusedUnchanged(server.owner, org, () => org.call('sourcing.contract.receiveContractShipment', { ...everyLineLocated, locationId: archived }), 409, 'location_archived', 'locationId');
   // The shipment is still to receive, and receives once the clash is gone.
   const fixed = { ...input, lines: [input.lines[0], input.lines[1], { ...input.lines[2], lotCode: lotCode() }] };
   assert.equal((await org.call('sourcing.contract.receiveContractShipment', fixed)).status, 200);

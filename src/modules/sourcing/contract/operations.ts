@@ -333,6 +333,8 @@ export const contractOperations = [
       }
       const contract = (await repo.findContractSummary(ctx.tx, ctx.orgId, shipment.contractId, { forUpdate: true }))!;
       requireNotEnded(contract, 'shipmentId');
+      // Every id the input names is checked, also a receipt location every line overrides.
+      if (input.locationId !== undefined) await requireReceivingLocation(ctx.tx, ctx.orgId, input.locationId, 'locationId');
       const contractLines = new Map((await repo.findLines(ctx.tx, ctx.orgId, contract.id)).map((l) => [l.id, l]));
       const receipts: greenService.GreenLotReceipt[] = input.lines.map((line, i) => {
         const cl = contractLines.get(line.contractLineId) ?? throwNotFound('contract line', line.contractLineId, `lines[${i}].contractLineId`);
