@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../../testing/harness.js';
 import { assertRefusedWithout } from '../../testing/problems.js';
-import { checkAddress, checkUrlShape, resolveChecked } from './ssrf.js';
+import { checkAddress, checkUrlShape, embeddedIpv4, resolveChecked } from './ssrf.js';
 import { checkedLookup, sendSigned } from './delivery.js';
 import { hostname } from 'node:os';
 import { startReceiver } from './testing.js';
@@ -37,6 +37,14 @@ test('createEndpoint refuses http and every private, loopback, link-local, CGNAT
     'https://[::ffff:127.0.0.1]/hook',
     'https://[::ffff:a9fe:a9fe]/hook',
     'https://[64:ff9b::a00:1]/hook',
+    // IPv6 forms embedding a private IPv4 address, in either case of scheme.
+    'https://[64:ff9b:1::a00:1]/hook',
+    'HTTPS://[64:ff9b:1::a00:1]/hook',
+    'https://[::10.0.0.1]/hook',
+    'HTTPS://[::ffff:0:a00:1]/hook',
+    'https://[2001:0:a00:1::]/hook',
+    'Https://[2002:c0a8:101::1]/hook',
+    'https://[::ffff:0:7f00:1]/hook',
     'https://metadata.google.internal/computeMetadata',
     'https://user:pass@93.184.215.14/hook',
     `${receiver.url}/ok`,
@@ -59,6 +67,36 @@ test('names are resolved and every address checked; metadata stays refused with 
   assert.equal(checkUrlShape('http://127.0.0.1:9000/hook', true), undefined, 'the allowance admits http and loopback');
   assert.equal(checkAddress('8.8.8.8', false).allowed, true);
   assert.equal(checkAddress('2606:4700:4700::1111', false).allowed, true);
+});
+
+test('every IPv4-embedding IPv6 form is decoded and its IPv4 address judged, at creation and for every connection', async () => {
+  for (const [address, embedded] of [
+    ['::ffff:10.0.0.1', ['10.0.0.1']], // IPv4-mapped
+    ['::ffff:a00:1', ['10.0.0.1']],
+    ['::10.0.0.1', ['10.0.0.1']], // IPv4-compatible
+    ['::ffff:0:a00:1', ['10.0.0.1']], // IPv4-translated
+    ['64:ff9b::a00:1', ['10.0.0.1']], // NAT64, well-known prefix
+    ['64:ff9b:1::a00:1', ['10.0.0.1']], // NAT64, local-use prefix, /96 layout
+    ['64:ff9b:1:a00:1::', ['0.0.0.0', '10.0.1.0', '0.1.0.0', '1.0.0.0']], // local use, every layout it fits
+    ['2002:a00:1::1', ['10.0.0.1']], // 6to4
+    ['2001:0:a00:1::', ['10.0.0.1', '255.255.255.255']], // Teredo: server, then the client (obfuscated)
+    ['2001:0:808:808::f5ff:fffe', ['8.8.8.8', '10.0.0.1']],
+    ['2606:4700:4700::1111', []],
+  ] as const) {
+    assert.deepEqual(embeddedIpv4(address), embedded, address);
+  }
+  for (const address of ['64:ff9b:1::a00:1', '::10.0.0.1', '::ffff:0:a00:1', '2001:0:a00:1::', '2001:0:808:808::f5ff:fffe', '2002:7f00:1::', '64:ff9b::a9fe:a9fe']) {
+    assert.equal(checkAddress(address, false).allowed, false, `${address} is refused`);
+    // Connection time: an address a name resolves to (or the URL names) is judged by the same rule.
+    assert.ok('refused' in (await resolveChecked(address, false)), `${address} is refused when connecting`);
+  }
+  assert.equal(checkAddress('64:ff9b::a9fe:a9fe', true).allowed, false, 'a metadata address embedded stays refused with the allowance');
+  for (const address of ['64:ff9b::808:808', '64:ff9b:1::808:808', '2002:808:808::1', '2001:0:808:808::f7f7:f7f7']) {
+    assert.equal(checkAddress(address, false).allowed, true, `${address} embeds a public address`);
+  }
+  const result = await sendSigned('https://[::ffff:0:7f00:1]:9/hook', 'evt_0', '{}', ['whsec_x'], { allowPrivateUrls: false, timeoutMs: 2000 });
+  assert.equal(result.succeeded, false);
+  assert.match(result.error!, /refused/, 'a delivery to an embedded loopback address never connects');
 });
 
 test('the check runs again at connect time: a delivery to a refused address never connects', async () => {

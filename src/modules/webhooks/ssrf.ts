@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Where webhooks may not go. Checked when an endpoint is created or changed (its host resolved now) and
@@ -8,7 +9,7 @@ import { lookup } from 'node:dns/promises';
  * cannot reach a refused address. Redirects are never followed.
  *
  * The ranges are Svix's: loopback, private (RFC 1918, unique local), link-local, CGNAT, multicast,
- * reserved and documentation ranges, and IPv6 forms embedding an IPv4 address. Cloud metadata services are
+ * reserved and documentation ranges, and every IPv6 form embedding an IPv4 address (judged by the IPv4 rules). Cloud metadata services are
  * refused even where private addresses are allowed for development.
  */
 const PRIVATE = new BlockList();
@@ -28,28 +29,41 @@ const METADATA_HOSTS = new Set(['metadata', 'metadata.google.internal', 'metadat
 
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
 
-/** The IPv4 address an IPv6 one embeds (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const groups = expandIpv6(lower);
-  if (!groups) return undefined;
-  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return v4(groups[6], groups[7]);
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return v4(groups[6], groups[7]);
-  if (groups[0] === 0x2002) return v4(groups[1], groups[2]);
-  return undefined;
-}
+const v4Of = (bytes: number[]) => new ipaddr.IPv4(bytes).toString();
 
-function expandIpv6(address: string): number[] | undefined {
-  if (isIP(address) !== 6 || address.includes('.')) return undefined;
-  const [head, tail] = address.split('::');
-  const parse = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
-  const h = parse(head);
-  const t = parse(tail);
-  const zeros = address.includes('::') ? 8 - h.length - t.length : 0;
-  return [...h, ...Array(zeros).fill(0), ...t];
+/**
+ * Every IPv4 address an IPv6 address embeds, each of which must pass the IPv4 rules: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-compatible (::/96), IPv4-translated (::ffff:0:0:0/96, RFC 6145), NAT64 with the
+ * well-known prefix (64:ff9b::/96, RFC 6052) and the local-use prefix (64:ff9b:1::/48, RFC 8215; its
+ * operator picks where the IPv4 address sits, so every RFC 6052 layout the address fits counts), 6to4
+ * (2002::/16, the relay's address in bits 16–47) and Teredo (2001::/32: the server in bits 32–63, the
+ * client's obfuscated address in bits 96–127). ipaddr.js parses the address, so every spelling (a dotted
+ * tail, zeros compressed anywhere) decodes alike.
+ */
+export function embeddedIpv4(address: string): string[] {
+  if (!ipaddr.IPv6.isValid(address)) return [];
+  const parsed = ipaddr.IPv6.parse(address);
+  const bytes = parsed.toByteArray();
+  const words = parsed.parts;
+  const last32 = v4Of(bytes.slice(12));
+  const zero = (from: number, to: number) => words.slice(from, to).every((w) => w === 0);
+  if (zero(0, 5) && words[5] === 0xffff) return [last32]; // mapped
+  if (zero(0, 6)) return [last32]; // compatible (:: and ::1 too: 0.0.0.0/8 is refused)
+  if (zero(0, 4) && words[4] === 0xffff && words[5] === 0) return [last32]; // translated
+  if (words[0] === 0x64 && words[1] === 0xff9b && zero(2, 6)) return [last32]; // NAT64, well-known prefix
+  if (words[0] === 0x64 && words[1] === 0xff9b && words[2] === 1) {
+    // NAT64, local use: the IPv4 address follows a prefix of 48, 56, 64 or 96 bits, skipping bits 64–71 (the
+    // u octet), and the bits after it are zero (RFC 6052 §2.2). Every layout the address fits is a reading of it.
+    const readings = [last32];
+    for (const prefixBytes of [6, 7, 8]) {
+      const rest = [...bytes.slice(prefixBytes, 8), ...bytes.slice(9)];
+      if (rest.slice(4).every((b) => b === 0)) readings.push(v4Of(rest.slice(0, 4)));
+    }
+    return [...new Set(readings)];
+  }
+  if (words[0] === 0x2002) return [v4Of(bytes.slice(2, 6))]; // 6to4
+  if (words[0] === 0x2001 && words[1] === 0) return [v4Of(bytes.slice(4, 8)), v4Of(bytes.slice(12).map((b) => b ^ 0xff))]; // Teredo
+  return [];
 }
 
 /** Whether a webhook may connect to this IP address. */
@@ -57,12 +71,12 @@ export function checkAddress(address: string, allowPrivate: boolean): AddressVer
   const family = isIP(address);
   if (family === 0) return { allowed: false, reason: `${address} is not an IP address` };
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  const v4 = family === 6 ? embeddedIpv4(address) : undefined;
-  if (METADATA.check(address, type) || (v4 && METADATA.check(v4, 'ipv4'))) {
+  const v4 = family === 6 ? embeddedIpv4(address) : [];
+  if (METADATA.check(address, type) || v4.some((a) => METADATA.check(a, 'ipv4'))) {
     return { allowed: false, reason: `${address} is a cloud metadata address` };
   }
   if (allowPrivate) return { allowed: true };
-  if (PRIVATE.check(address, type) || (v4 && PRIVATE.check(v4, 'ipv4'))) {
+  if (PRIVATE.check(address, type) || v4.some((a) => PRIVATE.check(a, 'ipv4'))) {
     return { allowed: false, reason: `${address} is a loopback, private, link-local, shared or reserved address` };
   }
   return { allowed: true };
