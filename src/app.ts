@@ -122,7 +122,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
   });
   if (config.databaseUrl && !config.secretKey) {
-    server.log.warn('FIRSTCRACK_SECRET_KEY is not set: webhook endpoints cannot be created or delivered to until it is (the same key in every process).');
+    server.log.warn('FIRSTCRACK_SECRET_KEY is not set: webhook endpoints cannot be created or delivered to, and lists cannot page, until it is (the same key in every process).');
   }
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, { blobs: services.blobs });
   return {

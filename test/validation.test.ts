@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { z } from 'zod';
 import { startTestServer } from '../src/testing/harness.js';
 import { fieldErrors, parseInput, strict } from '../src/rpc/schemas.js';
-import { encodeCursor } from '../src/db/paging.js';
+import { encodeCursor, sealCursor } from '../src/db/paging.js';
 import { ProblemError } from '../src/rpc/errors.js';
 import { makeGreenLot } from '../src/modules/inventory/green/testing.js';
 
@@ -215,21 +215,35 @@ test('a forged or foreign cursor is 400 invalid_cursor naming page.cursor; a rea
   // From another list: same shape, another list.
   await refused('catalog.party.listPartners', {}, first.body.nextCursor);
   await refused('catalog.machine.listMachines', {}, first.body.nextCursor);
-  // Forged: valid base64 of the wrong shape or types.
-  for (const forged of [{ id: 'loc_1' }, ['locations'], ['locations', 1.5], ['locations', { id: 1 }], ['locations', 'loc_1', 'loc_2'], 'loc_1', null]) {
+  // Forged: valid base64 of the wrong shape or types, and of the right shape (the issue's hand-made cursor).
+  for (const forged of [{ id: 'loc_1' }, ['locations'], ['locations', 1.5], ['locations', { id: 1 }], ['locations', 'loc_1', 'loc_2'], 'loc_1', null, ['locations', 'loc_0']]) {
     await refused('catalog.location.listLocations', {}, Buffer.from(JSON.stringify(forged)).toString('base64url'));
   }
-  await refused('production.roast.listRoastBatches', {}, encodeCursor('roast_batches', ['0000-01-01T00:00:00.000Z', 'rb_1']));
-  await refused('production.roast.listRoastBatches', {}, encodeCursor('roast_batches', ['2026-02-30T00:00:00.000Z', 'rb_1']));
-  await refused('production.roast.listRoastBatches', {}, encodeCursor('roast_batches', ['rb_1', '2026-01-01T00:00:00.000Z']));
-  await refused('traceability.listCertificates', {}, encodeCursor('roast_batches', ['2026-01-01T00:00:00.000Z', 'rb_1']));
+  // Of the right form but not sealed for this organization: the real cursor's own key with a changed seal or
+  // none, a cursor of this list with another key under the real one's seal, another organization's real cursor.
+  const [plain, seal] = first.body.nextCursor.split('.');
+  await refused('catalog.location.listLocations', {}, plain);
+  await refused('catalog.location.listLocations', {}, `${plain}.${seal.startsWith('A') ? 'B' : 'A'}${seal.slice(1)}`);
+  await refused('catalog.location.listLocations', {}, `${encodeCursor('locations', ['loc_0'])}.${seal}`);
+  const other = await server.createOrg('enterprise', 'Another roastery');
+  for (const code of ['PG-A', 'PG-B']) await other.call('catalog.location.createLocation', { name: code, code, kind: 'warehouse' });
+  const foreign = await other.call('catalog.location.listLocations', { page: { limit: 1 } });
+  assert.ok(foreign.body.nextCursor, 'the other organization has a next page');
+  await refused('catalog.location.listLocations', {}, foreign.body.nextCursor);
+  assert.equal((await other.call('catalog.location.listLocations', { page: { limit: 1, cursor: foreign.body.nextCursor } })).status, 200, 'it pages on where it was issued');
+  // Sealed for this organization but with keys of the wrong kinds, or of another list: refused where the list is read.
+  const sealed = (list: string, key: (string | number)[]) => sealCursor(server.app.services.config, org.id, encodeCursor(list, key));
+  await refused('production.roast.listRoastBatches', {}, sealed('roast_batches', ['0000-01-01T00:00:00.000Z', 'rb_1']));
+  await refused('production.roast.listRoastBatches', {}, sealed('roast_batches', ['2026-02-30T00:00:00.000Z', 'rb_1']));
+  await refused('production.roast.listRoastBatches', {}, sealed('roast_batches', ['rb_1', '2026-01-01T00:00:00.000Z']));
+  await refused('traceability.listCertificates', {}, sealed('roast_batches', ['2026-01-01T00:00:00.000Z', 'rb_1']));
 
   // A list of one record's rows: the record exists, the cursor is another list's.
   const lot = await makeGreenLot(org);
   const ledger = await org.call('inventory.green.listGreenLotTransactions', { greenLotId: lot });
   assert.equal(ledger.status, 200);
   await refused('inventory.green.listGreenLotTransactions', { greenLotId: lot }, first.body.nextCursor);
-  await refused('inventory.green.listGreenLotTransactions', { greenLotId: lot }, encodeCursor('green_lot_transactions', [-1]));
+  await refused('inventory.green.listGreenLotTransactions', { greenLotId: lot }, sealed('green_lot_transactions', [-1]));
   await refused('inventory.green.listGreenLotTransactions', { greenLotId: 'gl_missing' }, Buffer.from('[1]').toString('base64url'));
 
   // A cursor wrong together with another field: every field is listed, as invalid input.

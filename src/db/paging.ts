@@ -1,11 +1,67 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.js';
+import { loadSecretKey, type SecretKey } from '../crypto/secrets.js';
 import { ProblemError } from '../rpc/errors.js';
 
 /**
  * Keyset paging. A cursor is opaque to clients: base64url of the JSON array `[list, ...key]`, where
- * `list` names the list that issued it and `key` is the sort key of the last row returned. A cursor is
- * checked in full before any of it reaches SQL: the list that issued it, the number of key parts and
- * each part's kind, so a forged cursor or one from another list is a 400, never a database error.
+ * `list` names the list that issued it and `key` is the sort key of the last row returned, sealed for the
+ * organization it was issued to (sealCursor: `<cursor>.<MAC>`). A cursor is checked in full before any of
+ * it reaches SQL: its seal, the list that issued it, the number of key parts and each part's kind, so a
+ * forged cursor, another organization's or another list's is a 400, never a database error or a page of
+ * somebody else's list.
  */
+
+// ---------------------------------------------------------------------------------------------------
+// Sealing. The MAC is HMAC-SHA-256 (first 128 bits) over the organization id and the cursor, under a key
+// derived (HKDF) from the service's secret key: FIRSTCRACK_SECRET_KEY in server mode, which every process
+// of a deployment shares, or the data directory's key file embedded. A cursor outlives neither a change of
+// that key nor its organization. Operations see plain cursors: the dispatcher opens `page.cursor` before the
+// handler runs and seals the `nextCursor` it answers.
+
+const MAC_BYTES = 16;
+const MAC = /^[A-Za-z0-9_-]{22}$/;
+const macKeys = new WeakMap<SecretKey, Buffer>();
+
+type KeySource = Pick<Config, 'secretKey' | 'databaseUrl' | 'dataDir'>;
+
+function macKey(config: KeySource): Buffer {
+  const secret = loadSecretKey(config);
+  let key = macKeys.get(secret);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', secret.key, Buffer.alloc(0), 'firstcrack page cursors v1', 32));
+    macKeys.set(secret, key);
+  }
+  return key;
+}
+
+const macOf = (key: Buffer, orgId: string, cursor: string) =>
+  createHmac('sha256', key).update(orgId).update('\n').update(cursor).digest().subarray(0, MAC_BYTES);
+
+/** A plain cursor sealed for the organization, as clients get it. */
+export function sealCursor(config: KeySource, orgId: string, cursor: string): string {
+  return `${cursor}.${macOf(macKey(config), orgId, cursor).toString('base64url')}`;
+}
+
+/** The plain cursor of one sealed for this organization; anything else throws `problem` (default: 400 invalid_cursor). */
+export function openCursor(config: KeySource, orgId: string, sealed: string, problem: () => Error = invalidCursor): string {
+  const dot = sealed.lastIndexOf('.');
+  const cursor = sealed.slice(0, dot);
+  const mac = sealed.slice(dot + 1);
+  if (dot < 0 || !MAC.test(mac)) throw problem();
+  // Compared as text: a MAC spelled another way (its last character's spare bits) is not the one issued.
+  if (!timingSafeEqual(Buffer.from(mac), Buffer.from(macOf(macKey(config), orgId, cursor).toString('base64url')))) throw problem();
+  return cursor;
+}
+
+/** Whether a sealed cursor has the form of one (a cursor and a MAC); its seal is checked where the organization is known. */
+export function isSealedCursorForm(sealed: string): boolean {
+  const dot = sealed.lastIndexOf('.');
+  return dot > 0 && MAC.test(sealed.slice(dot + 1)) && readCursor(sealed.slice(0, dot)) !== undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Plain cursors
 
 /** What a list's page input holds once validated. */
 export interface Page {

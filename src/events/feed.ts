@@ -33,6 +33,10 @@ interface EventRow {
 
 export const FEED_LIST = 'event_feed';
 
+/** The feed takes its cursor at the top level, not in a page object: a cursor it did not issue is invalid input naming `cursor`. */
+export const invalidFeedCursor = () =>
+  invalidInput([{ path: 'cursor', message: CURSOR_MESSAGE }], 'The cursor was not returned by this feed; start again without one.');
+
 export async function readEventFeed(q: Queryable, orgId: string, query: FeedQuery): Promise<{ items: EventEnvelope[]; nextCursor: string | null }> {
   const params = new SqlParams();
   const where = [`org_id = ${params.add(orgId)}`, `txid < pg_snapshot_xmin(pg_current_snapshot())`];
@@ -40,8 +44,7 @@ export async function readEventFeed(q: Queryable, orgId: string, query: FeedQuer
   try {
     after = decodeCursor(query.cursor, FEED_LIST, ['integer', 'integer']);
   } catch {
-    // The feed takes its cursor at the top level, not in a page object.
-    throw invalidInput([{ path: 'cursor', message: CURSOR_MESSAGE }], 'The cursor was not returned by this feed; start again without one.');
+    throw invalidFeedCursor();
   }
   if (after) where.push(`(txid, seq) > (${params.add(String(after[0]))}::text::xid8, ${params.add(after[1])}::bigint)`);
   if (query.types && query.types.length > 0) where.push(typeMatch(params, query.types));

@@ -8,6 +8,7 @@ import { ProblemError, conflict } from './errors.js';
 import { parseInput } from './schemas.js';
 import { checkAnswer, checkEvent, checkProblem } from './contract.js';
 import { toProblem } from '../http/problems.js';
+import { openCursor, sealCursor } from '../db/paging.js';
 
 export interface DispatchRequest {
   principal: Principal;
@@ -62,7 +63,7 @@ export class Dispatcher {
 
   async dispatch(request: DispatchRequest): Promise<DispatchResult> {
     const { principal, operation } = request;
-    const input = parseInput(operation.input, request.input ?? {});
+    const input = openPageCursor(this.services, principal.orgId, parseInput(operation.input, request.input ?? {}));
 
     const key = request.idempotencyKey;
     const requestHash = key === undefined ? '' : createHash('sha256').update(operation.name).update('\n').update(canonicalJson(request.input)).digest('hex');
@@ -115,7 +116,7 @@ export class Dispatcher {
             },
             enqueue: (job, payload) => this.services.jobs.send(tx, job, payload),
           };
-          const body = (await operation.handler(ctx, input)) ?? {};
+          const body = sealNextCursor(this.services, principal.orgId, input, (await operation.handler(ctx, input)) ?? {});
           if (this.checkContract) checkAnswer(operation, body);
           const json = JSON.stringify(body);
           if (key !== undefined) {
@@ -184,6 +185,23 @@ export class Dispatcher {
     );
     return rows.length === 1;
   }
+}
+
+/**
+ * Page cursors cross the API sealed for the organization (db/paging.ts): a list's `page.cursor` is opened
+ * here, before its handler runs (400 invalid_cursor if it was not sealed for this organization), and the
+ * `nextCursor` a list answers is sealed on the way out. A list is an operation whose input has a page.
+ */
+function openPageCursor<T>(services: Services, orgId: string, input: T): T {
+  const page = (input as { page?: { cursor?: unknown } } | null)?.page;
+  if (typeof page?.cursor !== 'string') return input;
+  return { ...input, page: { ...page, cursor: openCursor(services.config, orgId, page.cursor) } };
+}
+
+function sealNextCursor(services: Services, orgId: string, input: unknown, body: object): object {
+  const listed = typeof (input as { page?: unknown } | null)?.page === 'object';
+  const next = (body as { nextCursor?: unknown }).nextCursor;
+  return listed && typeof next === 'string' ? { ...body, nextCursor: sealCursor(services.config, orgId, next) } : body;
 }
 
 class KeyTakenMeanwhile extends Error {}

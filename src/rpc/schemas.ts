@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidInput, type FieldError } from './errors.js';
-import { CURSOR_MESSAGE, invalidCursor, readCursor } from '../db/paging.js';
+import { CURSOR_MESSAGE, invalidCursor, isSealedCursorForm } from '../db/paging.js';
 
 /**
  * Building blocks for operation input schemas. Every object is strict: an unknown field is a 400,
@@ -240,8 +240,9 @@ export const kg = (opts: { positive?: boolean; allowNegative?: boolean } = {}) =
 export const money = decimal({ scale: 4, max: 1e12 });
 
 // ---------------------------------------------------------------------------------------------------
-// Paging input. The list that issued a cursor and its key's kinds are checked where the list is read
-// (db/paging.ts); here only its form, so a malformed cursor is reported with the rest of the input.
+// Paging input. A cursor's seal is checked by the dispatcher, the list that issued it and its key's kinds
+// where the list is read (db/paging.ts); here only its form, so a malformed cursor is reported with the
+// rest of the input.
 
 const CURSOR_ISSUE = 'cursor';
 
@@ -253,7 +254,7 @@ export const page = strict({
   cursor: z
     .string()
     .max(512)
-    .refine((cursor) => readCursor(cursor) !== undefined, { message: CURSOR_MESSAGE, params: { [CURSOR_ISSUE]: true } })
+    .refine(isSealedCursorForm, { message: CURSOR_MESSAGE, params: { [CURSOR_ISSUE]: true } })
     .optional(),
 }).default({ limit: 50 });
 export type Page = z.output<typeof page>;

@@ -3,7 +3,8 @@ import { defineOperation, type OperationContext } from '../../rpc/define.js';
 import { conflict, invalidInput, notFound, ProblemError } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
 import { eventCatalog } from '../../rpc/registry.js';
-import { readEventFeed } from '../../events/feed.js';
+import { invalidFeedCursor, readEventFeed } from '../../events/feed.js';
+import { openCursor, sealCursor } from '../../db/paging.js';
 import { encryptSecret, loadSecretKey } from '../../crypto/secrets.js';
 import * as repo from './repository.js';
 import {
@@ -177,7 +178,11 @@ export const webhookOperations = [
     output: EventFeed,
     errors: [],
     async handler(ctx, { filter, limit, cursor }) {
-      return readEventFeed(ctx.tx, ctx.orgId, { ...filter, cursor, limit });
+      // The feed's cursor is sealed for the organization as page cursors are (db/paging.ts), here rather than by the dispatcher: it is not in a page.
+      const { config } = ctx.services;
+      const plain = cursor === undefined ? undefined : openCursor(config, ctx.orgId, cursor, invalidFeedCursor);
+      const feed = await readEventFeed(ctx.tx, ctx.orgId, { ...filter, cursor: plain, limit });
+      return { ...feed, nextCursor: feed.nextCursor === null ? null : sealCursor(config, ctx.orgId, feed.nextCursor) };
     },
   }),
 
