@@ -5,18 +5,23 @@ import { z } from 'zod';
 import { startTestServer } from '../src/testing/harness.js';
 import { operations } from '../src/rpc/registry.js';
 import type { Operation } from '../src/rpc/define.js';
-import { encodeCursor } from '../src/db/paging.js';
+import { encodeCursor, sealCursor } from '../src/db/paging.js';
 
 /**
  * Every registered operation, fed malformed inputs derived from its own input schema: text PostgreSQL
- * cannot store (NUL, a lone surrogate) in every string field at any depth, impossible or unstorable
- * dates in every date and date-time field, values of the wrong type in every field, and forged or
- * foreign page cursors in every list. Each must be a 400 naming the field, and none may write anything.
- * The inputs come from the registry and the schemas, so an operation added later is covered as it is.
+ * cannot store (NUL, a lone surrogate) in every string field at any depth, bytes that are not UTF-8 in
+ * every string field, impossible or unstorable dates (years 0001 to 0999 among them) in every date and
+ * date-time field, decimals written loosely (leading spaces or zeros, a sign, an exponent) in every decimal
+ * field, values of the wrong type in every field, forged or foreign page cursors (another organization's
+ * among them) and page sizes past the cap in every list, and bodies announced past the limit to every
+ * operation. Each must be a 400 naming the field (or 413 for a body too large), none a 5xx or a 429, and
+ * none may write anything. The inputs come from the registry and the schemas, so an operation added later
+ * is covered as it is.
  */
 
 const server = await startTestServer();
 const org = await server.createOrg('enterprise', 'Fuzzed roastery');
+const otherOrg = await server.createOrg('enterprise', 'Another roastery');
 
 type Schema = {
   type?: string | string[];
@@ -138,23 +143,30 @@ function childOf(s: Schema, key: string | number): Schema {
 
 const formatPath = (path: Path) => path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${key}` : key), '');
 
-const IMPOSSIBLE_DATES = ['0000-01-01', '2026-02-30', '2025-02-29', '10000-01-01'];
+const IMPOSSIBLE_DATES = ['0000-01-01', '0001-01-01', '0500-06-15', '0999-12-31', '1899-12-31', '2026-02-30', '2025-02-29', '10000-01-01'];
 const IMPOSSIBLE_DATE_TIMES = [
   '0000-01-01T00:00:00Z',
-  '0001-01-01T00:00:00+01:00',
+  '0001-01-01T00:00:00Z',
+  '0999-12-31T23:59:59Z',
+  '1900-01-01T00:00:00+01:00',
   '2026-02-30T10:00:00Z',
   '2026-01-01T10:00:00+16:00',
   '10000-01-01T00:00:00Z',
 ];
 const WRONG_TYPES: unknown[] = [12345, 'text', true, { nested: 1 }, ['list'], null];
+/** Decimals written otherwise than the one rule allows. */
+const LOOSE_DECIMALS = [' 1', '1 ', '00012', '01.5', '+1', '1e3', '.5'];
+/** Where invalid UTF-8 goes: the string is sent with these bytes in place of the marker. */
+const BAD_UTF8_MARKER = 'BADUTF8';
+const BAD_UTF8 = Buffer.from([0xc3, 0x28, 0xff]);
 
 interface Case {
   operation: string;
   what: string;
   input: Record<string, unknown>;
-  /** The field the answer must name. */
+  /** The field the answer must name (none for malformed JSON). */
   path: string;
-  code: 'invalid_input' | 'invalid_cursor';
+  code: 'invalid_input' | 'invalid_cursor' | 'malformed_json';
 }
 
 function casesFor(op: Operation): Case[] {
@@ -168,7 +180,10 @@ function casesFor(op: Operation): Case[] {
     if (types.has('string')) {
       add('NUL', path, 'before\u0000after');
       add('lone surrogate', path, 'before\ud800after');
+      add('invalid UTF-8', path, `before${BAD_UTF8_MARKER}after`, 'malformed_json');
     }
+    // A decimal field takes a string or a JSON number (rpc/schemas.ts decimal()).
+    if (types.has('string') && types.has('number') && !types.has('object')) for (const d of LOOSE_DECIMALS) add(`decimal ${JSON.stringify(d)}`, path, d);
     const formats = new Set([field, ...alternatives(field)].map((s) => s.format));
     if (formats.has('date')) for (const d of IMPOSSIBLE_DATES) add(`date ${d}`, path, d);
     if (formats.has('date-time')) for (const d of IMPOSSIBLE_DATE_TIMES) add(`date-time ${d}`, path, d);
@@ -188,19 +203,34 @@ function casesFor(op: Operation): Case[] {
       ['base64 of a float key', Buffer.from(JSON.stringify(['locations', 1.5])).toString('base64url')],
       ['base64 of a NUL key', Buffer.from(JSON.stringify(['locations', 'a\u0000'])).toString('base64url')],
       ['base64 with a bad timestamp', Buffer.from(JSON.stringify(['roast_batches', '0000-01-01T00:00:00Z', 'rb_1'])).toString('base64url')],
+      ['hand-made, of the right shape', Buffer.from(JSON.stringify(['locations', 'loc_0'])).toString('base64url')],
+      ['hand-made with a made-up seal', `${Buffer.from(JSON.stringify(['locations', 'loc_0'])).toString('base64url')}.${'A'.repeat(22)}`],
+      ['sealed for another organization', sealCursor(server.app.services.config, otherOrg.id, encodeCursor('locations', ['loc_0']))],
     ];
     for (const [what, cursor] of forged) add(`forged cursor: ${what}`, ['page', 'cursor'], cursor, 'invalid_cursor');
+    for (const limit of [201, 10000, 1e9]) add(`page limit ${limit}`, ['page', 'limit'], limit);
   }
   return cases;
 }
 
-/** Cursors of another list, and of this list with keys of the wrong kinds: well formed, refused where the list is read. */
-function foreignCursors(op: Operation): [string, string][] {
+/** The body of a case as sent: JSON, with invalid UTF-8 bytes where the marker stands. */
+function bodyOf(input: unknown): Buffer {
+  const json = Buffer.from(JSON.stringify(input));
+  const at = json.indexOf(BAD_UTF8_MARKER);
+  return at < 0 ? json : Buffer.concat([json.subarray(0, at), BAD_UTF8, json.subarray(at + BAD_UTF8_MARKER.length)]);
+}
+
+/**
+ * Cursors sealed for this organization but of another list, or of this list with keys of the wrong kinds:
+ * well formed and sealed, refused where the list is read.
+ */
+function foreignCursors(): [string, string][] {
+  const sealed = (list: string, key: (string | number)[]) => sealCursor(server.app.services.config, org.id, encodeCursor(list, key));
   return [
-    ['another list', encodeCursor('fuzz_other_list', ['abc_123'])],
-    ['an id where a timestamp is', encodeCursor('roast_batches', ['abc_123', 'rb_1'])],
-    ['a timestamp of year 0', encodeCursor('roast_batches', ['0000-01-01T00:00:00.000Z', 'rb_1'])],
-    ['an integer where an id is', encodeCursor('locations', [42])],
+    ['another list', sealed('fuzz_other_list', ['abc_123'])],
+    ['an id where a timestamp is', sealed('roast_batches', ['abc_123', 'rb_1'])],
+    ['a timestamp of year 0', sealed('roast_batches', ['0000-01-01T00:00:00.000Z', 'rb_1'])],
+    ['an integer where an id is', sealed('locations', [42])],
   ];
 }
 
@@ -225,7 +255,7 @@ async function orgRows(): Promise<Record<string, number>> {
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 after(() => agent.destroy());
 function post(operation: string, input: unknown): Promise<{ status: number; body: any; contentType: string }> {
-  const body = JSON.stringify(input);
+  const body = bodyOf(input);
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -259,7 +289,7 @@ test('every operation answers malformed input with a 400 naming the field, and w
   await inParallel(cases, 8, async (c) => {
     const res = await post(c.operation, c.input);
     const paths: string[] = (res.body?.errors ?? []).map((e: { path: string }) => e.path);
-    if (res.status !== 400 || res.body?.code !== c.code || !paths.includes(c.path)) {
+    if (res.status !== 400 || res.body?.code !== c.code || (c.code !== 'malformed_json' && !paths.includes(c.path))) {
       failures.push(`${c.operation} ${c.what} at ${c.path}: ${res.status} ${res.body?.code} ${JSON.stringify(res.body?.errors ?? res.body)}`);
     } else if (!res.contentType.startsWith('application/problem+json')) {
       failures.push(`${c.operation} ${c.what}: answered ${res.contentType}`);
@@ -267,7 +297,7 @@ test('every operation answers malformed input with a 400 naming the field, and w
   });
   assert.deepEqual(failures, [], `${failures.length} of ${cases.length} malformed inputs were not a 400 naming the field`);
   const classes = new Set(cases.map((c) => c.what.split(/[ :]/)[0]));
-  for (const expected of ['NUL', 'lone', 'date', 'date-time', 'wrong', 'forged']) assert.ok(classes.has(expected), `the schemas gave ${expected} cases`);
+  for (const expected of ['NUL', 'lone', 'invalid', 'decimal', 'date', 'date-time', 'wrong', 'forged', 'page']) assert.ok(classes.has(expected), `the schemas gave ${expected} cases`);
   assert.deepEqual(await orgRows(), before, 'a refused request wrote nothing');
   console.log(`Fuzzed ${operations.length} operations with ${cases.length} malformed inputs: every one a 400 naming its field`);
 });
@@ -285,7 +315,7 @@ test('a well-formed cursor of another list, or with keys of the wrong kinds, is 
     if (plain.status === 404) continue;
     assert.equal(plain.status, 200, `${op.name} answers its sample input: ${JSON.stringify(plain.body)}`);
     reached++;
-    for (const [what, cursor] of foreignCursors(op)) {
+    for (const [what, cursor] of foreignCursors()) {
       const res = await org.call(op.name, { ...base, page: { cursor } });
       if (res.status !== 400 || res.body.code !== 'invalid_cursor' || res.body.errors?.[0]?.path !== 'page.cursor') {
         failures.push(`${op.name} ${what}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -294,5 +324,45 @@ test('a well-formed cursor of another list, or with keys of the wrong kinds, is 
   }
   assert.deepEqual(failures, []);
   assert.ok(reached >= lists.length - 1, `${reached} of ${lists.length} lists were reached with a foreign cursor`);
+  assert.deepEqual(await orgRows(), before);
+});
+
+test('every operation answers a body announced past 1 MiB with 413 before reading it, never a 429', async () => {
+  const { hostname, port } = new URL(server.url);
+  const failures: string[] = [];
+  await inParallel([...operations], 4, async (op) => {
+    for (const length of [4 * 1024 * 1024, 1e12]) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request({ hostname, port, method: 'POST', path: `/rpc/v1/${op.name}`, headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json', 'content-length': String(length) } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+          req.destroy();
+        });
+        req.on('error', reject);
+        req.write('{"');
+      });
+      if (status !== 413) failures.push(`${op.name} Content-Length ${length}: ${status}`);
+    }
+  });
+  assert.deepEqual(failures, []);
+});
+
+test('a webhook URL naming a private IPv4 address inside an IPv6 one is refused, in either case of scheme', async () => {
+  const urls = [
+    'https://[64:ff9b:1::a00:1]/hook', 'HTTPS://[::10.0.0.1]/hook', 'https://[::ffff:0:a00:1]/hook', 'Https://[2001:0:a00:1::]/hook',
+    'https://[::ffff:7f00:1]/hook', 'https://[64:ff9b::a9fe:a9fe]/hook', 'https://[2002:c0a8:101::1]/hook', 'https://[::ffff:0:a9fe:a9fe]/hook',
+  ];
+  const takesUrl = operations.filter((op) => op.name.startsWith('webhooks.') && inputSchema(op).properties?.url);
+  assert.ok(takesUrl.length > 0, 'the registry has operations taking a webhook URL');
+  const before = await orgRows();
+  const failures: string[] = [];
+  for (const op of takesUrl) {
+    const base = sample(inputSchema(op)) as Record<string, unknown>;
+    for (const url of urls) {
+      const res = await post(op.name, { ...base, url });
+      if (res.status !== 400 || res.body?.errors?.[0]?.path !== 'url') failures.push(`${op.name} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  }
+  assert.deepEqual(failures, []);
   assert.deepEqual(await orgRows(), before);
 });
