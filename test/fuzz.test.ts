@@ -143,7 +143,7 @@ function childOf(s: Schema, key: string | number): Schema {
 
 const formatPath = (path: Path) => path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${key}` : key), '');
 
-const IMPOSSIBLE_DATES = ['0000-01-01', '0001-01-01', '0500-06-15', '0999-12-31', '1899-12-31', '2026-02-30', '2025-02-29', '10000-01-01'];
+const IMPOSSIBLE_DATES = ['0000-01-01', '0001-01-01', '0500-06-15', '0999-12-31', '1899-12-31', '9999-12-31', '2026-02-30', '2025-02-29', '10000-01-01'];
 const IMPOSSIBLE_DATE_TIMES = [
   '0000-01-01T00:00:00Z',
   '0001-01-01T00:00:00Z',

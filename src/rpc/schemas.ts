@@ -163,16 +163,18 @@ export const url = z.url({ protocol: /^https?$/ });
  * The years a date or an instant may fall in: 1900 to 9999. Nothing a roastery records (a harvest, a
  * contract, a roast, a till's business day) lies before 1900, and within these years every date and
  * instant is written with four-digit years and read back alike by PostgreSQL, PGlite and JavaScript
- * (years before 1000 are not: PGlite fails to read them back, PostgreSQL writes them unpadded).
+ * (years before 1000 are not: PGlite fails to read them back, PostgreSQL writes them unpadded). The last
+ * date is 9999-12-30, so that a date's day ends within 9999 in every time zone (9999-12-31 ends in year
+ * 10000 west of UTC).
  */
 export const FIRST_DATE = '1900-01-01';
-export const LAST_DATE = '9999-12-31';
+export const LAST_DATE = '9999-12-30';
 
 /** Calendar dates within FIRST_DATE to LAST_DATE. The format check already refuses days a month does not have. */
 export const date = z.iso
   .date()
   // Only a value of the date's form is judged here (the format check names the others); it compares as text.
-  .refine((value) => !/^\d{4}-\d{2}-\d{2}$/.test(value) || value >= FIRST_DATE, `must be a date between ${FIRST_DATE} and ${LAST_DATE}`);
+  .refine((value) => !/^\d{4}-\d{2}-\d{2}$/.test(value) || (value >= FIRST_DATE && value <= LAST_DATE), `must be a date between ${FIRST_DATE} and ${LAST_DATE}`);
 
 /**
  * Instants with an explicit offset, within FIRST_DATE to LAST_DATE in UTC too, and an offset a clock can
@@ -185,7 +187,7 @@ export const dateTime = z.iso.datetime({ offset: true }).refine((value) => {
   if (offset && Number(offset[2]) * 60 + Number(offset[3]) > 14 * 60) return false;
   const instant = Date.parse(value);
   return Number.isFinite(instant) && instant >= FIRST_INSTANT && instant < AFTER_LAST_INSTANT;
-}, `must be a date-time between ${FIRST_DATE}T00:00:00Z and ${LAST_DATE}T23:59:59Z with an offset of at most 14:00`);
+}, `must be a date-time between ${FIRST_DATE}T00:00:00Z and 9999-12-31T23:59:59Z with an offset of at most 14:00`);
 
 export const timezone = z.string().refine((tz) => {
   try {

@@ -518,6 +518,24 @@ describe('POS sales and reconciliation', () => {
     assert.deepEqual(latest.body.items.map((r: { businessDate: string; version: number }) => `${r.businessDate}@${r.version}`).sort(), ['2026-03-29@1', '2026-10-25@2']);
     assertProblem(await org.call('cafe.reconcilePos', { siteId, businessDate: '2026-02-30' }), 400, 'invalid_input', 'businessDate');
   });
+
+  test('business days from 1900-01-01 to 9999-12-30 reconcile with four-digit years in every time zone; others are a 400', async () => {
+    for (const timezone of ['Pacific/Kiritimati', 'Pacific/Pago_Pago']) {
+      const siteId = await makeSite(org, { timezone });
+      for (const businessDate of ['0001-01-01', '0999-12-31', '1899-12-31', '9999-12-31']) {
+        assertProblem(await org.call('cafe.reconcilePos', { siteId, businessDate }), 400, 'invalid_input', 'businessDate');
+      }
+      for (const businessDate of ['1900-01-01', '9999-12-30']) {
+        const res = await org.call('cafe.reconcilePos', { siteId, businessDate });
+        assert.equal(res.status, 200, `${timezone} ${businessDate}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.businessDate, businessDate);
+        assert.match(res.body.dayStart, /^\d{4}-\d{2}-\d{2}T/, res.body.dayStart);
+        assert.match(res.body.dayEnd, /^\d{4}-\d{2}-\d{2}T/, res.body.dayEnd);
+      }
+      const listed = await org.call('cafe.listReconciliations', { filter: { siteId, from: '1900-01-01', to: '9999-12-30' } });
+      assert.deepEqual(listed.body.items.map((r: { businessDate: string }) => r.businessDate).sort(), ['1900-01-01', '9999-12-30']);
+    }
+  });
 });
 
 describe('site performance', () => {
