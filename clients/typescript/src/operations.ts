@@ -6304,6 +6304,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6326,6 +6327,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6348,6 +6350,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6372,6 +6375,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6396,6 +6400,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6421,6 +6426,7 @@ export const OPERATIONS = {
       "duplicate",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6443,6 +6449,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6465,6 +6472,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6487,6 +6495,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6510,6 +6519,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6536,6 +6546,7 @@ export const OPERATIONS = {
       "insufficient_stock",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6562,6 +6573,7 @@ export const OPERATIONS = {
       "insufficient_stock",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6588,6 +6600,7 @@ export const OPERATIONS = {
       "insufficient_stock",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6613,6 +6626,7 @@ export const OPERATIONS = {
       "insufficient_reservation",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6641,6 +6655,7 @@ export const OPERATIONS = {
       "stock_spread_across_locations",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6670,6 +6685,7 @@ export const OPERATIONS = {
       "lot_empty",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6694,6 +6710,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6716,6 +6733,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6740,6 +6758,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6762,6 +6781,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6784,6 +6804,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6807,6 +6828,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6830,6 +6852,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6852,6 +6875,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6874,6 +6898,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6897,6 +6922,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6921,6 +6947,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6943,6 +6970,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6965,6 +6993,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -6988,6 +7017,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7014,6 +7044,7 @@ export const OPERATIONS = {
       "location_archived",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7036,6 +7067,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7058,6 +7090,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7083,6 +7116,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7107,6 +7141,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "machine_inactive",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7130,6 +7165,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7152,6 +7188,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7174,6 +7211,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7198,6 +7236,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7222,6 +7261,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7244,6 +7284,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7266,6 +7307,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7291,6 +7333,7 @@ export const OPERATIONS = {
       "location_archived",
       "insufficient_stock",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7314,6 +7357,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7337,6 +7381,7 @@ export const OPERATIONS = {
       "no_bill_of_materials",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7360,6 +7405,7 @@ export const OPERATIONS = {
       "no_bill_of_materials",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7384,6 +7430,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7406,6 +7453,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7428,6 +7476,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7458,6 +7507,7 @@ export const OPERATIONS = {
       "insufficient_stock",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7485,6 +7535,7 @@ export const OPERATIONS = {
       "duplicate",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7510,6 +7561,7 @@ export const OPERATIONS = {
       "batch_not_live",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7540,6 +7592,7 @@ export const OPERATIONS = {
       "insufficient_stock",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7562,6 +7615,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7584,6 +7638,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7609,6 +7664,7 @@ export const OPERATIONS = {
       "batch_not_completed",
       "no_telemetry",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7631,6 +7687,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7656,6 +7713,7 @@ export const OPERATIONS = {
       "insufficient_stock",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7678,6 +7736,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7700,6 +7759,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7723,6 +7783,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7745,6 +7806,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7769,6 +7831,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7791,6 +7854,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7813,6 +7877,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7838,6 +7903,7 @@ export const OPERATIONS = {
       "invalid_state_transition",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7863,6 +7929,7 @@ export const OPERATIONS = {
       "invalid_state_transition",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7889,6 +7956,7 @@ export const OPERATIONS = {
       "invalid_state_transition",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7914,6 +7982,7 @@ export const OPERATIONS = {
       "invalid_state_transition",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7940,6 +8009,7 @@ export const OPERATIONS = {
       "insufficient_stock",
       "concurrent_update",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7962,6 +8032,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -7984,6 +8055,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8006,6 +8078,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8030,6 +8103,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "not_in_chain",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8052,6 +8126,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8073,6 +8148,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8096,6 +8172,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8118,6 +8195,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8142,6 +8220,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "schedule_already_released",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8165,6 +8244,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8188,6 +8268,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8210,6 +8291,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8234,6 +8316,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "report_not_ready",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8258,6 +8341,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8282,6 +8366,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "cupping_session_finalized",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8305,6 +8390,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8329,6 +8415,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "cupping_session_finalized",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8351,6 +8438,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8374,6 +8462,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8398,6 +8487,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "lot_not_quarantined",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8420,6 +8510,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8444,6 +8535,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8466,6 +8558,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8488,6 +8581,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8512,6 +8606,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "invalid_state_transition",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8536,6 +8631,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "state_mismatch",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8561,6 +8657,7 @@ export const OPERATIONS = {
       "milestone_already_completed",
       "sample_not_approved",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8582,6 +8679,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8609,6 +8707,7 @@ export const OPERATIONS = {
       "duplicate",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8631,6 +8730,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8658,6 +8758,7 @@ export const OPERATIONS = {
       "duplicate",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8679,6 +8780,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8703,6 +8805,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8725,6 +8828,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8747,6 +8851,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8771,6 +8876,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "invalid_state_transition",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8798,6 +8904,7 @@ export const OPERATIONS = {
       "duplicate",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8824,6 +8931,7 @@ export const OPERATIONS = {
       "location_not_cafe",
       "location_archived",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8846,6 +8954,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8870,6 +8979,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "duplicate",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8892,6 +9002,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8916,6 +9027,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "not_an_espresso_machine",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8939,6 +9051,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8960,6 +9073,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -8982,6 +9096,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9005,6 +9120,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9028,6 +9144,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9050,6 +9167,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9072,6 +9190,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9094,6 +9213,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9118,6 +9238,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "oauth_client_revoked",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9141,6 +9262,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9163,6 +9285,7 @@ export const OPERATIONS = {
       "not_found",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9185,6 +9308,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9208,6 +9332,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9231,6 +9356,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9254,6 +9380,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9275,6 +9402,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9296,6 +9424,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9318,6 +9447,7 @@ export const OPERATIONS = {
       "unknown_operation",
       "idempotency_key_in_flight",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
@@ -9342,6 +9472,7 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "endpoint_not_active",
       "body_too_large",
+      "request_too_costly",
       "unsupported_media_type",
       "idempotency_key_reused",
       "rate_limited"
