@@ -127,6 +127,12 @@ test('a body that is not UTF-8 is 400 malformed_json before it is parsed, and no
     assert.equal(problem.code, 'malformed_json');
     assert.match(problem.detail, /not valid UTF-8/);
   }
+  // A GET's input percent-encodes its bytes: ones that are not UTF-8 are refused alike.
+  const get = await fetch(`${server.url}/rpc/v1/catalog.location.listLocations?input=${encodeURIComponent('{"filter":{"q":"a')}%FF%C3%28b%22%7D%7D`, {
+    headers: { authorization: `Bearer ${org.key}` },
+  });
+  assert.equal(get.status, 400);
+  assert.equal((await get.json()).code, 'malformed_json');
   assert.equal(await count('locations'), before, 'nothing was stored with U+FFFD in place of the bytes');
 });
 
