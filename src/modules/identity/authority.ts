@@ -15,6 +15,11 @@ export type Clock = () => Date;
 
 /** RFC 6749 §4.4 access tokens live one hour (the specification's limit); there is no refresh. */
 export const ACCESS_TOKEN_SECONDS = 3600;
+/**
+ * How far the clock of the process that issued a JWT may run ahead of the one checking it: a token issued
+ * more than this far in the future was not issued by this service.
+ */
+export const JWT_CLOCK_SKEW_SECONDS = 30;
 /** A user session lives 12 hours unless logged out sooner. */
 export const SESSION_SECONDS = 12 * 3600;
 /** A retired signing key stays published this long: every token it signed has expired by then, also one signed by a process that had not yet seen the rotation (its key cache lives KEY_CACHE_MS). */
@@ -313,7 +318,12 @@ export class Identity {
     return { loadedAt: Date.now(), published, signer };
   }
 
-  /** The claims of a JWT access token this service issued that is valid now (RFC 9068 §4), or null. */
+  /**
+   * The claims of a JWT access token this service issued that is valid now (RFC 9068 §4), or null: its
+   * signature by a published key, issuer, audience, type, algorithm, the claims it is issued with, not
+   * expired, issued no later than now + JWT_CLOCK_SKEW_SECONDS, and living no longer than
+   * ACCESS_TOKEN_SECONDS (a token claiming more is not one this service issued, whatever key signed it).
+   */
   async verifyJwt(token: string): Promise<(JWTPayload & { client_id: string; org: string; scope: string; roles: string[] }) | null> {
     try {
       const { payload } = await jwtVerify(
@@ -334,6 +344,8 @@ export class Identity {
         },
       );
       if (typeof payload.client_id !== 'string' || typeof payload.org !== 'string' || typeof payload.scope !== 'string') return null;
+      const nowSeconds = this.now().getTime() / 1000;
+      if (payload.iat! > nowSeconds + JWT_CLOCK_SKEW_SECONDS || payload.exp! - payload.iat! > ACCESS_TOKEN_SECONDS) return null;
       if (!Array.isArray(payload.roles) || !ROLES.includes(payload.roles[0])) return null;
       return payload as JWTPayload & { client_id: string; org: string; scope: string; roles: string[] };
     } catch (error) {
