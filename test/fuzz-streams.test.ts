@@ -206,7 +206,7 @@ async function ticket(headers: Record<string, string>): Promise<string> {
  * Opens a stream of the kind each way it can be opened, and a ticket to redeem after the end, ends the
  * credential and checks that every such stream closes within the bound while the owner key's stays open.
  */
-async function endsItsStreams(kind: Kind): Promise<void> {
+async function endsItsStreams(kind: Kind, report: (line: string) => void): Promise<void> {
   const credential = await kind.make();
   const kept = await open({ headers: bearer(org.key), end: async () => {} }, 'direct');
   const watched = await Promise.all(kind.openings.map((opening) => open(credential, opening)));
@@ -216,6 +216,7 @@ async function endsItsStreams(kind: Kind): Promise<void> {
     const endedAt = performance.now();
     await Promise.all(watched.map((s) => s.until((w) => w.ended, STREAM_CREDENTIAL_CHECK_MS + SLACK_MS + 5000)));
     const took = performance.now() - endedAt;
+    report(`${kind.name}: ${kind.openings.join(' and ')} streams ended ${took.toFixed(0)} ms after`);
     for (const [i, stream] of watched.entries()) {
       assert.deepEqual(dataOf(stream, 'closed').map((d) => d.reason), ['credential_revoked'], `${kind.name} (${kind.openings[i]}): the last event says why`);
     }
@@ -232,12 +233,12 @@ async function endsItsStreams(kind: Kind): Promise<void> {
   }
 }
 
-test('streams of every credential kind end when it is revoked, logged out, removed or changed', async () => {
-  await Promise.all(KINDS.filter((k) => !k.movesClock).map(endsItsStreams));
+test('streams of every credential kind end when it is revoked, logged out, removed or changed', async (t) => {
+  await Promise.all(KINDS.filter((k) => !k.movesClock).map((kind) => endsItsStreams(kind, (line) => t.diagnostic(line))));
 });
 
-test('streams of every credential kind end when it expires by the service clock', async () => {
-  for (const kind of KINDS.filter((k) => k.movesClock)) await endsItsStreams(kind);
+test('streams of every credential kind end when it expires by the service clock', async (t) => {
+  for (const kind of KINDS.filter((k) => k.movesClock)) await endsItsStreams(kind, (line) => t.diagnostic(line));
 });
 
 test('a stateless JWT’s stream outlives its client’s revocation until the token expires, as its calls do', async () => {
