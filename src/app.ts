@@ -34,6 +34,8 @@ export interface AppOptions {
   publicPageRateWindows?: RateWindow[];
   /** Open streams allowed per credential and per organization in this process (src/telemetry/http.ts has the defaults). */
   streamCaps?: { perCredential: number; perOrganization: number };
+  /** Overrides how long a client may take to send a request (src/http/slow-clients.ts; tests). */
+  receiveTimeouts?: ServerDeps['receiveTimeouts'];
   /** Overrides the stream heartbeat interval (tests). */
   streamHeartbeatMs?: number;
   databases?: Databases;
@@ -106,6 +108,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     services,
     logLevel: config.logLevel,
     failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
+    receiveTimeouts: options.receiveTimeouts,
     // As many heavy calls at once as there are cores (at least two, so one slow call does not hold up all
     // the others), and never more than the pool less a quarter, which stays with cheap calls. A heavy call
     // holds its turn from reading its body to sending its answer, so this bounds the event loop's share

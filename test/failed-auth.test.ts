@@ -2,21 +2,33 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestServer } from '../src/testing/harness.js';
+import { FAILED_AUTH_WINDOWS } from '../src/http/failed-auth.js';
 
-// A budget of 3 failed authentications per address, under a window name of its own so runs sharing a
-// Redis do not count each other's.
-const server = await startTestServer({ failedAuthRateWindows: [{ name: `failed_auth_${randomBytes(4).toString('hex')}`, points: 3, seconds: 60 }] });
+// The service's own budget, under a window name of its own so runs sharing a Redis do not count each other's.
+const [window] = FAILED_AUTH_WINDOWS;
+const server = await startTestServer({ failedAuthRateWindows: [{ ...window, name: `failed_auth_${randomBytes(4).toString('hex')}` }] });
 const org = await server.createOrg();
 
 const list = (key: string) => server.request('/rpc/v1/catalog.location.listLocations', { headers: { authorization: `Bearer ${key}` } });
 
 test('an address that keeps failing to authenticate is answered 429 on every surface until the window passes', async () => {
-  const statuses = [];
-  for (let i = 0; i < 4; i++) statuses.push((await list(`fc_live_unknown${i}`)).status);
-  assert.deepEqual(statuses, [401, 401, 401, 401], 'the budget is spent by failures, each still answered 401');
+  assert.equal(window.points, 30, 'the README says 30 answers of 401 a minute');
+  assert.equal(window.seconds, 60);
+  const answers = [];
+  for (let i = 0; i <= window.points; i++) answers.push(await list(`fc_live_unknown${i}`));
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [...Array(window.points).fill(401), 429],
+    'exactly the budget of failures is answered 401; the failure past it is 429',
+  );
+  const refused = answers.at(-1)!;
+  assert.equal(refused.headers.get('www-authenticate'), null, 'the 429 does not ask for a credential');
+  assert.equal((await refused.json()).code, 'rate_limited');
+  assert.ok(Number(refused.headers.get('retry-after')) > 0);
 
   const blocked = await list(`fc_live_unknown_again`);
-  assert.equal(blocked.status, 429);
+  assert.equal(blocked.status, 429, 'the block holds without looking the credential up');
+  assert.match(blocked.headers.get('content-type') ?? '', /application\/problem\+json/);
   const problem = await blocked.json();
   assert.equal(problem.code, 'rate_limited');
   assert.match(problem.detail, /failed authentications/);

@@ -1,15 +1,16 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { createApiKey } from '../src/auth/credentials.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { PostgresDatabase } from '../src/db/client.js';
 import { newId } from '../src/lib/ids.js';
+import { createOAuthClient, createUser } from '../src/modules/identity/service.js';
 import { STREAM_CREDENTIAL_CHECK_MS } from '../src/telemetry/http.js';
 import { RedisLiveSessionStore } from '../src/telemetry/live-redis.js';
 import { dataOf, watchStream } from '../src/telemetry/testing.js';
 import { createTestDatabase } from '../src/testing/harness.js';
-import { API_ONLY_READY, exitOf, processEnv, startProcess, stopProcess, type StartedProcess } from '../src/testing/processes.js';
+import { API_ONLY_READY, exitOf, processEnv, runCommand, startProcess, stopProcess, type StartedProcess } from '../src/testing/processes.js';
 
 /**
  * The documented bound (README, "Streams are bounded"): an API process caches a resolved credential for 2 s
@@ -102,4 +103,108 @@ test('a key revoked with `apikey revoke` is refused by every API process, and it
   }
   assert.equal(keptStream.ended, false, 'another credential’s stream on B stays open');
   assert.equal((await call(apiB, org.apiKey)).status, 200, 'another credential is still taken');
+});
+
+test('streams of OAuth opaque tokens and user sessions open on one process end within the bound when the client is revoked, the session logged out on another process or its membership removed', async (t) => {
+  if (!process.env.DATABASE_URL || !process.env.REDIS_URL) {
+    return t.skip('DATABASE_URL and REDIS_URL are not both set: revocation across API processes needs PostgreSQL and Redis (PGlite is one process’s database)');
+  }
+  const database = await createTestDatabase(process.env.DATABASE_URL);
+  const owner = PostgresDatabase.open(database.url, 2);
+  const live = new RedisLiveSessionStore(new Redis(process.env.REDIS_URL), { ownsClient: true });
+  const processes: StartedProcess[] = [];
+  const org = await createOrganization(owner, 'Revocation roastery', 'enterprise');
+  const batchId = newId('rb');
+  const streams: Awaited<ReturnType<typeof watchStream>>[] = [];
+  after(async () => {
+    for (const s of streams) s.close();
+    for (const p of processes) await stopProcess(p);
+    await live.discard(org.organizationId, batchId);
+    await live.close();
+    await owner.close();
+    await database.drop();
+  });
+
+  const env = processEnv(database.url, { LOG_LEVEL: 'warn' });
+  const [apiA, apiB] = await Promise.all([
+    startProcess(['serve', '--no-workers'], env, API_ONLY_READY),
+    startProcess(['serve', '--no-workers'], env, API_ONLY_READY),
+  ]);
+  processes.push(apiA, apiB);
+  await live.open({ orgId: org.organizationId, batchId, machineId: newId('mch') });
+
+  // Credentials made and spent on A; their streams open on B.
+  const client = await createOAuthClient(owner, org.organizationId, { role: 'viewer' });
+  const tokenRes = await fetch(`${apiA.url}/api/auth/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }).toString(),
+  });
+  assert.equal(tokenRes.status, 200);
+  const opaque = (await tokenRes.json()).access_token as string;
+  const sessionOf = async (email: string) => {
+    const { userId } = await createUser(owner, { email, orgId: org.organizationId, role: 'viewer', password: 'correct horse battery staple' });
+    const res = await fetch(`${apiA.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'correct horse battery staple' }),
+    });
+    assert.equal(res.status, 200);
+    return { userId, headers: { authorization: `Bearer ${(await res.json()).token}`, 'x-service-org': org.organizationId } };
+  };
+  const loggedOut = await sessionOf(`out.${batchId}@example.com`);
+  const removed = await sessionOf(`removed.${batchId}@example.com`);
+  const ticketRes = await fetch(`${apiA.url}/stream/v1/roast/${batchId}/tickets`, { method: 'POST', headers: { authorization: `Bearer ${opaque}` } });
+  assert.equal(ticketRes.status, 201, 'a ticket asked for on A');
+
+  const streamUrl = `${apiB.url}/stream/v1/roast/${batchId}`;
+  const watch = async (url: string, headers: Record<string, string> = {}) => {
+    const stream = await watchStream(url, headers);
+    streams.push(stream);
+    assert.equal(stream.status, 200, JSON.stringify(stream.problem));
+    return stream;
+  };
+  const kept = await watch(streamUrl, { authorization: `Bearer ${org.apiKey}` });
+  let revoking: Promise<void> | undefined;
+  const revokeClient = () =>
+    (revoking ??= runCommand(['oauth-client', 'revoke', '--org', org.organizationId, client.clientId], env).then((r) => assert.equal(r.status, 0, r.stderr)));
+  const cases = [
+    {
+      name: 'the opaque token’s stream, its client revoked with `oauth-client revoke`',
+      stream: await watch(streamUrl, { authorization: `Bearer ${opaque}` }),
+      end: revokeClient,
+    },
+    {
+      name: 'the stream opened on B with a ticket the opaque token asked for on A, its client revoked',
+      stream: await watch(`${streamUrl}?ticket=${(await ticketRes.json()).ticket}`),
+      end: revokeClient,
+    },
+    {
+      name: 'the session’s stream, logged out on A',
+      stream: await watch(streamUrl, loggedOut.headers),
+      end: async () => assert.equal((await fetch(`${apiA.url}/api/auth/logout`, { method: 'POST', headers: loggedOut.headers })).status, 204),
+    },
+    {
+      name: 'the session’s stream, its membership removed with `user remove-membership`',
+      stream: await watch(streamUrl, removed.headers),
+      end: async () =>
+        assert.equal((await runCommand(['user', 'remove-membership', '--user', removed.userId, '--org', org.organizationId], env)).status, 0),
+    },
+  ];
+
+  // Each ends in its own way at once; every stream is timed from the moment its end committed.
+  await Promise.all(
+    cases.map(async ({ name, stream, end }) => {
+      await end();
+      const endedAt = performance.now();
+      await stream.until((s) => s.ended, STREAM_CREDENTIAL_CHECK_MS + SLACK_MS + 5000);
+      const took = performance.now() - endedAt;
+      t.diagnostic(`${name}: ended ${took.toFixed(0)} ms after`);
+      assert.deepEqual(dataOf(stream, 'closed').map((d) => d.reason), ['credential_revoked'], name);
+      assert.ok(took <= STREAM_CREDENTIAL_CHECK_MS + SLACK_MS, `${name}: ended ${took.toFixed(0)} ms after (bound ${STREAM_CREDENTIAL_CHECK_MS} + ${SLACK_MS} ms)`);
+    }),
+  );
+  assert.equal(kept.ended, false, 'another credential’s stream on B stays open');
+  assert.notEqual((await watchStream(streamUrl, { authorization: `Bearer ${opaque}` })).status, 200, 'B refuses the revoked client’s token');
+  assert.notEqual((await watchStream(streamUrl, removed.headers)).status, 200, 'B refuses the session where it is no member');
 });

@@ -21,7 +21,20 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
   /** Set for bridge tokens: the one machine whose telemetry this credential may post. */
   machineId: string | null;
+  /** The one token the principal was resolved from, which an open stream checks again while it lasts. */
+  source: CredentialSource;
 }
+
+/**
+ * A token as its resolver looks it up again (CredentialResolver.ended): a stored credential (API key, bridge
+ * token), an OAuth opaque token, a user session acting with `role` in the principal's organization, or a
+ * stateless JWT (its jti), which ends only when it expires (`expiresAt`, epoch seconds).
+ */
+export type CredentialSource =
+  | { kind: 'stored'; id: string }
+  | { kind: 'oauth_token'; id: string }
+  | { kind: 'user_session'; id: string; role: Role }
+  | { kind: 'jwt'; id: string; expiresAt: number };
 
 /**
  * Turns a bearer token into a principal. API keys and bridge tokens are resolved here; OAuth
@@ -35,6 +48,18 @@ export interface CredentialResolver {
    * a user credential acts in the organization it names (and may throw the problem refusing it).
    */
   resolve(token: string, orgHeader?: string): Promise<Principal | null>;
+  /**
+   * Of `sources` (of principals acting in organization `orgId`), those of the kinds this resolver issues
+   * that no longer hold: revoked, expired, logged out, or a session whose membership there is gone or has
+   * another role now. Read afresh, never from a cache: open streams ask it every STREAM_CREDENTIAL_CHECK_MS.
+   */
+  ended?(orgId: string, sources: readonly CredentialSource[]): Promise<CredentialSource[]>;
+}
+
+/** Of `sources` in organization `orgId`, those that no longer hold, asked of every resolver at once. */
+export async function endedSources(resolvers: CredentialResolver[], orgId: string, sources: readonly CredentialSource[]): Promise<Set<CredentialSource>> {
+  const answers = await Promise.all(resolvers.map((r) => r.ended?.(orgId, sources) ?? []));
+  return new Set(answers.flat());
 }
 
 export const API_KEY_PREFIX = 'fck_';
@@ -85,6 +110,21 @@ export class StoredCredentialResolver implements CredentialResolver {
     }
     return principal;
   }
+
+  async ended(orgId: string, sources: readonly CredentialSource[]): Promise<CredentialSource[]> {
+    const stored = sources.filter((s) => s.kind === 'stored');
+    if (stored.length === 0) return [];
+    const ended = await this.db.transaction(
+      (tx) =>
+        tx.query<{ id: string }>(
+          `select id from credentials where org_id = $1 and id = any($2::text[]) and (revoked_at is not null or expires_at <= now())`,
+          [orgId, [...new Set(stored.map((s) => s.id))]],
+        ),
+      { orgId, readOnly: true },
+    );
+    const gone = new Set(ended.map((r) => r.id));
+    return stored.filter((s) => gone.has(s.id));
+  }
 }
 
 export function toPrincipal(row: CredentialRow): Principal {
@@ -96,6 +136,7 @@ export function toPrincipal(row: CredentialRow): Principal {
     role: row.role,
     permissions: row.kind === 'api_key' && row.role ? effectivePermissions(row.role, row.scopes) : new Set(),
     machineId: row.machine_id,
+    source: { kind: 'stored', id: row.id },
   };
 }
 

@@ -548,6 +548,21 @@ const userAddMembership: Command = {
   },
 };
 
+const userRemoveMembership: Command = {
+  path: ['user', 'remove-membership'],
+  summary: 'end a user’s membership in an organization (its sessions stop acting there, open streams included, within 2 s)',
+  options: { user: { type: 'string', value: 'ID', description: 'the user id (usr_…)', required: true }, org: orgOption },
+  async run({ values }) {
+    await identityRefusalsAsUsage(this, () =>
+      withDatabases(async (db) => {
+        const { removeMembership } = await import('../modules/identity/service.js');
+        await removeMembership(db.owner, { userId: text(values, 'user'), orgId: text(values, 'org') });
+        console.log(`User ${text(values, 'user')} is no longer a member of ${text(values, 'org')}.`);
+      }),
+    );
+  },
+};
+
 const userResetPassword: Command = {
   path: ['user', 'reset-password'],
   summary: "set a user's password, or clear it and print a one-time login link",
@@ -626,6 +641,6 @@ const simulateBar: Command = {
 
 export const COMMANDS: Command[] = [
   serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke,
-  oauthClientCreate, oauthClientList, oauthClientRevoke, keysRotate, userCreate, userAddMembership, userResetPassword,
+  oauthClientCreate, oauthClientList, oauthClientRevoke, keysRotate, userCreate, userAddMembership, userRemoveMembership, userResetPassword,
   simulateBar, replayRoastCommand,
 ];

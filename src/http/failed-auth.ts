@@ -3,9 +3,9 @@ import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
 import { ProblemError } from '../rpc/errors.js';
 
 /**
- * Failed authentication is budgeted per client address, on every surface: once an address has been
- * answered 401 more often than the budget allows, everything it sends is answered 429 (with Retry-After)
- * until the window has passed, without looking its credentials up. Counted in Redis when REDIS_URL is
+ * Failed authentication is budgeted per client address, on every surface: an address is answered 401 at
+ * most as often as the budget allows; the failure past it is answered 429 (with Retry-After) instead, and so
+ * is everything the address sends until the window has passed, without looking its credentials up. Counted in Redis when REDIS_URL is
  * set, so the budget is shared by every API process; each process then remembers the block locally, so a
  * blocked flood costs neither a credential lookup nor a Redis round trip per request.
  */
@@ -13,6 +13,11 @@ export const FAILED_AUTH_WINDOWS: RateWindow[] = [{ name: 'failed_auth', points:
 
 /** Blocked addresses remembered per process; past this many, expired ones are swept on the next block. */
 const SWEEP_AT = 10_000;
+
+const blocked = (seconds: number) =>
+  new ProblemError(429, 'rate_limited', 'Too many failed authentications from this address; wait for Retry-After seconds.', {}, {
+    'Retry-After': String(seconds),
+  });
 
 export function failedAuthenticationBudget(limiter: RateLimiter) {
   const blockedUntil = new Map<string, number>();
@@ -27,24 +32,25 @@ export function failedAuthenticationBudget(limiter: RateLimiter) {
         blockedUntil.delete(request.ip);
         return done();
       }
-      done(
-        new ProblemError(429, 'rate_limited', 'Too many failed authentications from this address; wait for Retry-After seconds.', {}, {
-          'Retry-After': String(seconds),
-        }),
-      );
+      done(blocked(seconds));
     });
     // Counted before the 401 is written (onSend, not onResponse), so a client that sends again as soon as
-    // it reads its answer already meets the block that answer earned.
+    // it reads its answer already meets the block that answer earned. The failure the budget refuses is
+    // answered 429 itself: processes sharing the budget through Redis each learn of the block only from a
+    // refused draw, so only this keeps the 401s an address gets across them to the budget exactly.
     app.addHook('onSend', (request, reply, payload, done) => {
       if (reply.statusCode !== 401) return done(null, payload);
       limiter.consume(`ip:${request.ip}`).then(
         (decision) => {
-          if (!decision.allowed) {
-            if (blockedUntil.size >= SWEEP_AT) for (const [ip, until] of blockedUntil) if (until <= Date.now()) blockedUntil.delete(ip);
-            blockedUntil.set(request.ip, Date.now() + Number(decision.headers['Retry-After'] ?? 60) * 1000);
-            request.log.warn({ address: request.ip }, 'address blocked after too many failed authentications');
-          }
-          done(null, payload);
+          if (decision.allowed) return done(null, payload);
+          if (blockedUntil.size >= SWEEP_AT) for (const [ip, until] of blockedUntil) if (until <= Date.now()) blockedUntil.delete(ip);
+          const seconds = Number(decision.headers['Retry-After'] ?? 60);
+          blockedUntil.set(request.ip, Date.now() + seconds * 1000);
+          request.log.warn({ address: request.ip }, 'address blocked after too many failed authentications');
+          const problem = blocked(seconds);
+          reply.removeHeader('WWW-Authenticate');
+          reply.headers(problem.headers).code(problem.status).type('application/problem+json');
+          done(null, JSON.stringify(problem.toProblem()));
         },
         (error: Error) => done(error),
       );

@@ -17,6 +17,7 @@ import { FairLane } from './fair-lane.js';
 import { API_CALLERS, bearerCredential, guardChain, limit } from './guards.js';
 import { healthRoutes } from './health.js';
 import { MAX_BODY_BYTES, bodyTooLarge, sendProblem, toProblem } from './problems.js';
+import { receiveBounds, type ReceiveTimeouts } from './slow-clients.js';
 
 export interface ServerDeps {
   db: Database;
@@ -28,6 +29,8 @@ export interface ServerDeps {
   heavyLaneSize?: number;
   /** The budget of failed authentications per client address, over every surface (src/http/failed-auth.ts). */
   failedAuthentication?: (app: FastifyInstance) => void;
+  /** How long a client may take to send a request (src/http/slow-clients.ts); RECEIVE_TIMEOUTS by default. */
+  receiveTimeouts?: ReceiveTimeouts;
   /** Extra routes mounted by later parts (telemetry ingest, stream, public pages, benchmarks). */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -69,6 +72,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     genReqId: () => newId('req'),
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
+    ...receiveBounds(deps.receiveTimeouts),
   });
   const dispatcher = new Dispatcher(
     deps.db,

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import type { CredentialResolver, Principal } from '../auth/credentials.js';
+import { endedSources, type CredentialResolver, type CredentialSource, type Principal } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
 import { API_CALLERS, bearerCredential, guardChain, limit, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
 import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
@@ -89,6 +89,19 @@ const MACHINE_BRIDGES: BearerPolicy = {
 };
 
 
+/**
+ * A stream ticket is for a browser's EventSource holding an API key or an OAuth token. A console user's
+ * session reads the stream with fetch, sending Authorization and X-Service-Org like every call, so it is
+ * never exchanged for a ticket (a bearer secret that ends up in URLs).
+ */
+const TICKET_HOLDERS: BearerPolicy = {
+  accepts: (kind) => API_CALLERS.accepts(kind) && kind !== 'user',
+  refusal: (kind) =>
+    kind === 'user'
+      ? new ProblemError(403, 'user_session_not_allowed', 'A user session is not issued stream tickets: open the stream with the session in Authorization and X-Service-Org.')
+      : API_CALLERS.refusal(kind),
+};
+
 /** Watching a batch, live or through a ticket, is reading the roast. */
 const READ_ROASTS: Requirement = { module: 'roasting', permission: 'production.roast.read' };
 
@@ -113,23 +126,23 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
   }
 
   /**
-   * Ends the streams of credentials that were revoked or expired since they opened: one query per
-   * organization with open streams, every STREAM_CREDENTIAL_CHECK_MS.
+   * Ends the streams whose credential no longer holds since they opened: an API key revoked or expired, an
+   * OAuth opaque token expired or its client revoked, a JWT expired, a user session logged out or expired or
+   * its membership in the organization gone or changed. Asked of the resolvers, at most one query per kind
+   * of credential per organization with open streams, every STREAM_CREDENTIAL_CHECK_MS.
    */
   async function closeRevokedStreams(): Promise<void> {
-    const byOrg = new Map<string, Set<string>>();
-    for (const w of watchers) byOrg.set(w.orgId, (byOrg.get(w.orgId) ?? new Set()).add(w.credentialId));
-    for (const [orgId, credentialIds] of byOrg) {
-      const ended = await deps.db.transaction(
-        (tx) =>
-          tx.query<{ id: string }>(
-            `select id from credentials where org_id = $1 and id = any($2::text[]) and (revoked_at is not null or expires_at <= now())`,
-            [orgId, [...credentialIds]],
-          ),
-        { orgId, readOnly: true },
-      );
-      const gone = new Set(ended.map((r) => r.id));
-      for (const w of watchers) if (w.orgId === orgId && gone.has(w.credentialId)) w.close('credential_revoked', 'The credential this stream was opened with was revoked or has expired.');
+    const byOrg = new Map<string, CredentialSource[]>();
+    for (const w of watchers) {
+      const sources = byOrg.get(w.orgId);
+      if (sources) sources.push(w.source);
+      else byOrg.set(w.orgId, [w.source]);
+    }
+    for (const [orgId, sources] of byOrg) {
+      const ended = await endedSources(deps.resolvers, orgId, sources);
+      for (const w of watchers) {
+        if (w.orgId === orgId && ended.has(w.source)) w.close('credential_revoked', 'The credential this stream was opened with was revoked, logged out or has expired, or no longer acts in this organization as it did.');
+      }
     }
   }
   let credentialCheck: NodeJS.Timeout | undefined;
@@ -174,12 +187,11 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
     grant: noGrant,
     points: announcedPoints,
   });
-  // Any API credential (an API key, an OAuth token, a console user's session) may ask for a ticket: it keeps
-  // the credential's permissions as they were at issue (an API key's is refused once the key is revoked).
-  const admitTicketRequest = guardChain({ authenticate: apiCaller, limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
+  // An API key or an OAuth token may ask for a ticket: it keeps the credential's permissions as they were at issue.
+  const admitTicketRequest = guardChain({ authenticate: bearerCredential(deps.resolvers, TICKET_HOLDERS), limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
   // An API credential in Authorization (counted against the API budget), or a stream ticket for a browser's
   // EventSource: the ticket's issue was counted, so redeeming it is not counted again.
-  const ticketCaller = streamTicket(deps.db);
+  const ticketCaller = streamTicket(deps.db, deps.resolvers);
   const watcherCaller: Authenticate = (request) => {
     const usesTicket = request.headers.authorization === undefined && (request.query as Record<string, unknown>).ticket !== undefined;
     return usesTicket ? ticketCaller(request) : apiCaller(request);
@@ -427,6 +439,8 @@ class Watcher implements Recipient {
   ended = false;
   readonly orgId: string;
   readonly credentialId: string;
+  /** The token the stream was opened with (or its ticket asked for with), checked again while the stream lasts. */
+  readonly source: CredentialSource;
   /** Bytes of runs admitted and still in the fan-out's queue. */
   private queuedBytes = 0;
   private waiting: Buffer[] = [];
@@ -440,6 +454,7 @@ class Watcher implements Recipient {
   ) {
     this.orgId = principal.orgId;
     this.credentialId = principal.credentialId;
+    this.source = principal.source;
   }
 
   admit(frames: Frames): boolean {

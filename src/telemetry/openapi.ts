@@ -122,7 +122,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
         description:
           `Permission \`production.roast.read\`, module \`roasting\`. The ticket is valid for this batch only, for ${STREAM_TICKET_TTL_SECONDS} s, ` +
           'for one connection (it sits in a URL, where logs keep it); any API process accepts it. A dropped stream reconnects with a new ' +
-          'ticket and `?lastEventId=`.',
+          'ticket and `?lastEventId=`. Issued to API keys and OAuth access tokens, not to user sessions.',
         security: [{ apiKey: [] }],
         parameters: [batchId],
         requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false }, example: {} } } },
@@ -133,7 +133,7 @@ export function telemetryOpenApiPaths(): Record<string, unknown> {
             { ticket: 'fcs_1EIp2sG4hnH33LnWQMv6d_IDkduMJD_IUXLObxGeyC8', expiresAt: '2026-03-14T09:26:53.000Z' },
           ),
           '401': problem('No credential, or an invalid one.'),
-          '403': problem('Permission or module missing, or a bridge token.'),
+          '403': problem('Permission or module missing, a bridge token (`bridge_token_not_allowed`), or a user session (`user_session_not_allowed`: it reads the stream with its own Authorization).'),
           '404': problem('No such batch in this organization.'),
           '409': problem('The batch exists but is not live (`batch_not_live`).'),
           '429': problem('Rate limited; see Retry-After.'),

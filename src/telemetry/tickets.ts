@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
 import { unauthorized, type Authenticate } from '../http/guards.js';
-import { hashSecret, type Principal } from '../auth/credentials.js';
+import { endedSources, hashSecret, type CredentialResolver, type CredentialSource, type Principal } from '../auth/credentials.js';
 import type { Permission, Role } from '../auth/permissions.js';
 import type { Plan } from '../auth/plans.js';
 import { newId, newSecret } from '../lib/ids.js';
@@ -26,10 +26,21 @@ export async function issueStreamTicket(
       // Swept here rather than by a job: the table only ever holds about a minute of an organization's tickets.
       await tx.query(`delete from stream_tickets where org_id = $1 and expires_at < now()`, [principal.orgId]);
       const [row] = await tx.query<{ expires_at: Date }>(
-        `insert into stream_tickets (org_id, id, batch_id, credential_id, kind, role, permissions, secret_hash, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
+        `insert into stream_tickets (org_id, id, batch_id, credential_id, kind, role, permissions, source, secret_hash, expires_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
          returning expires_at`,
-        [principal.orgId, newId('stk'), batchId, principal.credentialId, principal.kind, principal.role, [...principal.permissions], hashSecret(ticket), ttlSeconds],
+        [
+          principal.orgId,
+          newId('stk'),
+          batchId,
+          principal.credentialId,
+          principal.kind,
+          principal.role,
+          [...principal.permissions],
+          JSON.stringify(principal.source),
+          hashSecret(ticket),
+          ttlSeconds,
+        ],
       );
       return { ticket, expiresAt: iso(row.expires_at)! };
     },
@@ -39,26 +50,28 @@ export async function issueStreamTicket(
 
 /**
  * Spends the ticket and answers the principal that asked for it, as it stood then, or null when the ticket
- * is unknown, for another batch, expired, already spent, or asked for by an API key revoked since.
+ * is unknown, for another batch, expired, already spent, or the token it was asked for with has ended since
+ * (revoked, expired, its OAuth client revoked).
  */
-export async function redeemStreamTicket(db: Database, ticket: string, batchId: string): Promise<Principal | null> {
+export async function redeemStreamTicket(db: Database, resolvers: CredentialResolver[], ticket: string, batchId: string): Promise<Principal | null> {
   if (!ticket.startsWith(STREAM_TICKET_PREFIX)) return null;
-  const [row] = await db.query<{ id: string; org_id: string; kind: Principal['kind']; role: Role | null; permissions: Permission[]; plan: Plan }>(
+  const [row] = await db.query<{ id: string; org_id: string; kind: Principal['kind']; role: Role | null; permissions: Permission[]; plan: Plan; source: CredentialSource }>(
     `select * from firstcrack_redeem_stream_ticket_principal($1, $2)`,
     [hashSecret(ticket), batchId],
   );
-  return row ? { credentialId: row.id, kind: row.kind, orgId: row.org_id, plan: row.plan, role: row.role, permissions: new Set(row.permissions), machineId: null } : null;
+  if (!row || (await endedSources(resolvers, row.org_id, [row.source])).size > 0) return null;
+  return { credentialId: row.id, kind: row.kind, orgId: row.org_id, plan: row.plan, role: row.role, permissions: new Set(row.permissions), machineId: null, source: row.source };
 }
 
 /**
  * The guard chain's authentication by `?ticket=` for the batch in the path. The ticket's issue was counted
  * against its key's API budget, so the caller carries no budget key: redeeming it is not counted again.
  */
-export function streamTicket(db: Database): Authenticate {
+export function streamTicket(db: Database, resolvers: CredentialResolver[]): Authenticate {
   return async (request: FastifyRequest) => {
     const ticket = (request.query as Record<string, unknown>).ticket;
     const batchId = (request.params as { batchId: string }).batchId;
-    const principal = typeof ticket === 'string' ? await redeemStreamTicket(db, ticket, batchId) : null;
+    const principal = typeof ticket === 'string' ? await redeemStreamTicket(db, resolvers, ticket, batchId) : null;
     if (!principal) throw unauthorized('The stream ticket is not valid: unknown, for another batch, expired or already used.');
     return { principal };
   };

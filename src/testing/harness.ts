@@ -88,6 +88,8 @@ export async function startTestServer(
     config?: Partial<Config>;
     clock?: AppOptions['clock'];
     loginWindows?: AppOptions['loginWindows'];
+    receiveTimeouts?: AppOptions['receiveTimeouts'];
+    streamHeartbeatMs?: AppOptions['streamHeartbeatMs'];
   } = {},
 ): Promise<TestServer> {
   // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
@@ -119,6 +121,8 @@ export async function startTestServer(
     publicPageRateWindows: options.publicPageRateWindows,
     clock: options.clock,
     loginWindows: options.loginWindows,
+    receiveTimeouts: options.receiveTimeouts,
+    streamHeartbeatMs: options.streamHeartbeatMs,
   });
   const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
   after(async () => {

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { SignJWT, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Database } from '../../db/client.js';
 import { newId, newSecret } from '../../lib/ids.js';
-import { hashSecret, type CredentialResolver, type Principal } from '../../auth/credentials.js';
+import { hashSecret, type CredentialResolver, type CredentialSource, type Principal } from '../../auth/credentials.js';
 import { effectivePermissions, isValidPattern, ROLES, ROLE_PERMISSIONS, type Role } from '../../auth/permissions.js';
 import type { Plan } from '../../auth/plans.js';
 import { EncryptionKeyError, type KeyEncryption } from '../../auth/key-encryption.js';
@@ -15,6 +15,11 @@ export type Clock = () => Date;
 
 /** RFC 6749 §4.4 access tokens live one hour (the specification's limit); there is no refresh. */
 export const ACCESS_TOKEN_SECONDS = 3600;
+/**
+ * How far the clock of the process that issued a JWT may run ahead of the one checking it: a token issued
+ * more than this far in the future was not issued by this service.
+ */
+export const JWT_CLOCK_SKEW_SECONDS = 30;
 /** A user session lives 12 hours unless logged out sooner. */
 export const SESSION_SECONDS = 12 * 3600;
 /** A retired signing key stays published this long: every token it signed has expired by then, also one signed by a process that had not yet seen the rotation (its key cache lives KEY_CACHE_MS). */
@@ -313,7 +318,12 @@ export class Identity {
     return { loadedAt: Date.now(), published, signer };
   }
 
-  /** The claims of a JWT access token this service issued that is valid now (RFC 9068 §4), or null. */
+  /**
+   * The claims of a JWT access token this service issued that is valid now (RFC 9068 §4), or null: its
+   * signature by a published key, issuer, audience, type, algorithm, the claims it is issued with, not
+   * expired, issued no later than now + JWT_CLOCK_SKEW_SECONDS, and living no longer than
+   * ACCESS_TOKEN_SECONDS (a token claiming more is not one this service issued, whatever key signed it).
+   */
   async verifyJwt(token: string): Promise<(JWTPayload & { client_id: string; org: string; scope: string; roles: string[] }) | null> {
     try {
       const { payload } = await jwtVerify(
@@ -334,6 +344,8 @@ export class Identity {
         },
       );
       if (typeof payload.client_id !== 'string' || typeof payload.org !== 'string' || typeof payload.scope !== 'string') return null;
+      const nowSeconds = this.now().getTime() / 1000;
+      if (payload.iat! > nowSeconds + JWT_CLOCK_SKEW_SECONDS || payload.exp! - payload.iat! > ACCESS_TOKEN_SECONDS) return null;
       if (!Array.isArray(payload.roles) || !ROLES.includes(payload.roles[0])) return null;
       return payload as JWTPayload & { client_id: string; org: string; scope: string; roles: string[] };
     } catch (error) {
@@ -389,10 +401,39 @@ export class Identity {
 
   resolvers(): CredentialResolver[] {
     return [
-      { accepts: (token) => JWT_SHAPE.test(token), resolve: (token) => this.resolveJwt(token) },
-      { accepts: (token) => token.startsWith(OPAQUE_TOKEN_PREFIX), resolve: (token) => this.resolveOpaque(token) },
-      { accepts: (token) => token.startsWith(SESSION_TOKEN_PREFIX), resolve: (token, org) => this.resolveSession(token, org) },
+      { accepts: (token) => JWT_SHAPE.test(token), resolve: (token) => this.resolveJwt(token), ended: async (_org, sources) => this.expiredJwts(sources) },
+      { accepts: (token) => token.startsWith(OPAQUE_TOKEN_PREFIX), resolve: (token) => this.resolveOpaque(token), ended: (org, sources) => this.endedOpaque(org, sources) },
+      {
+        accepts: (token) => token.startsWith(SESSION_TOKEN_PREFIX),
+        resolve: (token, org) => this.resolveSession(token, org),
+        ended: (org, sources) => this.endedSessions(org, sources),
+      },
     ];
+  }
+
+  /** A JWT ends only when it expires: revoking its client does not reach it (it is stateless). */
+  private expiredJwts(sources: readonly CredentialSource[]): CredentialSource[] {
+    const nowSeconds = this.now().getTime() / 1000;
+    return sources.filter((s) => s.kind === 'jwt' && s.expiresAt <= nowSeconds);
+  }
+
+  /** Opaque tokens expired, or whose client was revoked. */
+  private async endedOpaque(orgId: string, sources: readonly CredentialSource[]): Promise<CredentialSource[]> {
+    const tokens = sources.filter((s) => s.kind === 'oauth_token');
+    if (tokens.length === 0) return [];
+    const db = this.options.db;
+    const live = new Set(await db.transaction((tx) => repo.liveAccessTokenIds(tx, orgId, [...new Set(tokens.map((s) => s.id))], this.now()), { orgId, readOnly: true }));
+    return tokens.filter((s) => !live.has(s.id));
+  }
+
+  /** Sessions logged out or expired, or whose user is no longer a member of the organization with the role the session acted with. */
+  private async endedSessions(orgId: string, sources: readonly CredentialSource[]): Promise<CredentialSource[]> {
+    const sessions = sources.filter((s) => s.kind === 'user_session');
+    if (sessions.length === 0) return [];
+    const db = this.options.db;
+    const live = await db.transaction((tx) => repo.liveSessionRoles(tx, orgId, [...new Set(sessions.map((s) => s.id))], this.now()), { orgId, readOnly: true });
+    const roles = new Map(live.map((r) => [r.session_id, r.role]));
+    return sessions.filter((s) => roles.get(s.id) !== s.role);
   }
 
   /**
@@ -416,6 +457,7 @@ export class Identity {
       role,
       permissions: effectivePermissions(role, claims.scope.split(' ')),
       machineId: null,
+      source: { kind: 'jwt', id: String(claims.jti), expiresAt: claims.exp! },
     };
     if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { principal, claims, exp: claims.exp! });
@@ -446,6 +488,7 @@ export class Identity {
       role: row.role,
       permissions: effectivePermissions(row.role, row.scope),
       machineId: null,
+      source: { kind: 'oauth_token', id: row.id },
     };
     if (this.opaque.size >= 10_000) this.opaque.delete(this.opaque.keys().next().value!);
     this.opaque.set(hash, { principal, until: Date.now() + OPAQUE_CACHE_MS, expiresAt: new Date(row.expires_at).getTime() });
@@ -474,6 +517,7 @@ export class Identity {
       role: row.role,
       permissions: ROLE_PERMISSIONS[row.role],
       machineId: null,
+      source: { kind: 'user_session', id: row.session_id, role: row.role },
     };
   }
 }

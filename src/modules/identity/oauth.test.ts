@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids.js';
 import { machineWithToken, watchStream } from '../../telemetry/testing.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { makeOAuthClient } from './tenancy.cases.js';
+import { ACCESS_TOKEN_SECONDS, JWT_CLOCK_SKEW_SECONDS } from './authority.js';
 
 // Server mode signs with the key from the environment; the embedded mode keeps one in the data directory.
 process.env.FIRSTCRACK_SECRET_KEY ??= randomBytes(32).toString('base64');
@@ -166,7 +167,7 @@ test('a JWT access token follows RFC 9068 and verifies with the published key (n
   assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="firstcrack"', 'RFC 6750 §3.1: no error code when no token was sent');
 });
 
-test('JWTs are refused with another audience, issuer, type, algorithm key or after expiry', async () => {
+test('JWTs are refused with another audience, issuer, type, algorithm key, after expiry, issued in the future or living past an hour', async () => {
   const client = await makeOAuthClient(org, 'viewer');
   const good = await jwtFor(client);
   const header = decodePart(good.split('.')[0]);
@@ -184,6 +185,17 @@ test('JWTs are refused with another audience, issuer, type, algorithm key or aft
   assertProblem(await listLocations(await forge({}, { ...header, typ: 'JWT' })), 401, 'unauthenticated');
   assertProblem(await listLocations(await forge({ exp: Math.floor(Date.now() / 1000) - 10 })), 401, 'unauthenticated');
   assertProblem(await listLocations(await forge({}, { ...header, kid: 'kid_unknown' })), 401, 'unauthenticated');
+  // Signed by the service's key but not as it issues tokens: issued in the future (past the clock skew allowed
+  // between processes), or living longer than an access token does.
+  const now = Math.floor(Date.now() / 1000);
+  const skewed = now + JWT_CLOCK_SKEW_SECONDS - 5;
+  assert.equal((await listLocations(await forge({ iat: skewed, exp: skewed + ACCESS_TOKEN_SECONDS }))).status, 200, 'within the clock skew');
+  const ahead = now + JWT_CLOCK_SKEW_SECONDS + 60;
+  assertProblem(await listLocations(await forge({ iat: ahead, exp: ahead + ACCESS_TOKEN_SECONDS })), 401, 'unauthenticated');
+  assertProblem(await listLocations(await forge({ iat: now + 365 * 86400, exp: now + 365 * 86400 + 60 })), 401, 'unauthenticated');
+  assertProblem(await listLocations(await forge({ iat: now, exp: now + ACCESS_TOKEN_SECONDS + 1 })), 401, 'unauthenticated');
+  assertProblem(await listLocations(await forge({ iat: now, exp: now + 365 * 86400 })), 401, 'unauthenticated');
+  assert.deepEqual((await introspect(client, await forge({ iat: now, exp: now + 365 * 86400 }))).body, { active: false }, 'introspection judges alike');
   // A key of one's own, named as the service's: the signature fails.
   const { generateKeyPair } = await import('jose');
   const stranger = await generateKeyPair('ES256');

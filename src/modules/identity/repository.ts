@@ -112,6 +112,16 @@ export async function liveAccessToken(q: Queryable, hash: string, at: Date): Pro
   return row;
 }
 
+/** Of the organization's opaque tokens `ids`, those live at `at`: unexpired, their client not revoked (in the organization's transaction). */
+export async function liveAccessTokenIds(q: Queryable, orgId: string, ids: string[], at: Date): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `select t.id from oauth_access_tokens t join oauth_clients c on c.org_id = t.org_id and c.id = t.client_id
+     where t.org_id = $1 and t.id = any($2::text[]) and t.expires_at > $3 and c.revoked_at is null`,
+    [orgId, ids, at],
+  );
+  return rows.map((r) => r.id);
+}
+
 export async function organizationPlan(q: Queryable, orgId: string): Promise<Plan | undefined> {
   const [row] = await q.query<{ plan: Plan }>(`select plan from firstcrack_organization_plan($1)`, [orgId], { name: 'identity_org_plan' });
   return row?.plan;
@@ -261,4 +271,19 @@ export interface LiveSession {
 export async function liveSession(q: Queryable, hash: string, orgId: string, at: Date): Promise<LiveSession | undefined> {
   const [row] = await q.query<LiveSession>(`select * from firstcrack_user_session($1, $2, $3)`, [hash, orgId, at], { name: 'identity_live_session' });
   return row;
+}
+
+/** Of sessions `ids`, those live at `at` whose user is a member of the organization, with the role held there (in the organization's transaction). */
+export async function liveSessionRoles(q: Queryable, orgId: string, ids: string[], at: Date): Promise<{ session_id: string; role: Role }[]> {
+  return q.query(
+    `select s.id as session_id, m.role from user_sessions s join memberships m on m.org_id = $1 and m.user_id = s.user_id
+     where s.id = any($2::text[]) and s.revoked_at is null and s.expires_at > $3`,
+    [orgId, ids, at],
+  );
+}
+
+/** Ends the user's membership in the organization; answers whether there was one. */
+export async function deleteMembership(q: Queryable, orgId: string, userId: string): Promise<boolean> {
+  const rows = await q.query(`delete from memberships where org_id = $1 and user_id = $2 returning user_id`, [orgId, userId]);
+  return rows.length > 0;
 }

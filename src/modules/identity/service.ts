@@ -92,6 +92,13 @@ export async function addMembership(q: Queryable, input: { userId: string; orgId
   await repo.upsertMembership(q, input.orgId, input.userId, input.role);
 }
 
+/** Ends the user's membership in the organization: its sessions are refused there from the next request on. */
+export async function removeMembership(q: Queryable, input: { userId: string; orgId: string }): Promise<void> {
+  if (!(await repo.deleteMembership(q, input.orgId, input.userId))) {
+    throw new IdentityInputError(`User ${input.userId} is not a member of ${input.orgId}.`, 'user');
+  }
+}
+
 /** Sets a new password, or (without one) clears it and answers a one-time login link. */
 export async function resetPassword(q: Queryable, input: { userId: string; password?: string }): Promise<{ loginToken?: string }> {
   if (input.password !== undefined) checkPassword(input.password);
