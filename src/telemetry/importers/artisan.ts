@@ -1,4 +1,4 @@
-import type { CurveSample, RoastEvent, RoastEventType } from '../curve.js';
+import { fahrenheitDeltaToCelsius, type CurveSample, type RoastEvent, type RoastEventType } from '../curve.js';
 import { isRecord, parseJson, toCelsius, uniqueName, weightToKg } from './shared.js';
 import { parsePythonLiteral, unescapePython } from './python-literal.js';
 import { ImportError, type LogDetails, type ParsedLog, type RoastMeta, type SpecialEvent } from './types.js';
@@ -297,7 +297,7 @@ function extraChannels(
       }
       const convert = (value: number | null): number | null => {
         if (value === null || unit === 'C' || (noneTemp as unknown[])[device] === true) return value;
-        return (isDelta as unknown[])[device] === true ? (value * 5) / 9 : toCelsius(value, unit);
+        return (isDelta as unknown[])[device] === true ? fahrenheitDeltaToCelsius(value) : toCelsius(value, unit);
       };
       channels.push({ name, values: values.map((value) => convert(artisanValue(value))) });
     });

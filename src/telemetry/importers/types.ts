@@ -43,6 +43,8 @@ export interface SpecialEvent {
 }
 
 export interface LogDetails {
+  /** The roaster as the log names it (Artisan's roastertype). */
+  roasterType?: string;
   beans?: string;
   operator?: string;
   roastingNotes?: string;
