@@ -70,9 +70,12 @@ function prepared(roast: RoastExport) {
   const origin = Math.min(0, samples[0].t);
   // startedAt is the instant of charge, or of the first sample without one.
   const anchor = charge ? charge.t : samples[0].t;
-  const recordingStart = Date.parse(roast.startedAt) + (origin - anchor);
-  const epoch = Math.floor(recordingStart / 1000);
-  const fraction = recordingStart / 1000 - epoch;
+  // startedAt is kept to the millisecond. With a charge the samples are timed from it, so the fraction of a second
+  // goes into timex; without one they are timed from the start of recording, which stays timex 0 on a whole second.
+  const start = Date.parse(roast.startedAt) + (origin - anchor);
+  const epoch = charge ? Math.floor(start / 1000) : Math.round(start / 1000);
+  const fraction = charge ? start / 1000 - epoch : 0;
+  const recordingStart = epoch * 1000 + fraction * 1000;
   return {
     samples,
     charge,
@@ -207,7 +210,7 @@ function specialEvents({ specialEvents: events }: LogDetails, samples: CurveSamp
 
 function medianInterval(timex: number[]): number {
   const gaps = timex.slice(1).map((t, i) => t - timex[i]).sort((a, b) => a - b);
-  return gaps.length === 0 ? 1 : gaps[gaps.length >> 1];
+  return gaps.length === 0 ? 1 : ns(gaps[gaps.length >> 1]);
 }
 
 function aucSettings({ auc }: MetricsOptions): Record<string, PythonWritable> {

@@ -194,7 +194,7 @@ export const roastOperations = [
       'the machine’s burnerRatingKw and fuel with a `burner` channel give energy, else it is null. The batch is dated by the log: ' +
       'startedAt at its charge and completedAt at its drop (else its first and last sample); a log with only a local time (Artisan ' +
       'CSV Date:/Time:, Loring, Cropster) is read in the time zone of the machine’s location, else of the batch’s location, else ' +
-      'UTC, and a warning names the zone used; a log without a date is dated at import. Sample times are rebased on the charge ' +
+      'UTC, and a warning names the zone used; a log without a date is dated as ending at its import. Sample times are rebased on the charge ' +
       'event (without one they stay from the start of recording, marked events are kept and phase metrics are null). Unreadable ' +
       'content is refused with 400 unreadable_roast_log naming the problem. Extensions beyond the specification: greenLotId, ' +
       'chargeWeightKg, dropWeightKg, locationId, profileId. Weights: the request wins. chargeWeightKg and dropWeightKg, when given, ' +
@@ -246,14 +246,14 @@ export const roastOperations = [
         chargeWeightKg: chargeWeightKg ?? null,
         importFormat: imported.format,
         warnings: [],
-        startedAt: dates?.startedAt ?? null,
+        startedAt: dates.startedAt,
       });
       const completed = await recordCompletion(ctx, batch, imported.curve, {
         dropWeightKg: dropWeightKg ?? null,
         notes: null,
         warnings,
         roastedAt: batch.startedAt,
-        completedAt: dates?.completedAt ?? null,
+        completedAt: dates.completedAt,
         event: 'production.roast.batch_imported',
         metricsOptions: importMetricsOptions(imported.meta.metricsOptions, machine, imported.curve),
         logSettings: imported.meta.metricsOptions,
@@ -503,7 +503,7 @@ function requestOrLog(inputKg: string | undefined, logKg: number | undefined, fi
  * When an imported roast started and ended: the log's charge and drop (else its first and last sample) on its own
  * clock. A log with an instant (Artisan's roastepoch, RoasTime's dateTime) is exact; a log with only a local wall clock
  * (Artisan CSV Date:/Time:, Loring, Cropster) is read in the time zone of the machine's location, else of the
- * batch's location, else UTC, and a warning says which. Null when the log has no date: the batch is dated now.
+ * batch's location, else UTC, and a warning says which. A log without a date ends at its import.
  */
 async function roastDates(
   ctx: OperationContext,
@@ -511,7 +511,7 @@ async function roastDates(
   machine: Machine | undefined,
   locationId: string | null,
   warnings: string[],
-): Promise<{ startedAt: string; completedAt: string } | null> {
+): Promise<{ startedAt: string; completedAt: string }> {
   const { roastedAt, localRoastedAt } = imported.meta;
   let origin: number;
   if (roastedAt !== undefined) origin = Date.parse(roastedAt);
@@ -519,7 +519,11 @@ async function roastDates(
     const zone = await roastTimeZone(ctx, machine, locationId);
     origin = instantOfWallClock(localRoastedAt, zone.name);
     warnings.push(`the log's roast time ${localRoastedAt.replace('T', ' ')} has no time zone: read in ${zone.name}, ${zone.source}`);
-  } else return null;
+  } else {
+    // No date at all: the roast is taken to have ended at its import, so it keeps its duration.
+    origin = Date.now() - imported.span.endMs;
+    warnings.push('the log records no date: the roast is dated as ending at its import');
+  }
   const at = (ms: number) => new Date(Math.round(origin + ms)).toISOString();
   return { startedAt: at(imported.span.startMs), completedAt: at(imported.span.endMs) };
 }
