@@ -95,6 +95,14 @@ describe('importLoggerRoast', () => {
     assert.deepEqual(lineage.map((e) => [e.from_kind, e.to_kind, e.weight_kg]), [['green_lot', 'roast_batch', '1.700'], ['roast_batch', 'roasted_lot', '1.395']]);
     const events = await server.owner.query<{ type: string }>(`select type from events where org_id = $1 order by id desc limit 2`, [org.id]);
     assert.deepEqual(events.map((e) => e.type).sort(), ['inventory.roast.lot_created', 'production.roast.batch_imported']);
+    // The certificate shows the roast's own dates, not the day of import.
+    const certificate = await org.call('traceability.issueCertificate', { roastedLotId: roasted.id });
+    assert.equal(certificate.status, 200, JSON.stringify(certificate.body));
+    const [certified] = certificate.body.snapshot.roastBatches;
+    assert.deepEqual([certified.startedAt, certified.completedAt], [batch.startedAt, batch.completedAt]);
+    assert.match(batch.completedAt, /^2015-08-10T12:37:50\.37[34]Z$/);
+    const page = await (await server.request(certificate.body.publicPath)).text();
+    assert.equal(page.match(/Roasted on<\/dt><dd>([^<]*)/)?.[1], '10 August 2015', 'the public page');
     await assertLedgerInvariants(server.owner, org.id);
     assert.deepEqual(await roastedLedgerViolations(server.owner, org.id), []);
   });
