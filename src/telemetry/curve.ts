@@ -37,8 +37,17 @@ export interface Curve {
   events: RoastEvent[];
 }
 
+/**
+ * °F to °C, to a billionth of a degree: far below any probe's resolution, and it keeps binary-float noise
+ * (51.8 °F → 10.999999999999998 °C) out of the stored curve and every export of it.
+ */
 export function fahrenheitToCelsius(f: number): number {
-  return ((f - 32) * 5) / 9;
+  return Math.round(((f - 32) * 5 * 1e9) / 9) / 1e9 + 0;
+}
+
+/** A °F difference (a rate of rise) in °C, to a billionth of a degree like fahrenheitToCelsius. */
+export function fahrenheitDeltaToCelsius(f: number): number {
+  return Math.round((f * 5 * 1e9) / 9) / 1e9 + 0;
 }
 
 export function celsiusToFahrenheit(c: number): number {

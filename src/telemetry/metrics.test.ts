@@ -152,18 +152,9 @@ describe('deriveMetrics agrees with every value in the computed dictionary of ev
       }
       const metrics = metricsOf(roast);
 
-      if (!roast.chargeFound) {
-        // Artisan still reports a TP here, timed from the recording start (6.2 s, when the probe cooled after a
-        // reading of 177 °C). Without a charge there is no "seconds since charge", so we deliberately return null.
-        assert.equal(typeof computed.TP_time, 'number', 'Artisan reports a TP without a charge');
-        assert.deepEqual(
-          Object.entries(metrics).filter(([key, value]) => key !== 'weightLossPct' && value !== null),
-          [],
-        );
-        for (const key of Object.keys(computed)) notCompared.set(`${name}: ${key}`, 'the log has no charge: every time-based metric is null by design');
-        return;
-      }
-
+      // Without a charge Artisan times events and TP from the start of recording (its TP here: 6.2 s, when the probe
+      // cooled after a reading of 177 °C) and writes 0 for the phase figures; ours are null there, by design.
+      const noCharge = !roast.chargeFound;
       let compared = 0;
       for (const [key, theirsRaw] of Object.entries(computed)) {
         const rule = RULES[key];
@@ -174,6 +165,11 @@ describe('deriveMetrics agrees with every value in the computed dictionary of ev
         }
         const theirs = rule.expected ? rule.expected(computed) : Number(theirsRaw);
         const ours = metrics[rule.ours];
+        if (noCharge && ours === null && !/^(TP|DRY|FCs|FCe|SCs|SCe|DROP|COOL)_/.test(key)) {
+          assert.ok(theirs === 0 || rule.kind === 'pct' || key === 'AUCbase', `${key}: Artisan ${theirsRaw} without a charge`);
+          notCompared.set(`${name}: ${key}`, 'no charge: phase figures are left empty (Artisan writes 0)');
+          continue;
+        }
         if (typeof theirsRaw === 'number' && theirsRaw === -1 && ours === null) {
           notCompared.set(`${name}: ${key}`, 'Artisan writes -1 for a missing ET channel; ours is null');
           continue;
@@ -205,6 +201,7 @@ describe('deriveMetrics agrees with every value in the computed dictionary of ev
       for (const [ours, artisanKey] of [['dryEndS', 'DRY_time'], ['firstCrackStartS', 'FCs_time'], ['firstCrackEndS', 'FCe_time'], ['secondCrackStartS', 'SCs_time'], ['secondCrackEndS', 'SCe_time'], ['dropS', 'DROP_time'], ['coolEndS', 'COOL_time']] as const) {
         if (!(artisanKey in computed)) assert.equal(metrics[ours], null, `${ours} must be null like Artisan's absent ${artisanKey}`);
       }
+      if (noCharge) assert.ok(compared >= 2, 'the turning point is compared without a charge');
       t.diagnostic(`${compared} values compared`);
     });
   }
@@ -217,6 +214,20 @@ describe('deriveMetrics agrees with every value in the computed dictionary of ev
       const begin = { CHARGE: 'charge', TP: 'turning_point', DRY: 'dry_end', FCs: 'first_crack_start' }[String(roast.artisanComputed!.AUCbegin)];
       assert.equal(metrics.aucBegin, begin, `${name}: AUC begin`);
     }
+  });
+
+  it('takes the AUC start event and base from the log\'s computed dictionary (in the file\'s unit), also for ET areas', () => {
+    const original = readFileSync(new URL('profile2.alog', FIXTURES), 'utf8');
+    const edited = original.replace("'AUCbegin': 'TP'", "'AUCbegin': 'DRY'").replace("'AUCbase': 100,", "'AUCbase': 150,");
+    assert.notEqual(edited, original);
+    const roast = importRoastLog(edited);
+    assert.deepEqual(roast.meta.metricsOptions!.auc, { begin: 'dry_end', baseC: 150 });
+    const m = metricsOf(roast);
+    const fixed = deriveMetrics(roast.curve, undefined, { ...roast.meta.metricsOptions, auc: { begin: 'dry_end', baseC: 150 } });
+    assert.deepEqual([m.aucBegin, m.aucBaseC, m.aucCMin, m.tempTimeEtCMin], ['dry_end', 150, fixed.aucCMin, fixed.tempTimeEtCMin]);
+    assert.ok(m.aucCMin! < metricsOf(importFixture('profile2.alog')).aucCMin!, 'a later start over a higher base is a smaller area');
+    // The Fahrenheit log's base, 212 °F, is 100 °C.
+    assert.equal(importFixture('3_Ethiopia Gerba Hechere_2026-02-21.alog').meta.metricsOptions!.auc!.baseC, 100);
   });
 
   it('reports the largest deviations and every field it could not compare, with the reason', (t) => {
@@ -299,7 +310,7 @@ describe('missing events, built from the shared fixtures with events removed, fo
         assert.equal(m.totalTimeS, full.totalTimeS, 'total unchanged');
       });
 
-      it('no turning point found: drying RoR, total RoR and AUC start at charge', () => {
+      it('a turning point on the charge sample: TP at 0 s, drying RoR, total RoR and AUC from charge', () => {
         // Charge moved onto the turning point: BT never falls below its charge reading after that.
         const tpT = full.turningPointS! * 1000;
         const curve: Curve = {
@@ -307,7 +318,7 @@ describe('missing events, built from the shared fixtures with events removed, fo
           events: roast.curve.events.map((e) => (e.type === 'charge' ? { ...e, t: 0 } : { ...e, t: e.t - tpT })),
         };
         const m = metricsOf(roast, curve);
-        assert.equal(m.turningPointS, null, 'no turning point');
+        assert.equal(m.turningPointS, 0, 'the turning point is the charge sample');
         near(m.rorDryingCPerMin, full.rorDryingCPerMin!, 1e-9, 'drying RoR from charge (= the old TP)');
         near(m.aucCMin, full.aucCMin!, 1e-9, 'AUC from charge (= the old TP)');
       });
@@ -349,8 +360,9 @@ describe('deriveMetrics on synthetic curves', () => {
     assert.equal(deriveMetrics(curveOf(dip, { charge: 0, turning_point: 3 })).turningPointS, 3);
   });
 
-  it('has no turning point when BT never falls below its charge reading', () => {
-    assert.equal(deriveMetrics(curveOf([100, 110, 120], { charge: 0 })).turningPointS, null);
+  it('puts the turning point on the charge sample (0 s) when BT never falls below its charge reading, as findTPint does', () => {
+    const metrics = deriveMetrics(curveOf([100, 110, 120], { charge: 0 }));
+    assert.deepEqual([metrics.turningPointS, metrics.turningPointTempC], [0, 100]);
   });
 
   it('does not invent events, but phases fall back to the phase temperatures (150 °C dry end, 200 °C first crack)', () => {
@@ -406,10 +418,13 @@ describe('deriveMetrics on synthetic curves', () => {
     assert.equal(metrics.developmentPhaseS, 2, 'times do not depend on readings');
   });
 
-  it('returns null time metrics without a charge event, weight loss still computed', () => {
-    const metrics = deriveMetrics(curveOf(bts, {}), { chargeKg: '10.0', dropKg: 8.5 });
-    assert.equal(metrics.totalTimeS, null);
-    assert.equal(metrics.turningPointS, null);
+  it('without a charge: marked events and the turning point from the start of recording, phase metrics null, weight loss computed', () => {
+    const metrics = deriveMetrics(curveOf(bts, { dry_end: 6, first_crack_start: 9 }), { chargeKg: '10.0', dropKg: 8.5 });
+    assert.deepEqual([metrics.dryEndS, metrics.dryEndTempC, metrics.firstCrackStartS, metrics.firstCrackStartTempC], [6, 150, 9, 200]);
+    assert.deepEqual([metrics.turningPointS, metrics.turningPointTempC], [4, 90], 'lowest BT before first crack, latest on ties');
+    for (const key of ['totalTimeS', 'dryingPhaseS', 'maillardPhaseS', 'developmentPhaseS', 'rorTotalCPerMin', 'aucCMin', 'maxEtC', 'tempTimeBtCMin'] as const) {
+      assert.equal(metrics[key], null, key);
+    }
     assert.ok(Math.abs(metrics.weightLossPct! - 15) < 1e-9, `weight loss 15 %, not ${metrics.weightLossPct}`);
   });
 

@@ -18,7 +18,8 @@ import type { Curve, CurveSample, RoastEvent, RoastEventType } from './curve.js'
  * - Phase rate of rise = BT rise over the phase / phase minutes; the drying phase (and the total) start at the turning
  *   point, as in Artisan (BT falls after charge). Without a turning point they start at charge.
  * - Turning point: an explicit event, else the lowest BT from charge up to (not including) first crack, or drop when
- *   first crack is missing; latest sample on ties (Artisan's findTP). A minimum on the charge sample is none.
+ *   first crack is missing; latest sample on ties (Artisan's findTPint). A minimum on the charge sample is a turning
+ *   point at 0 s.
  * - AUC (Artisan's default: from the turning point, base 100 °C): the area between BT and the base where BT is
  *   above it, in °C·min; per-phase areas and the temperature-time sums (`total_ts*`) run from charge. Each interval
  *   between consecutive samples counts the mean of its two readings (clipped at the base), intervals with a missing
@@ -28,7 +29,8 @@ import type { Curve, CurveSample, RoastEvent, RoastEventType } from './curve.js'
  *   null without a drop.
  * - Energy (optional input): burner rating × burner % over time, in BTU as Artisan reports it (1 kWh = 3412.14 BTU),
  *   before charge, charge→drop (roast) and drop→cool end (cooling); CO2 in grams by Artisan's factors per fuel.
- * Without a charge event every time-based metric is null: the curve's times are then not relative to anything.
+ * Without a charge event the curve's times run from the start of recording: marked events and the turning point are
+ * reported on that axis (as Artisan does), every phase, rate, area, MET and energy figure is null.
  */
 
 export type Fuel = 'lpg' | 'natural_gas' | 'electric';
@@ -47,6 +49,8 @@ export interface EnergyInput {
   renewablePct?: number;
   /** Gas burners only: the % is gas pressure, so heat follows its square root (Artisan's pressure percents). */
   pressure?: boolean;
+  /** Artisan logs: the special-event type (index into etypes) the burner steps were recorded as. */
+  eventType?: number;
 }
 
 export interface MetricsOptions {
@@ -161,16 +165,19 @@ export function deriveMetrics(
   metrics.weightLossPct = weightLoss(weights?.chargeKg, weights?.dropKg);
   const charge = firstEvent(curve.events, 'charge');
   const samples = curve.samples;
-  if (!charge || samples.length === 0) return metrics;
+  if (samples.length === 0) return metrics;
+  // Without a charge, times run from the start of recording (t 0), as Artisan's computed values do.
+  const originT = charge?.t ?? 0;
 
   const n = samples.length;
   const bt = (m: Mark | null) => (m ? samples[m.i].bt : null);
   const et = (m: Mark | null) => (m ? samples[m.i].et : null);
   const atEvent = (type: RoastEventType): Mark | null => {
     const event = firstEvent(curve.events, type);
-    return event ? { i: nearestIndex(samples, event.t), s: (event.t - charge.t) / 1000 } : null;
+    return event ? { i: nearestIndex(samples, event.t), s: (event.t - originT) / 1000 } : null;
   };
-  const atIndex = (i: number): Mark => ({ i, s: (samples[i].t - charge.t) / 1000 });
+  const atIndex = (i: number): Mark => ({ i, s: (samples[i].t - originT) / 1000 });
+  if (!charge) return Object.assign(metrics, markedEvents(samples, atEvent, atIndex, bt, et));
 
   const c = atEvent('charge')!;
   const dryEvent = atEvent('dry_end');
@@ -471,14 +478,45 @@ function firstEvent(events: RoastEvent[], type: RoastEventType): RoastEvent | un
   return first;
 }
 
-/** Artisan's findTP over [charge, end). A minimum on the charge sample itself is no turning point. */
+/**
+ * Artisan's findTPint over [charge, end): the lowest BT, the latest sample on ties. A minimum on the charge sample
+ * itself is a turning point at 0 s (BT never fell after charge), as findTPint answers.
+ */
 function derivedTurningPoint(samples: CurveSample[], start: number, end: number, at: (i: number) => Mark): Mark | null {
   let lowest = -1;
   for (let i = start; i < end; i++) {
     const value = samples[i].bt;
     if (value !== null && (lowest < 0 || value <= samples[lowest].bt!)) lowest = i;
   }
-  return lowest <= start ? null : at(lowest);
+  return lowest < 0 ? null : at(lowest);
+}
+
+/**
+ * A log without a charge: its marked events and the turning point, timed from the start of recording, as Artisan's
+ * computed values time them (its findTPint then searches from the first sample). Phases, rates, areas, MET and
+ * energy need a charge and stay null.
+ */
+function markedEvents(
+  samples: CurveSample[],
+  atEvent: (type: RoastEventType) => Mark | null,
+  atIndex: (i: number) => Mark,
+  bt: (m: Mark | null) => number | null,
+  et: (m: Mark | null) => number | null,
+): Partial<RoastMetrics> {
+  const fields: Partial<RoastMetrics> = {};
+  const names: [RoastEventType, 'dryEnd' | 'firstCrackStart' | 'firstCrackEnd' | 'secondCrackStart' | 'secondCrackEnd' | 'drop' | 'coolEnd'][] = [
+    ['dry_end', 'dryEnd'], ['first_crack_start', 'firstCrackStart'], ['first_crack_end', 'firstCrackEnd'],
+    ['second_crack_start', 'secondCrackStart'], ['second_crack_end', 'secondCrackEnd'], ['drop', 'drop'], ['cool_end', 'coolEnd'],
+  ];
+  for (const [type, name] of names) {
+    const mark = atEvent(type);
+    if (!mark) continue;
+    Object.assign(fields, { [`${name}S`]: mark.s, [`${name}TempC`]: bt(mark), [`${name}EtC`]: et(mark) });
+  }
+  const end = (atEvent('first_crack_start') ?? atEvent('drop'))?.i ?? samples.length;
+  const tp = atEvent('turning_point') ?? derivedTurningPoint(samples, 0, end, atIndex);
+  if (tp) Object.assign(fields, { turningPointS: tp.s, turningPointTempC: bt(tp), turningPointEtC: et(tp) });
+  return fields;
 }
 
 /** Index of the sample whose t is closest to `t` (the earlier one on a tie). Samples are sorted by t. */

@@ -4627,6 +4627,8 @@ export interface RoastBatchView {
   locationId: string | null;
   chargeWeightKg: string | null;
   dropWeightKg: string | null;
+  chargeWeightG: string | null;
+  dropWeightG: string | null;
   weightLossPct: string | null;
   importFormat:
     | (
@@ -5019,6 +5021,8 @@ export interface RoastBatch {
   locationId: string | null;
   chargeWeightKg: string | null;
   dropWeightKg: string | null;
+  chargeWeightG: string | null;
+  dropWeightG: string | null;
   weightLossPct: string | null;
   importFormat:
     | (

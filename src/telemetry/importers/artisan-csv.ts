@@ -54,8 +54,7 @@ export function parseArtisanCsv(content: string): ParsedLog {
     if (seconds === null) throw new ImportError(`line ${settingsLine.line}: expected mm:ss for ${label}, got "${value}"`);
     events.push({ type, t: seconds * 1000 });
   }
-  const date = settings.get('Date');
-  if (date) warnings.push(`roast date ${date} ${settings.get('Time') ?? ''} has no time zone; meta.roastedAt left unset`);
+  const localRoastedAt = roastTime(settings.get('Date'), settings.get('Time'), settingsLine.line);
 
   const columns = indexColumns(header, FIXED_COLUMNS);
   const time1 = columns.get('Time1')!;
@@ -94,5 +93,25 @@ export function parseArtisanCsv(content: string): ParsedLog {
     return sample;
   });
 
-  return { samples, events, meta: { sourceUnit: unit }, warnings };
+  return { samples, events, meta: { sourceUnit: unit, ...(localRoastedAt && { localRoastedAt }) }, warnings };
+}
+
+/**
+ * `Date:dd.MM.yyyy` and `Time:HH:MM` (Artisan's roast time, the start of recording = Time1 00:00) as a local wall
+ * clock without a zone; undefined when the header has no date. A malformed date is refused rather than guessed.
+ */
+function roastTime(date: string | undefined, time: string | undefined, line: number): string | undefined {
+  if (!date) return undefined;
+  const day = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(date);
+  const clock = time ? /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time) : null;
+  if (!day) throw new ImportError(`line ${line}: expected Date:dd.MM.yyyy, got "${date.slice(0, 40)}"`);
+  if (time && !clock) throw new ImportError(`line ${line}: expected Time:HH:MM, got "${time.slice(0, 40)}"`);
+  const [, dd, mm, yyyy] = day;
+  const [hh, mi, ss] = clock ? [clock[1], clock[2], clock[3] ?? '00'] : ['0', '00', '00'];
+  const wall = `${yyyy}-${mm.padStart(2, '0')}-${dd.padStart(2, '0')}T${hh.padStart(2, '0')}:${mi}:${ss}`;
+  const parsed = new Date(`${wall}Z`);
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 19) !== wall) {
+    throw new ImportError(`line ${line}: Date:${date} Time:${time ?? ''} is not a valid date and time`);
+  }
+  return wall;
 }

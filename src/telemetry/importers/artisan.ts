@@ -1,7 +1,7 @@
-import type { CurveSample, RoastEvent, RoastEventType } from '../curve.js';
+import { fahrenheitDeltaToCelsius, type CurveSample, type RoastEvent, type RoastEventType } from '../curve.js';
 import { isRecord, parseJson, toCelsius, uniqueName, weightToKg } from './shared.js';
 import { parsePythonLiteral, unescapePython } from './python-literal.js';
-import { ImportError, type ParsedLog, type RoastMeta } from './types.js';
+import { ImportError, type LogDetails, type ParsedLog, type RoastMeta, type SpecialEvent } from './types.js';
 import { BTU_PER_KWH, type AucBegin, type Fuel, type MetricsOptions } from '../metrics.js';
 
 /**
@@ -106,6 +106,8 @@ function parseArtisanProfile(profile: unknown, label: string): ParsedLog {
   const meta = artisanMeta(profile, unit);
   const metricsOptions = artisanMetricsOptions(profile, unit, timex);
   if (metricsOptions) meta.metricsOptions = metricsOptions;
+  const details = artisanDetails(profile, timex);
+  if (details) meta.details = details;
   return {
     samples,
     events,
@@ -150,6 +152,8 @@ function artisanMeta(profile: Record<string, unknown>, unit: 'C' | 'F'): RoastMe
 
 /** Artisan's AUCbegin codes: 0 CHARGE, 1 TP, 2 DRY END, 3 FCs. */
 const AUC_BEGIN: readonly AucBegin[] = ['charge', 'turning_point', 'dry_end', 'first_crack_start'];
+/** The same as `computed['AUCbegin']` names them. */
+const COMPUTED_AUC_BEGIN: Record<string, AucBegin> = { CHARGE: 'charge', TP: 'turning_point', DRY: 'dry_end', FCs: 'first_crack_start' };
 /** Artisan's sourcetypes: 0 LPG, 1 natural gas, 2 electricity. */
 const SOURCE_FUEL: readonly Fuel[] = ['lpg', 'natural_gas', 'electric'];
 /** Artisan's ratingunits to kW: 0 BTU/h, 1 kJ/h, 2 kcal/h, 3 kW. */
@@ -170,9 +174,16 @@ function artisanMetricsOptions(profile: Record<string, unknown>, unit: 'C' | 'F'
   if (phases && phases.length >= 3) {
     options.phases = { dryEndC: toCelsius(phases[1], unit)!, firstCrackC: toCelsius(phases[2], unit)! };
   }
-  const begin = typeof profile.AUCbegin === 'number' ? AUC_BEGIN[profile.AUCbegin] : undefined;
-  const base = typeof profile.AUCbase === 'number' ? toCelsius(profile.AUCbase, unit) : null;
-  const baseFromEvent = profile.AUCbaseFlag === true;
+  // Artisan keeps the AUC start event and the base it used in `computed` (AUCbegin 'CHARGE'|'TP'|'DRY'|'FCs', AUCbase in
+  // the file's unit): that base is the one it applied, also when it took it from BT at an event (AUCbaseFlag), and it
+  // is the base of the ET areas too. Top-level AUCbegin (a code) / AUCbase / AUCbaseFlag are the settings as this
+  // service's export writes them, used when there is no computed value.
+  const computed = isRecord(profile.computed) ? profile.computed : {};
+  const computedBegin = typeof computed.AUCbegin === 'string' ? COMPUTED_AUC_BEGIN[computed.AUCbegin] : undefined;
+  const computedBase = typeof computed.AUCbase === 'number' && Number.isFinite(computed.AUCbase) ? toCelsius(computed.AUCbase, unit) : null;
+  const begin = computedBegin ?? (typeof profile.AUCbegin === 'number' ? AUC_BEGIN[profile.AUCbegin] : undefined);
+  const base = computedBase ?? (typeof profile.AUCbase === 'number' ? toCelsius(profile.AUCbase, unit) : null);
+  const baseFromEvent = computedBase === null && profile.AUCbaseFlag === true;
   if (begin || base !== null || baseFromEvent) {
     options.auc = { ...(begin && { begin }), ...(base !== null && { baseC: base }), ...(baseFromEvent && { baseFromEvent }) };
   }
@@ -199,9 +210,44 @@ function artisanMetricsOptions(profile: Record<string, unknown>, unit: 'C' | 'F'
     burner.sort((a, b) => a.t - b.t);
     const mix = typeof profile.electricEnergyMix === 'number' ? profile.electricEnergyMix : 0;
     const pressure = Array.isArray(profile.presssure_percents) && profile.presssure_percents[load] === true;
-    options.energy = { ratingKw: ratings[load] * toKw, fuel, burner, renewablePct: mix, ...(pressure && { pressure }) };
+    options.energy = { ratingKw: ratings[load] * toKw, fuel, burner, renewablePct: mix, eventType: eventType - 1, ...(pressure && { pressure }) };
   }
   return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/**
+ * What the log records beyond curve and events: the free texts, the sampling interval and every special event
+ * (`specialevents` indexes into timex, with its type, internal value and label), kept so an export gives them back.
+ */
+function artisanDetails(profile: Record<string, unknown>, timex: number[]): LogDetails | undefined {
+  const details: LogDetails = {};
+  const beans = text(profile.beans);
+  if (beans) details.beans = beans;
+  const operator = text(profile.operator);
+  if (operator) details.operator = operator;
+  const notes = text(profile.roastingnotes);
+  if (notes) details.roastingNotes = notes;
+  if (typeof profile.samplinginterval === 'number' && profile.samplinginterval > 0) details.samplingIntervalS = profile.samplinginterval;
+  if (Array.isArray(profile.etypes) && profile.etypes.every((name) => typeof name === 'string')) {
+    details.eventTypes = (profile.etypes as string[]).map((name) => unescapePython(name));
+  }
+  const indexes = numberList(profile.specialevents) ?? [];
+  const types = numberList(profile.specialeventstype) ?? [];
+  const values = Array.isArray(profile.specialeventsvalue) ? profile.specialeventsvalue : [];
+  const labels = Array.isArray(profile.specialeventsStrings) ? profile.specialeventsStrings : [];
+  const specials: SpecialEvent[] = [];
+  indexes.forEach((index, k) => {
+    if (!Number.isInteger(index) || timex[index] === undefined) return;
+    const value = values[k];
+    specials.push({
+      t: timex[index] * 1000,
+      type: Number.isInteger(types[k]) ? types[k] : 4,
+      value: typeof value === 'number' && Number.isFinite(value) ? value : 0,
+      label: typeof labels[k] === 'string' ? unescapePython(labels[k] as string) : '',
+    });
+  });
+  if (specials.length > 0) details.specialEvents = specials;
+  return Object.keys(details).length > 0 ? details : undefined;
 }
 
 /** Text fields are stored unicode-escape encoded (Artisan's encodeLocal), so "\\n" in the value is a newline. */
@@ -251,7 +297,7 @@ function extraChannels(
       }
       const convert = (value: number | null): number | null => {
         if (value === null || unit === 'C' || (noneTemp as unknown[])[device] === true) return value;
-        return (isDelta as unknown[])[device] === true ? (value * 5) / 9 : toCelsius(value, unit);
+        return (isDelta as unknown[])[device] === true ? fahrenheitDeltaToCelsius(value) : toCelsius(value, unit);
       };
       channels.push({ name, values: values.map((value) => convert(artisanValue(value))) });
     });

@@ -74,9 +74,8 @@ export function parseCropsterXls(bytes: Uint8Array): ParsedLog {
   if (green !== undefined) meta.greenWeightKg = green;
   if (roasted !== undefined) meta.roastedWeightKg = roasted;
   const date = general.get('Date');
-  if (typeof date === 'number') {
-    warnings.push(`roast date ${excelSerialToLocal(date)} is local time without a zone; meta.roastedAt left unset`);
-  }
+  // The curves start at 0 = charge; Cropster's Date is that moment as a local wall clock without a zone.
+  if (typeof date === 'number' && Number.isFinite(date)) meta.localRoastedAt = excelSerialToLocal(date);
   return { samples, events, meta, warnings };
 }
 
@@ -121,5 +120,5 @@ function commentEvents(sheet: XlsSheet | undefined): RoastEvent[] {
 /** Excel serial day number (days since 1899-12-30, fraction = time of day) as "yyyy-mm-dd hh:mm". */
 function excelSerialToLocal(serial: number): string {
   const ms = Math.round((serial - 25569) * 86_400_000); // 25569 = serial of 1970-01-01
-  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+  return new Date(ms).toISOString().slice(0, 19);
 }

@@ -118,7 +118,7 @@ describe('importRoastLog on every fixture', () => {
 
       if (expected.events.length === 0) {
         assert.equal(roast.chargeFound, false);
-        assert.ok(roast.warnings.some((w) => w.includes('no charge event: events are unset')), `a warning that there is no charge event: ${JSON.stringify(roast.warnings)}`);
+        assert.ok(roast.warnings.some((w) => w.includes('no charge event: sample and event times are from the start of recording')), `a warning that there is no charge event: ${JSON.stringify(roast.warnings)}`);
       } else {
         assert.equal(roast.chargeFound, true);
         assert.equal(eventTime(roast, 'charge'), 0);
@@ -170,6 +170,28 @@ describe('format details', () => {
       assert.equal(sample.bt, alog.curve.samples[i].bt);
       assert.equal(sample.et, alog.curve.samples[i].et);
     });
+  });
+
+  it('Artisan CSV: Date:/Time: is the local wall clock of the first sample; a date that does not exist is refused', () => {
+    const csv = load('profile2.csv');
+    assert.equal(csv.meta.localRoastedAt, '2015-08-10T14:25:00');
+    assert.deepEqual(csv.span, { startMs: 15_000, endMs: 750_000 }, 'charge and drop on the file axis');
+    const content = fixture('profile2.csv');
+    assert.throws(() => importRoastLog(content.replace('Date:10.08.2015', 'Date:31.02.2015')), (error: Error) => error instanceof ImportError && /Date:31\.02\.2015/.test(error.message));
+    assert.throws(() => importRoastLog(content.replace('Time:14:25', 'Time:2pm')), (error: Error) => error instanceof ImportError && /Time:HH:MM/.test(error.message));
+  });
+
+  it('Artisan .alog: every special event with its type, value and label, the type names, texts and sampling interval', () => {
+    const roast = load('3_Ethiopia Gerba Hechere_2026-02-21.alog');
+    const details = roast.meta.details!;
+    assert.deepEqual(details.eventTypes, ['Fan', 'Drum', 'Damper', 'Heater', '--']);
+    assert.equal(details.samplingIntervalS, 2);
+    assert.equal(details.beans, 'Ethiopia Gerba Hechere');
+    assert.equal(details.specialEvents!.length, 14);
+    assert.deepEqual(details.specialEvents!.slice(-2).map(({ type, value, label }) => [type, value, label]), [[3, 1, 'Q0'], [0, 11, 'Q100']]);
+    // Special events are rebased on charge like every other time.
+    assert.ok(details.specialEvents!.every((event) => roast.curve.samples.some((sample) => Math.abs(sample.t - event.t) < 1e-6)), 'each on a sample');
+    assert.equal(load('profile2.alog').meta.details!.specialEvents!.length, 2);
   });
 
   it('Artisan CSV accepts "mm:60" seconds', () => {

@@ -9,7 +9,7 @@ import { parseRoestCsv } from './roest.js';
 import { ImportError, type ImportFormat, type ImportedRoast, type ParsedLog } from './types.js';
 
 export { ImportError } from './types.js';
-export type { ImportFormat, ImportedRoast, RoastMeta } from './types.js';
+export type { ImportFormat, ImportedRoast, LogDetails, RoastMeta, SpecialEvent } from './types.js';
 
 /**
  * Roast-logger import: `importRoastLog(content)` detects the format from the content (never the file name), parses

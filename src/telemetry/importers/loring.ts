@@ -74,8 +74,9 @@ export function parseLoringCsv(content: string): ParsedLog {
     if (falling && fallAt > 0) events.push({ type: falling, t: seconds[fallAt] * 1000 });
   }
 
-  warnings.push(`roast time ${allRows[0].cells[timeColumn]} is local time without a zone; meta.roastedAt left unset`);
-  return { samples, events, meta: { machine: 'Loring', sourceUnit: unit }, warnings };
+  // The first row's wall clock is t = 0; it has no zone, so the importing operation reads it in one.
+  const localRoastedAt = new Date(clock[0] * 1000).toISOString().slice(0, 19);
+  return { samples, events, meta: { machine: 'Loring', sourceUnit: unit, localRoastedAt }, warnings };
 }
 
 function flag(row: DelimitedRecord, columns: Map<string, number>, name: string): boolean {

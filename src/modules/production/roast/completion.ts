@@ -1,8 +1,10 @@
 import type { OperationContext } from '../../../rpc/define.js';
 import { invalidInput } from '../../../rpc/errors.js';
 import type { Curve } from '../../../telemetry/curve.js';
+import type { LogDetails } from '../../../telemetry/importers/index.js';
 import { deriveMetrics, downsampleTo1Hz, type MetricsOptions, type RoastMetrics } from '../../../telemetry/metrics.js';
-import { grams } from '../../../lib/grams.js';
+import { scaled } from '../../../lib/grams.js';
+import { tenthGrams } from './weights.js';
 import * as green from '../../inventory/green/service.js';
 import * as roasted from '../../inventory/roast/service.js';
 import * as lineageService from '../../lineage/service.js';
@@ -25,11 +27,14 @@ export interface Completion {
   warnings: string[];
   /** When the coffee was roasted, for the roasted lot's freshness; null: the completion time. */
   roastedAt: string | null;
+  /** When the roast ended (an imported log's drop); absent or null: now. */
+  completedAt?: string | null;
   event: 'production.roast.batch_completed' | 'production.roast.batch_imported';
   /** How to compute the metrics: the imported log's own settings, or the machine's energy data for a live batch. */
   metricsOptions?: MetricsOptions;
-  /** An imported log's own settings, kept with the full curve so its exports carry them. */
+  /** An imported log's own settings and details, kept with the full curve so its exports carry them. */
   logSettings?: MetricsOptions;
+  logDetails?: LogDetails;
 }
 
 /**
@@ -60,7 +65,7 @@ export async function recordCompletion(
 
   if (curve) {
     const key = fullCurveKey(ctx.orgId, batch.id);
-    const full: FullCurve = { batchId: batch.id, samples: curve.samples, events: curve.events, ...(completion.logSettings && { settings: completion.logSettings }) };
+    const full: FullCurve = { batchId: batch.id, samples: curve.samples, events: curve.events, ...(completion.logSettings && { settings: completion.logSettings }), ...(completion.logDetails && { details: completion.logDetails }) };
     await ctx.services.blobs.put(key, JSON.stringify(full), 'application/json');
     const downsampled = downsampleTo1Hz(curve.samples);
     await repo.insertCurve(ctx.tx, ctx.orgId, batch.id, {
@@ -74,9 +79,10 @@ export async function recordCompletion(
 
   const completed = await repo.markCompleted(ctx.tx, ctx.orgId, batch.id, {
     dropWeightKg: completion.dropWeightKg,
-    metrics: curve ? curveMetrics(curve, batch.chargeWeightKg, completion.metricsOptions) : null,
+    metrics: curve ? curveMetrics(curve, batch.chargeWeightG, completion.metricsOptions) : null,
     notes: completion.notes,
     warnings: completion.warnings,
+    completedAt: completion.completedAt,
   });
 
   const output =
@@ -120,7 +126,7 @@ export function checkWeights(batch: repo.RoastBatch, dropWeightKg: string | null
       'Give the roasted weight out of the drum.',
     );
   }
-  if (dropWeightKg !== null && batch.chargeWeightKg !== null && grams(dropWeightKg) > grams(batch.chargeWeightKg)) {
+  if (dropWeightKg !== null && batch.chargeWeightG !== null && tenthGrams(dropWeightKg) > scaled(batch.chargeWeightG, 1)) {
     throw invalidInput([{ path: 'dropWeightKg', message: `cannot exceed the charge weight of ${batch.chargeWeightKg} kg` }]);
   }
 }
@@ -136,9 +142,13 @@ function consumeGreen(ctx: OperationContext, batch: repo.RoastBatch, greenLotId:
   });
 }
 
-/** The curve's metrics, to 2 decimals; the weight loss is computed from the weights in the database instead. */
-function curveMetrics(curve: Curve, chargeWeightKg: string | null, options: MetricsOptions | undefined): Omit<RoastMetrics, 'weightLossPct'> {
-  const { weightLossPct: _ignored, ...metrics } = deriveMetrics(curve, { chargeKg: chargeWeightKg ?? undefined }, options);
+/**
+ * The curve's metrics, to 2 decimals, per kg of the charge as weighed; the weight loss is computed from the weights in
+ * the database instead.
+ */
+function curveMetrics(curve: Curve, chargeWeightG: string | null, options: MetricsOptions | undefined): Omit<RoastMetrics, 'weightLossPct'> {
+  const chargeKg = chargeWeightG === null ? undefined : Number(chargeWeightG) / 1000;
+  const { weightLossPct: _ignored, ...metrics } = deriveMetrics(curve, { chargeKg }, options);
   const rounded: Record<string, unknown> = { ...metrics };
   for (const [key, value] of Object.entries(rounded)) if (typeof value === 'number') rounded[key] = round2(value);
   return rounded as Omit<RoastMetrics, 'weightLossPct'>;

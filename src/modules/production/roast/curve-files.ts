@@ -2,6 +2,7 @@ import type { FileFamily } from '../../../http/signed-files.js';
 import { safeFilename } from '../../../http/signed-files.js';
 import type { Curve } from '../../../telemetry/curve.js';
 import type { MetricsOptions } from '../../../telemetry/metrics.js';
+import type { LogDetails } from '../../../telemetry/importers/index.js';
 import * as repo from './repository.js';
 
 /**
@@ -15,11 +16,13 @@ type CurveExtension = (typeof CURVE_EXTENSIONS)[CurveFormat];
 
 /**
  * The full-fidelity copy completion stores: every sample and event as received (from the bridge, or as the
- * importer read the file), and for an import the log's own settings its metrics were computed with.
+ * importer read the file), and for an import the log's own settings its metrics were computed with and its details.
  */
 export interface FullCurve extends Curve {
   batchId: string;
   settings?: MetricsOptions;
+  /** An imported log's texts, sampling interval and special events, for its exports. */
+  details?: LogDetails;
 }
 
 /** Where a batch's curve files live in the blob store: the full curve is written at completion, exports when linked. */

@@ -5,6 +5,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { startTestServer } from '../../../testing/harness.js';
 import { assertProblem } from '../../../testing/problems.js';
 import type { Curve, CurveSample, RoastEvent } from '../../../telemetry/curve.js';
+import type { FullCurve } from './curve-files.js';
 import { bridgeToken, makeRoaster, postCurve, startBatch, unique } from './testing.js';
 
 // The fixture round trip downloads some sixty files from one address: more than a person's download budget.
@@ -54,6 +55,79 @@ function assertSameCurve(actual: Curve, expected: Curve, label: string): void {
   });
   assert.deepEqual(actual.events.map((e: RoastEvent) => e.type), expected.events.map((e) => e.type), `${label}: events`);
   actual.events.forEach((event, i) => assert.ok(close(event.t, expected.events[i].t), `${label}: ${event.type} at ${event.t}, expected ${expected.events[i].t}`));
+}
+
+const CSV_HEADER_EVENTS = ['CHARGE', 'TP', 'DRYe', 'FCs', 'FCe', 'SCs', 'SCe', 'DROP', 'COOL'];
+const CSV_ROW_LABELS = ['CHARGE', 'TP', 'DRY End', 'FCs', 'FCe', 'SCs', 'SCe', 'DROP', 'COOL'];
+
+/**
+ * Artisan's CSV import (`importCSV`) as it reads a file, failing where it would: tab-separated, a 12-cell header
+ * (Date, Unit, the nine event times, Time) read by position, times through `stringtoseconds` (int minutes and int
+ * seconds only), rows zipped with the column names and dropped when Time1 does not increase, ET/BT through float().
+ * Returns the seconds it reads per row and, per header event, the row its time falls on.
+ */
+function artisanReadsCsv(text: string, label: string) {
+  const stringToSeconds = (value: string) => {
+    const match = /^(-?\d+):(\d+)$/.exec(value);
+    assert.ok(match, `${label}: Artisan's stringtoseconds reads "${value}"`);
+    return Number(match[1]) * 60 + Math.sign(Number(match[1]) || 1) * Number(match[2]);
+  };
+  const pyFloat = (value: string) => {
+    assert.match(value, /^-?\d+(\.\d+)?(e[+-]?\d+)?$/, `${label}: Python float() reads "${value}"`);
+    return Number(value);
+  };
+  const [headerLine, fieldLine, ...rest] = text.split('\r\n');
+  assert.equal(rest.pop(), '', `${label}: CRLF after the last row`);
+  const header = headerLine.split('\t');
+  assert.equal(header.length, 12, `${label}: 12 header cells`);
+  assert.match(header[0], /^Date:\d\d\.\d\d\.\d{4}$/);
+  assert.equal(header[1], 'Unit:C');
+  assert.match(header[11], /^Time:\d\d:\d\d$/);
+  const fields = fieldLine.split('\t');
+  assert.deepEqual(fields.slice(0, 5), ['Time1', 'Time2', 'ET', 'BT', 'Event']);
+  const seconds: number[] = [];
+  const labels = new Map<number, string>();
+  for (const line of rest) {
+    const row = line.split('\t');
+    assert.equal(row.length, fields.length, `${label}: a cell per column`);
+    const t = stringToSeconds(row[0]);
+    assert.ok(seconds.length === 0 || t > seconds[seconds.length - 1], `${label}: Time1 ${row[0]} increases (Artisan drops the row otherwise)`);
+    if (row[1] !== '') stringToSeconds(row[1]);
+    pyFloat(row[2]);
+    pyFloat(row[3]);
+    for (const extra of row.slice(5)) pyFloat(extra);
+    if (row[4] !== '') labels.set(seconds.length, row[4]);
+    seconds.push(t);
+  }
+  const events = new Map<string, number>();
+  CSV_HEADER_EVENTS.forEach((name, i) => {
+    const [key, value] = [header[2 + i].slice(0, name.length + 1), header[2 + i].slice(name.length + 1)];
+    assert.equal(key, `${name}:`, `${label}: header cell ${2 + i}`);
+    if (value === '') return;
+    const row = seconds.indexOf(stringToSeconds(value));
+    assert.ok(row >= 0, `${label}: ${name} at ${value} falls on a row`);
+    events.set(name, row);
+  });
+  // Every event in the header is named on its row, unless an earlier event took that row's one Event cell.
+  CSV_HEADER_EVENTS.forEach((name, i) => {
+    const row = events.get(name);
+    if (row !== undefined && [...events.entries()].every(([other, r]) => other === name || r !== row || CSV_HEADER_EVENTS.indexOf(other) > i)) {
+      assert.equal(labels.get(row), CSV_ROW_LABELS[i], `${label}: ${name} named on its row`);
+    }
+  });
+  assert.ok([...labels.values()].every((name) => CSV_ROW_LABELS.includes(name)), `${label}: only event names in the Event column`);
+  return { seconds, events, labels };
+}
+
+/** The .alog's times and weights carry no binary-float noise (10.999999999999998): at most 9 decimals, none ending in a run of 9s. */
+function assertNoTimeNoise(alog: string, label: string): void {
+  for (const key of ['timex', 'weight', 'firstcrack_events', 'samplinginterval']) {
+    const value = new RegExp(`'${key}': (\\[[^\\]]*\\]|[^,]*)`).exec(alog)?.[1];
+    assert.ok(value !== undefined, `${label}: ${key} written`);
+    for (const number of value.match(/-?\d+\.\d+/g) ?? []) {
+      assert.ok(/^-?\d+\.\d{1,9}$/.test(number) && !/9{6,}\d?$/.test(number), `${label}: ${key} holds ${number}`);
+    }
+  }
 }
 
 /** A bridge's irregular ~10 Hz telemetry: jittered whole-ms intervals, readings with every decimal, extra channels some of which drop out. */
@@ -125,50 +199,73 @@ describe('getRoastCurveLink', () => {
     ]) {
       assert.ok(alog.text.includes(part), `the .alog holds ${part}`);
     }
+    assertNoTimeNoise(alog.text, 'live batch');
     const fromAlog = await importLog(alog.text, { machineId: machine.id });
     assert.deepEqual([fromAlog.chargeWeightKg, fromAlog.dropWeightKg], ['10.000', '8.500']);
-    assert.equal(Math.floor(Date.parse(fromAlog.startedAt) / 1000), Math.floor(Date.parse(liveBatch.startedAt) / 1000), 'roast date to the second');
+    // The live batch's start is its charge (t 0): the export's roastepoch and timex give it back to the millisecond.
+    assert.equal(fromAlog.startedAt, liveBatch.startedAt, 'roast date');
     assert.deepEqual(fromAlog.metrics, liveBatch.metrics);
     assertSameCurve(await fullCurve(fromAlog.id), posted, 'live batch via .alog');
 
     const csv = await download(liveBatch.id, 'csv');
-    const [header, columns, firstRow] = csv.text.split('\r\n');
-    assert.match(header, /^Date:\d\d\.\d\d\.\d{4}\tUnit:C\tCHARGE:00:04\.321\tTP:01:19\.753\tDRYe:/);
+    const read = artisanReadsCsv(csv.text, 'live batch CSV');
+    const [header, columns] = csv.text.split('\r\n');
+    assert.match(header, /^Date:\d\d\.\d\d\.\d{4}\tUnit:C\tCHARGE:00:04\tTP:01:20\tDRYe:04:04\tFCs:08:04\tFCe:\tSCs:\tSCe:\tDROP:10:04\tCOOL:\tTime:\d\d:\d\d$/);
     assert.equal(columns, 'Time1\tTime2\tET\tBT\tEvent\tburner\tfan_speed\tinlet.probe-3\t');
-    assert.equal(firstRow.split('\t')[0], '00:00');
-    assert.equal(csv.text.split('\r\n').filter((row) => row.split('\t')[4] === 'FCs').length, 1, 'first crack marked on one row');
+    // One row per whole second, as Artisan writes and reads it: 00:00 to 10:04.
+    assert.deepEqual([read.seconds.length, read.seconds[0], read.seconds.at(-1)], [605, 0, 604]);
     const fromCsv = await importLog(csv.text, { machineId: machine.id, chargeWeightKg: '10', dropWeightKg: '8.5' });
-    assert.deepEqual(fromCsv.metrics, liveBatch.metrics);
-    assertSameCurve(await fullCurve(fromCsv.id), posted, 'live batch via CSV');
+    const csvCurve = await fullCurve(fromCsv.id);
+    assert.equal(csvCurve.samples.length, 605);
+    assert.deepEqual(csvCurve.events.map((e) => [e.type, e.t]), [['charge', 0], ['turning_point', 76_000], ['dry_end', 240_000], ['first_crack_start', 480_000], ['drop', 600_000]]);
   });
 
-  test('every shared fixture round-trips: import, export .alog and CSV, import the export: same samples, events and metrics', async () => {
+  test('every shared fixture round-trips: import, export .alog, import: same samples, events, special events, weights, dates and metrics; the CSV is what Artisan reads', async () => {
     assert.ok(roastLogs.length >= 12, `fixtures found: ${roastLogs}`);
-    let csvMetricsCompared = 0;
+    let specialEvents = 0;
     for (const name of roastLogs) {
       const original = await importLog(fixture(name));
-      const full = await fullCurve(original.id);
+      const full = (await fullCurve(original.id)) as FullCurve;
 
-      const viaAlog = await importLog((await download(original.id, 'alog')).text);
+      const alog = (await download(original.id, 'alog')).text;
+      assertNoTimeNoise(alog, name);
+      const viaAlog = await importLog(alog);
       assert.equal(viaAlog.importFormat, 'artisan_alog');
-      assert.deepEqual([viaAlog.chargeWeightKg, viaAlog.dropWeightKg], [original.chargeWeightKg, original.dropWeightKg], `${name}: weights`);
-      assert.equal(Math.floor(Date.parse(viaAlog.startedAt) / 1000), Math.floor(Date.parse(original.startedAt) / 1000), `${name}: roast date`);
-      assert.deepEqual(viaAlog.metrics, original.metrics, `${name}: metrics via .alog`);
-      assertSameCurve(await fullCurve(viaAlog.id), full, `${name} via .alog`);
-
-      const viaCsv = await importLog((await download(original.id, 'csv')).text, {
-        ...(original.chargeWeightKg && { chargeWeightKg: original.chargeWeightKg }),
-        ...(original.dropWeightKg && { dropWeightKg: original.dropWeightKg }),
-      });
-      assert.equal(viaCsv.importFormat, 'artisan_csv');
-      assertSameCurve(await fullCurve(viaCsv.id), full, `${name} via CSV`);
-      // The CSV carries no metric settings (phase temperatures, AUC, energy loads): the .alog does.
-      if ((full as { settings?: unknown }).settings === undefined) {
-        assert.deepEqual(viaCsv.metrics, original.metrics, `${name}: metrics via CSV`);
-        csvMetricsCompared++;
+      for (const field of ['chargeWeightKg', 'dropWeightKg', 'chargeWeightG', 'dropWeightG', 'weightLossPct', 'startedAt', 'completedAt', 'metrics'] as const) {
+        assert.deepEqual(viaAlog[field], original[field], `${name}: ${field} via .alog`);
       }
+      const again = (await fullCurve(viaAlog.id)) as FullCurve;
+      assertSameCurve(again, full, `${name} via .alog`);
+      // Burner step times to a millionth of a millisecond, like sample times.
+      const settingsOf = (curve: FullCurve) =>
+        curve.settings?.energy ? { ...curve.settings, energy: { ...curve.settings.energy, burner: curve.settings.energy.burner.map((step) => ({ ...step, t: Math.round(step.t * 1e6) / 1e6 })) } } : curve.settings;
+      // A log without settings is exported with Artisan's default phase temperatures.
+      assert.deepEqual(settingsOf(again), settingsOf(full) ?? { phases: { dryEndC: 150, firstCrackC: 200 } }, `${name}: metric settings`);
+      // Every detail the log had comes back (the export adds the sampling interval and type names a non-Artisan log lacks).
+      for (const [key, value] of Object.entries(full.details ?? {})) {
+        if (key !== 'specialEvents') assert.deepEqual(again.details?.[key as keyof typeof again.details], value, `${name}: ${key}`);
+      }
+      const specials = full.details?.specialEvents ?? [];
+      assert.equal(again.details?.specialEvents?.length ?? 0, specials.length, `${name}: every special event`);
+      specials.forEach((event, i) => {
+        const back = again.details!.specialEvents![i];
+        assert.deepEqual({ ...back, t: event.t }, event, `${name}: special event ${i}`);
+        assert.ok(Math.abs(back.t - event.t) <= 1e-6, `${name}: special event ${i} time`);
+      });
+      specialEvents += specials.length;
+
+      const csv = (await download(original.id, 'csv')).text;
+      const read = artisanReadsCsv(csv, name);
+      assert.ok(read.seconds.length >= Math.floor((full.samples.at(-1)!.t - full.samples[0].t) / 1000 / 10), `${name}: rows`);
+      const viaCsv = await importLog(csv);
+      assert.equal(viaCsv.importFormat, 'artisan_csv');
+      const csvCurve = await fullCurve(viaCsv.id);
+      assert.equal(csvCurve.samples.length, read.seconds.length, `${name}: every CSV row is a sample`);
+      const types = (curve: Curve) => curve.events.map((e) => e.type).filter((type) => type !== 'turning_point');
+      assert.deepEqual(types(csvCurve), types(full), `${name}: the events via CSV`);
     }
-    assert.ok(csvMetricsCompared >= 6, `CSV metrics compared for ${csvMetricsCompared} fixtures`);
+    // Artisan logs hold 14, 2, 61 and 9 special events.
+    assert.ok(specialEvents >= 14 + 2 + 2 + 61 + 9, `special events compared: ${specialEvents}`);
   });
 
   test('a link works without an API key until it expires, then 410; an altered link is 403', async () => {

@@ -3,11 +3,13 @@ import { defineOperation, type OperationContext } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
 import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from '../../../telemetry/metrics.js';
 import type { Curve } from '../../../telemetry/curve.js';
-import { ImportError } from '../../../telemetry/importers/index.js';
+import { ImportError, type ImportedRoast } from '../../../telemetry/importers/index.js';
+import { instantOfWallClock } from '../../../lib/time-zones.js';
+import { asWeighed, stockKg, tenthGrams, weighedGrams } from './weights.js';
 import { importRoastLogOffThread } from '../../../telemetry/importers/off-thread.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { findMachine, type Machine } from '../../catalog/machine/service.js';
-import { grams, kgString } from '../../../lib/grams.js';
+import { grams } from '../../../lib/grams.js';
 import * as green from '../../inventory/green/service.js';
 import { findBatchOutput } from '../../inventory/roast/service.js';
 import { findProfile } from '../profile/service.js';
@@ -189,11 +191,16 @@ export const roastOperations = [
       'the batch completes by the same completion path as a live batch: curve, metrics, the importer’s warnings, and with ' +
       'greenLotId the deduction, roasted lot and lineage (without it no stock moves). Metrics follow an Artisan log’s own settings ' +
       '(phase temperatures for unmarked dry end / first crack, AUC begin and base, energy loads); without energy loads in the log, ' +
-      'the machine’s burnerRatingKw and fuel with a `burner` channel give energy, else it is null. The batch starts at the roast time the file ' +
-      'records. Sample times are rebased on the charge event. Unreadable content is refused with 400 unreadable_roast_log ' +
-      'naming the problem. Extensions beyond the specification: greenLotId, chargeWeightKg, dropWeightKg, locationId, profileId. ' +
-      'Weights recorded in the file win; chargeWeightKg and dropWeightKg are used when the file has none (a differing input is ' +
-      'reported in warnings). The machine may be inactive (the roast is history) and its batch range is not enforced. The same ' +
+      'the machine’s burnerRatingKw and fuel with a `burner` channel give energy, else it is null. The batch is dated by the log: ' +
+      'startedAt at its charge and completedAt at its drop (else its first and last sample); a log with only a local time (Artisan ' +
+      'CSV Date:/Time:, Loring, Cropster) is read in the time zone of the machine’s location, else of the batch’s location, else ' +
+      'UTC, and a warning names the zone used; a log without a date is dated as ending at its import. Sample times are rebased on the charge ' +
+      'event (without one they stay from the start of recording, marked events are kept and phase metrics are null). Unreadable ' +
+      'content is refused with 400 unreadable_roast_log naming the problem. Extensions beyond the specification: greenLotId, ' +
+      'chargeWeightKg, dropWeightKg, locationId, profileId. Weights: the request wins. chargeWeightKg and dropWeightKg, when given, ' +
+      'are the batch’s weights; otherwise the log’s, kept as weighed to 0.1 g (chargeWeightG, dropWeightG; the kg fields and stock ' +
+      'are rounded to the gram); a log that records a different weight is named in warnings. The machine may be inactive (the ' +
+      'roast is history); a charge outside its minBatchKg–maxBatchKg is accepted with a warning. The same ' +
       'reference rules as startRoastBatch apply otherwise (404 naming the field, location_archived, lot_quarantined, ' +
       'profile_machine_mismatch, insufficient_stock), and batch numbers are unique (409 duplicate).',
     permission: 'production.roast.write',
@@ -223,9 +230,12 @@ export const roastOperations = [
         });
       }
       const warnings = [...imported.warnings];
-      const chargeWeightKg = weightFromFile(imported.meta.greenWeightKg, input.chargeWeightKg, 'chargeWeightKg', warnings);
-      const dropWeightKg = weightFromFile(imported.meta.roastedWeightKg, input.dropWeightKg, 'dropWeightKg', warnings);
-      const { machine, locationId } = await checkReferences(ctx, { ...input, chargeWeightKg }, 'import');
+      const chargeWeightKg = requestOrLog(input.chargeWeightKg, imported.meta.greenWeightKg, 'chargeWeightKg', warnings);
+      const dropWeightKg = requestOrLog(input.dropWeightKg, imported.meta.roastedWeightKg, 'dropWeightKg', warnings);
+      const { machine, locationId } = await checkReferences(ctx, { ...input, chargeWeightKg: chargeWeightKg && stockKg(chargeWeightKg) }, 'import');
+      const outside = machine && chargeWeightKg ? chargeOutsideRange(machine, grams(stockKg(chargeWeightKg))) : null;
+      if (outside) warnings.push(`the charge of ${stockKg(chargeWeightKg!)} kg is ${outside} (${machine!.code})`);
+      const dates = await roastDates(ctx, imported, machine, locationId, warnings);
       const batch = await repo.insertBatch(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
         batchNumber: input.batchNumber,
         source: 'import',
@@ -236,16 +246,18 @@ export const roastOperations = [
         chargeWeightKg: chargeWeightKg ?? null,
         importFormat: imported.format,
         warnings: [],
-        startedAt: imported.meta.roastedAt ?? null,
+        startedAt: dates.startedAt,
       });
       const completed = await recordCompletion(ctx, batch, imported.curve, {
         dropWeightKg: dropWeightKg ?? null,
         notes: null,
         warnings,
         roastedAt: batch.startedAt,
+        completedAt: dates.completedAt,
         event: 'production.roast.batch_imported',
         metricsOptions: importMetricsOptions(imported.meta.metricsOptions, machine, imported.curve),
         logSettings: imported.meta.metricsOptions,
+        logDetails: imported.meta.machine ? { ...imported.meta.details, roasterType: imported.meta.machine } : imported.meta.details,
       });
       return batchView(ctx.tx, ctx.orgId, completed);
     },
@@ -394,13 +406,16 @@ async function storeExport(ctx: OperationContext, batch: repo.RoastBatch, fullKe
   const body = await ctx.services.blobs.get(fullKey);
   if (!body) throw new Error(`The full curve of roast batch ${batch.id} is missing from object storage (${fullKey}).`);
   const full = JSON.parse(body.toString('utf8')) as FullCurve;
+  const machine = batch.machineId ? await findMachine(ctx.tx, ctx.orgId, batch.machineId) : undefined;
   const roast = {
     curve: full,
     settings: full.settings,
+    details: full.details,
     title: batch.batchNumber,
     startedAt: batch.startedAt,
-    chargeWeightKg: batch.chargeWeightKg,
-    dropWeightKg: batch.dropWeightKg,
+    timeZone: (await roastTimeZone(ctx, machine, batch.locationId)).name,
+    chargeWeightG: batch.chargeWeightG,
+    dropWeightG: batch.dropWeightG,
   };
   const extension = CURVE_EXTENSIONS[format];
   const key = curveFileKey(ctx.orgId, batch.id, extension);
@@ -470,15 +485,55 @@ async function checkReferences(ctx: OperationContext, refs: BatchReferences, sou
 }
 
 /**
- * A weight for an imported roast: the file's when it records one (to the gram), else the caller's. A
- * caller's figure the file contradicts is reported among the warnings rather than silently dropped.
+ * A weight for an imported roast, by one rule: the request wins. A weight given in the request is the batch's; the
+ * log's (kept to 0.1 g) is used when the request gives none. A log that records a different weight is named in the
+ * warnings, so neither value is ever replaced silently.
  */
-function weightFromFile(fileKg: number | undefined, inputKg: string | undefined, field: string, warnings: string[]): string | undefined {
-  const fileGrams = fileKg !== undefined && Number.isFinite(fileKg) ? BigInt(Math.round(fileKg * 1000)) : 0n;
-  if (fileGrams <= 0n) return inputKg;
-  const fromFile = kgString(fileGrams);
-  if (inputKg !== undefined && grams(inputKg) !== fileGrams) warnings.push(`${field} ${inputKg} kg not used: the file records ${fromFile} kg`);
-  return fromFile;
+function requestOrLog(inputKg: string | undefined, logKg: number | undefined, field: string, warnings: string[]): string | undefined {
+  const fromLog = logKg !== undefined && Number.isFinite(logKg) && logKg > 0 ? asWeighed(logKg) : undefined;
+  if (fromLog !== undefined && tenthGrams(fromLog) <= 0n) return inputKg;
+  if (inputKg === undefined) return fromLog;
+  if (fromLog !== undefined && tenthGrams(inputKg) !== tenthGrams(fromLog)) {
+    warnings.push(`${field}: the request's ${inputKg} kg is used; the log records ${weighedGrams(fromLog)} g`);
+  }
+  return inputKg;
+}
+
+/**
+ * When an imported roast started and ended: the log's charge and drop (else its first and last sample) on its own
+ * clock. A log with an instant (Artisan's roastepoch, RoasTime's dateTime) is exact; a log with only a local wall clock
+ * (Artisan CSV Date:/Time:, Loring, Cropster) is read in the time zone of the machine's location, else of the
+ * batch's location, else UTC, and a warning says which. A log without a date ends at its import.
+ */
+async function roastDates(
+  ctx: OperationContext,
+  imported: ImportedRoast,
+  machine: Machine | undefined,
+  locationId: string | null,
+  warnings: string[],
+): Promise<{ startedAt: string; completedAt: string }> {
+  const { roastedAt, localRoastedAt } = imported.meta;
+  let origin: number;
+  if (roastedAt !== undefined) origin = Date.parse(roastedAt);
+  else if (localRoastedAt !== undefined) {
+    const zone = await roastTimeZone(ctx, machine, locationId);
+    origin = instantOfWallClock(localRoastedAt, zone.name);
+    warnings.push(`the log's roast time ${localRoastedAt.replace('T', ' ')} has no time zone: read in ${zone.name}, ${zone.source}`);
+  } else {
+    // No date at all: the roast is taken to have ended at its import, so it keeps its duration.
+    origin = Date.now() - imported.span.endMs;
+    warnings.push('the log records no date: the roast is dated as ending at its import');
+  }
+  const at = (ms: number) => new Date(Math.round(origin + ms)).toISOString();
+  return { startedAt: at(imported.span.startMs), completedAt: at(imported.span.endMs) };
+}
+
+async function roastTimeZone(ctx: OperationContext, machine: Machine | undefined, locationId: string | null) {
+  const machineLocation = machine?.locationId ? await findLocation(ctx.tx, ctx.orgId, machine.locationId) : undefined;
+  if (machineLocation?.timezone) return { name: machineLocation.timezone, source: `the time zone of machine ${machine!.code}'s location ${machineLocation.code}` };
+  const location = locationId && locationId !== machine?.locationId ? await findLocation(ctx.tx, ctx.orgId, locationId) : undefined;
+  if (location?.timezone) return { name: location.timezone, source: `the time zone of the batch's location ${location.code}` };
+  return { name: 'UTC', source: 'as neither the machine’s location nor the batch’s location has a time zone' };
 }
 
 /**

@@ -8,6 +8,7 @@ import { METRIC_KEYS, type RoastMetrics } from '../../../telemetry/metrics.js';
 const NO_METRICS = Object.fromEntries(METRIC_KEYS.map((key) => [key, null])) as unknown as RoastMetrics;
 import type { ImportFormat } from '../../../telemetry/importers/index.js';
 import type { BatchSource, BatchState, RoastBatchFilterInput } from './schemas.js';
+import { stockKg, weighedGrams } from './weights.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Batches
@@ -48,9 +49,13 @@ const toBatch = (r: BatchRow) => ({
   profileId: r.profile_id,
   greenLotId: r.green_lot_id,
   locationId: r.location_id,
-  chargeWeightKg: r.charge_weight_kg,
-  dropWeightKg: r.drop_weight_kg,
-  /** (charge − drop) / charge × 100, 2 decimals, exact; null without both weights. */
+  /** Rounded half up to the gram: what stock moved by (see weights.ts). */
+  chargeWeightKg: r.charge_weight_kg === null ? null : stockKg(r.charge_weight_kg),
+  dropWeightKg: r.drop_weight_kg === null ? null : stockKg(r.drop_weight_kg),
+  /** As weighed, grams to 0.1 g: what the weight loss and metrics use. */
+  chargeWeightG: r.charge_weight_kg === null ? null : weighedGrams(r.charge_weight_kg),
+  dropWeightG: r.drop_weight_kg === null ? null : weighedGrams(r.drop_weight_kg),
+  /** (charge − drop) / charge × 100 from the weights as weighed, 2 decimals, exact; null without both weights. */
   weightLossPct: r.weight_loss_pct,
   importFormat: r.import_format,
   /**
@@ -119,15 +124,23 @@ export async function markCompleted(
   q: Queryable,
   orgId: string,
   id: string,
-  result: { dropWeightKg: string | null; metrics: Omit<RoastMetrics, 'weightLossPct'> | null; notes: string | null; warnings: string[] },
+  result: {
+    dropWeightKg: string | null;
+    metrics: Omit<RoastMetrics, 'weightLossPct'> | null;
+    notes: string | null;
+    warnings: string[];
+    /** When the roast ended; null: now. */
+    completedAt?: string | null;
+  },
 ): Promise<RoastBatch> {
   const [row] = await q.query<BatchRow>(
     `update roast_batches
-     set state = 'completed', completed_at = now(), updated_at = now(), drop_weight_kg = $3, metrics = $4, notes = $5,
+     set state = 'completed', completed_at = date_trunc('milliseconds', coalesce($7::timestamptz, now())), updated_at = now(),
+         drop_weight_kg = $3, metrics = $4, notes = $5,
          warnings = warnings || $6::text[],
          weight_loss_pct = round((charge_weight_kg - $3::numeric) * 100 / charge_weight_kg, 2)
      where org_id = $1 and id = $2 returning *`,
-    [orgId, id, result.dropWeightKg, result.metrics === null ? null : JSON.stringify(result.metrics), result.notes, result.warnings],
+    [orgId, id, result.dropWeightKg, result.metrics === null ? null : JSON.stringify(result.metrics), result.notes, result.warnings, result.completedAt ?? null],
   );
   return toBatch(row);
 }
@@ -218,6 +231,9 @@ export async function describeBatches(q: Queryable, orgId: string, ids: string[]
   for (const batch of row.batches) {
     batch.startedAt = iso(batch.startedAt)!;
     batch.completedAt = iso(batch.completedAt);
+    // Weights as a chain of custody moved them: to the gram (see weights.ts).
+    if (batch.chargeWeightKg !== null) batch.chargeWeightKg = stockKg(batch.chargeWeightKg);
+    if (batch.dropWeightKg !== null) batch.dropWeightKg = stockKg(batch.dropWeightKg);
   }
   return row.batches;
 }
@@ -271,8 +287,8 @@ export async function completedBatchesBetween(q: Queryable, orgId: string, from:
     machineId: r.machine_id,
     profileId: r.profile_id,
     locationId: r.location_id,
-    chargeWeightKg: r.charge_weight_kg,
-    dropWeightKg: r.drop_weight_kg,
+    chargeWeightKg: r.charge_weight_kg === null ? null : stockKg(r.charge_weight_kg),
+    dropWeightKg: r.drop_weight_kg === null ? null : stockKg(r.drop_weight_kg),
     dtrPct: r.dtr === null ? null : Number(r.dtr),
     completedAt: iso(r.completed_at)!,
   }));

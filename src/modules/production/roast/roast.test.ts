@@ -78,6 +78,8 @@ describe('startRoastBatch', () => {
         locationId,
         chargeWeightKg: '12.500',
         dropWeightKg: null,
+        chargeWeightG: '12500.0',
+        dropWeightG: null,
         weightLossPct: null,
         importFormat: null,
         warnings: [],

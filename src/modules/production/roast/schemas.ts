@@ -34,6 +34,9 @@ export const ROAST_EVENT_TYPES = [
 
 export const ABORT_REASON_MAX_LENGTH = 500;
 
+/** A roast weight as weighed: grams with one decimal. */
+const gramsOut = z.string().regex(/^\d+\.\d$/).describe('grams as weighed, a decimal string with one decimal');
+
 const positiveKg = kg({ positive: true });
 
 export const StartRoastBatch = strict({
@@ -134,10 +137,15 @@ export const RoastBatch = out({
   profileId: idOut.nullable(),
   greenLotId: idOut.nullable(),
   locationId: idOut.nullable(),
-  /** Null only for an import whose file and input give no charge weight. */
+  /** Null only for an import whose file and input give no charge weight. Rounded half up to the gram: the green consumed. */
   chargeWeightKg: kgOut.nullable(),
+  /** Rounded half up to the gram: the roasted lot's weight. */
   dropWeightKg: kgOut.nullable(),
-  /** (charge − drop) / charge × 100, 2 decimals, exact; null without both weights. */
+  /** The charge as weighed, grams with one decimal ("130.0"): a roast logger's 0.1 g is kept. */
+  chargeWeightG: gramsOut.nullable(),
+  /** The drop as weighed, grams with one decimal ("115.2"). */
+  dropWeightG: gramsOut.nullable(),
+  /** (charge − drop) / charge × 100 from the weights as weighed, 2 decimals, exact; null without both weights. */
   weightLossPct: decimalOut.nullable(),
   importFormat: z.enum(IMPORT_FORMATS).nullable(),
   /** Remarks on how the batch was recorded: the importer's, or that it was completed without telemetry. */
