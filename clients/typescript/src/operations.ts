@@ -3047,6 +3047,10 @@ export interface Operations {
         overall: number;
       };
       defectsPenalty?: number;
+      defects?: {
+        cups: number;
+        intensity: 2 | 4;
+      };
       /**
        * @maxItems 30
        */
@@ -8328,6 +8332,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "cupping_session_finalized",
+      "cupping_session_unscored",
       "body_too_large",
       "unsupported_media_type",
       "idempotency_key_reused",
