@@ -65,7 +65,7 @@ test('createCuppingSession: coffees by reference or name, codes seeded by the se
       { kind: 'sample', id: offer.id },
     ],
   });
-  assert.match(created.session.id, /^cs_/);
+  assert.match(created.session.id, /^cup_/, 'cupping sessions have their own prefix (cs_ is the cafe site’s)');
   assert.deepEqual(
     { mode: created.session.mode, status: created.session.status, sampleCount: created.session.sampleCount, scheduledAt: created.session.scheduledAt },
     { mode: 'blind', status: 'open', sampleCount: 5, scheduledAt: '2026-11-26T09:00:00.000Z' },
@@ -329,4 +329,21 @@ test('a published cup score travels with the chain: the roasted lot’s traceabi
   assert.deepEqual(certificate.body.snapshot.cupScores, chain.body.cupScores, 'the certificate freezes the score');
   const page = await (await server.request(certificate.body.publicPath)).text();
   assert.match(page, /Cup score.*87\.75 \(2 cuppers\)/s, 'the public page shows it');
+});
+
+test('a session created while sessions were cs_… keeps its id: table, scores and finalize work on it', async () => {
+  const id = 'cs_0000000000legacysession1';
+  await server.owner.query(
+    `insert into cupping_sessions (org_id, id, session_number, name, mode, created_by) values ($1, $2, $3, 'Legacy', 'open', 'key_legacy')`,
+    [org.id, id, uniqueNumber('LEGACY')],
+  );
+  await server.owner.query(
+    `insert into cupping_session_samples (org_id, id, session_id, position, blind_code, ref_kind, ref_name) values ($1, 'css_0000000000legacysample1', $2, 1, 'ABC', 'outside', 'Old coffee')`,
+    [org.id, id],
+  );
+  const view = await table(id);
+  assert.deepEqual(view.coffees.map((c: any) => c.blindCode), ['ABC']);
+  await score(org, { sessionSampleId: 'css_0000000000legacysample1', cupperName: 'Ana', scores: form(8) });
+  const done = await finalize(id);
+  assert.deepEqual([done.session.id, done.coffees[0].result.meanScore], [id, '86.00']);
 });

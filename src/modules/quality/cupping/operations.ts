@@ -20,6 +20,13 @@ import {
 } from './schemas.js';
 import { scoreSubmitted, sessionCreated, sessionFinalized } from './events.js';
 
+/**
+ * New sessions are `cup_…`: `cs_` is the cafe site's. Sessions created while both used `cs_` keep their ids
+ * (ids are opaque and looked up in this module's table only): webhook payloads, the event feed and frozen
+ * certificates already name them, and their blind codes were dealt from them.
+ */
+const CUPPING_SESSION_PREFIX = 'cup';
+
 const module = 'quality' as const;
 
 /** Quarter points as an exact 2-decimal string (the scores are validated to be multiples of 0.25). */
@@ -56,7 +63,7 @@ export const cuppingOperations = [
     emits: [sessionCreated],
     async handler(ctx, input) {
       const identities = await resolveIdentities(ctx.tx, ctx.orgId, input.samples);
-      const id = newId('cs');
+      const id = newId(CUPPING_SESSION_PREFIX);
       const codes = blindCodes(id, input.samples.length);
       const coffees = input.samples.map((s, i) => ({ position: i + 1, blindCode: codes[i], kind: s.kind, ...identities[i] }));
       const { session, sampleIds } = await repo.insertSession(
