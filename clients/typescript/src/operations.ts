@@ -2701,6 +2701,7 @@ export interface Operations {
         profileId?: string;
         locationId?: string;
         hasStock?: boolean;
+        expired?: boolean;
         roastedFrom?: string;
         roastedTo?: string;
         q?: string;
@@ -2822,6 +2823,7 @@ export interface Operations {
     input: {
       id: string;
       strategy?: 'fefo' | 'fifo';
+      includeExpired?: boolean;
     };
     output: OrderAllocationResult;
   };
@@ -4956,6 +4958,7 @@ export interface RoastedLot {
   weightLossPct: string | null;
   shelfLifeDays: number;
   bestBefore: string;
+  expired: boolean;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -5077,6 +5080,7 @@ export interface RoastedLotDetail {
   weightLossPct: string | null;
   shelfLifeDays: number;
   bestBefore: string;
+  expired: boolean;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -5270,6 +5274,16 @@ export interface AllocationShortfall {
    * kilograms, a decimal string with three decimals
    */
   shortfallKg: string;
+  reason: 'insufficient_stock' | 'expired';
+  expiredLots: {
+    roastedLotId: string;
+    lotCode: string;
+    bestBefore: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    availableKg: string;
+  }[];
 }
 export interface OrderAllocationRelease {
   order: Order;
@@ -5415,7 +5429,31 @@ export interface Certificate {
   snapshot: CertificateSnapshot;
 }
 export interface CertificateSnapshot {
-  roastedLot: RoastedLot;
+  roastedLot: {
+    id: string;
+    lotCode: string;
+    form: 'loose' | 'packaged' | 'blended';
+    roastBatchId: string | null;
+    batchNumber: string | null;
+    greenLotId: string | null;
+    greenLotCode: string | null;
+    profileId: string | null;
+    locationId: string | null;
+    roastedAt: string;
+    weightLossPct: string | null;
+    shelfLifeDays: number;
+    bestBefore: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openingKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    onHandKg: string;
+    createdAt: string;
+    updatedAt: string;
+  };
   roastBatches: ChainRoastBatch[];
   greenLots: ChainGreenLot[];
   producers: ChainProducer[];

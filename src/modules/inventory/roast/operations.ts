@@ -45,7 +45,7 @@ export const roastedLotOperations = [
     summary: 'A roasted lot with its whole ledger.',
     description:
       'Its form (loose, packaged, blended), the roast batch and green lot it came from, when it was roasted, its weight loss, ' +
-      'best-before day, opening and on-hand weight, `transactions`, oldest first, and `cupping`: the latest finalized cupping ' +
+      'best-before day and whether it is past it (`expired`), opening and on-hand weight, `transactions`, oldest first, and `cupping`: the latest finalized cupping ' +
       'of the lot or of its roast batch (null when neither was cupped). Another organization’s lot answers 404 ' +
       'like a missing one.',
     permission: 'inventory.roast.read',
@@ -63,8 +63,8 @@ export const roastedLotOperations = [
     name: 'inventory.roast.listRoastedLots',
     summary: 'Roasted stock, freshest first.',
     description:
-      'Most recently roasted first. Filters: `form`, `roastBatchId`, `greenLotId`, `profileId`, `locationId`, `hasStock` (on ' +
-      'hand above zero), `roastedFrom` and `roastedTo` (days, UTC, inclusive), `q` (case-insensitive search in the lot code).',
+      'Most recently roasted first; `expired` marks lots past their best-before day. Filters: `form`, `roastBatchId`, `greenLotId`, ' +
+      '`profileId`, `locationId`, `hasStock` (on hand above zero), `expired`, `roastedFrom` and `roastedTo` (days, UTC, inclusive), `q` (case-insensitive search in the lot code).',
     permission: 'inventory.roast.read',
     module,
     get: true,

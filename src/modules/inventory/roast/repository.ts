@@ -22,6 +22,7 @@ interface RoastedLotRow {
   weight_loss_pct: string | null;
   shelf_life_days: number;
   best_before: string;
+  expired: boolean;
   opening_kg: string;
   on_hand_kg: string;
   created_at: Date;
@@ -46,6 +47,8 @@ const toRoastedLot = (r: RoastedLotRow) => ({
   shelfLifeDays: r.shelf_life_days,
   /** The UTC day the lot is best before: roast day + shelf life (its profile's, or 90 days). FEFO spends the earliest first. */
   bestBefore: r.best_before,
+  /** Past its best-before day (UTC): allocation leaves it out unless asked to include expired stock. */
+  expired: r.expired,
   /** What the lot opened with (its roast_output rows). */
   openingKg: r.opening_kg,
   onHandKg: r.on_hand_kg,
@@ -58,8 +61,16 @@ export function bestBeforeSql(lot: string): string {
   return `((${lot}.roasted_at at time zone 'UTC')::date + ${lot}.shelf_life_days)`;
 }
 
+/**
+ * Whether the lot (alias `lot`) is past its best-before day: true from the UTC day after it, by the
+ * transaction's clock. Allocation leaves such lots out unless asked; answers mark them.
+ */
+export function expiredSql(lot: string): string {
+  return `(${bestBeforeSql(lot)} < (now() at time zone 'UTC')::date)`;
+}
+
 /** One definition of a lot as answered: the batch number and green lot code were copied in when it was opened. */
-const LOT_SELECT = `select r.*, ${bestBeforeSql('r')}::text as best_before from roasted_lots r`;
+const LOT_SELECT = `select r.*, ${bestBeforeSql('r')}::text as best_before, ${expiredSql('r')} as expired from roasted_lots r`;
 
 export interface NewRoastedLot {
   lotCode: string;
@@ -127,6 +138,7 @@ export interface LockedStock {
   profileId: string | null;
   roastedAt: string;
   bestBefore: string;
+  expired: boolean;
   onHand: bigint;
 }
 
@@ -140,8 +152,8 @@ export async function lockStockFor(
   lotIds: string[],
   greenLots: { greenLotId: string; profileId: string | null }[],
 ): Promise<LockedStock[]> {
-  const rows = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; on_hand_kg: string }>(
-    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, r.on_hand_kg
+  const rows = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; expired: boolean; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, ${expiredSql('r')} as expired, r.on_hand_kg
      from roasted_lots r
      where r.org_id = $1 and r.on_hand_kg > 0
        and (r.id = any($2::text[])
@@ -159,6 +171,7 @@ export async function lockStockFor(
     profileId: r.profile_id,
     roastedAt: iso(r.roasted_at)!,
     bestBefore: r.best_before,
+    expired: r.expired,
     onHand: grams(r.on_hand_kg),
   }));
 }
@@ -182,6 +195,7 @@ export async function listRoastedLots(q: Queryable, orgId: string, filter: Roast
   if (filter.profileId) where.push(`r.profile_id = ${params.add(filter.profileId)}`);
   if (filter.locationId) where.push(`r.location_id = ${params.add(filter.locationId)}`);
   if (filter.hasStock !== undefined) where.push(filter.hasStock ? `r.on_hand_kg > 0` : `r.on_hand_kg <= 0`);
+  if (filter.expired !== undefined) where.push(filter.expired ? expiredSql('r') : `not ${expiredSql('r')}`);
   if (filter.roastedFrom) where.push(`r.roasted_at >= ${params.add(filter.roastedFrom)}::date`);
   if (filter.roastedTo) where.push(`r.roasted_at < ${params.add(filter.roastedTo)}::date + 1`);
   if (filter.q) where.push(`r.lot_code ilike ${params.add(likePattern(filter.q))}`);

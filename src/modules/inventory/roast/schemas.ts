@@ -29,6 +29,8 @@ export const RoastedLotFilter = strict({
   locationId: id('locationId').optional(),
   /** true: lots with coffee on hand (> 0); false: empty or negative lots. */
   hasStock: z.boolean().optional(),
+  /** true: lots past their best-before day (UTC); false: lots still within it. */
+  expired: z.boolean().optional(),
   /** Roasted on or after this day (UTC). */
   roastedFrom: date.optional(),
   /** Roasted on or before this day (UTC). */
@@ -67,6 +69,8 @@ export const RoastedLot = out({
   shelfLifeDays: z.number().int().positive(),
   /** The UTC day the lot is best before: roast day + shelf life. FEFO allocation spends the earliest first. */
   bestBefore: dateOut,
+  /** Past its best-before day (today, UTC, is later): allocation leaves it out unless `includeExpired`. */
+  expired: z.boolean(),
   /** What the lot opened with (its roast_output rows). */
   openingKg: kgOut,
   /** Negative only after a recount. */
