@@ -9,6 +9,8 @@ export interface Column {
   /** Share of the table's width. */
   width: number;
   align?: 'left' | 'right';
+  /** Codes (lot, location): printed on one line, the column widened to its longest cell before the others share the rest. */
+  nowrap?: boolean;
 }
 
 export type Block =
@@ -24,6 +26,8 @@ export interface ReportDocument {
   subtitle: string;
   reportId: string;
   generatedAt: string;
+  /** The organization's time zone (IANA name): every instant the report prints is in it, named. */
+  timeZone: string;
   /** The parameters as a person reads them. */
   parameters: [string, string][];
   /** Things the reader must know before trusting the figures (a module not available yet, say). */
@@ -62,6 +66,9 @@ export function grouped(value: string): string {
   return `${sign}${digits}${fraction === undefined ? '' : `.${fraction}`}`;
 }
 
-export const day = (isoTime: string) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(isoTime));
-export const dayTime = (isoTime: string) =>
-  `${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC' }).format(new Date(isoTime))} UTC`;
+/** The calendar day of a date (`YYYY-MM-DD`, read as that day) or of an instant in `timeZone` (default UTC). */
+export const day = (isoTime: string, timeZone = 'UTC') =>
+  new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: /^\d{4}-\d{2}-\d{2}$/.test(isoTime) ? 'UTC' : timeZone }).format(new Date(isoTime));
+/** An instant as the clock in `timeZone` read it, followed by the zone's name: "24 Nov 2026, 14:05 Europe/Berlin". */
+export const dayTime = (isoTime: string, timeZone = 'UTC') =>
+  `${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZone }).format(new Date(isoTime))} ${timeZone}`;
