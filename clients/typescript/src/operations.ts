@@ -5091,8 +5091,25 @@ export interface RoastedLotDetail {
   onHandKg: string;
   createdAt: string;
   updatedAt: string;
+  cost: RoastedLotCost;
   transactions: RoastedLotTransaction[];
   cupping: PublishedCupping | null;
+}
+export interface RoastedLotCost {
+  currency: string | null;
+  greenCost: string | null;
+  perKg: string | null;
+  missing: ('no_green_input' | 'green_not_costed' | 'mixed_currencies' | 'no_roasted_weight') | null;
+  greenInputs: {
+    greenLotId: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    chargedKg: string;
+    landedCostPerKg: string | null;
+    currency: string | null;
+  }[];
+  rule: string;
 }
 export interface Customer {
   id: string;

@@ -9,6 +9,8 @@ import * as repo from './repository.js';
  */
 export type { LockedStock, RoastedLedgerEntry, RoastedLot } from './repository.js';
 export { findBatchOutput, findRoastedLot, missingRoastedLotIds, roastedLotLabels } from './repository.js';
+/** What roasted lots cost per kilogram, from the green roasted into them (ROASTED_COST_RULE). */
+export { roastedLotCosts, ROASTED_COST_RULE, type RoastedLotCost } from './cost.js';
 
 /**
  * Locks for an allocation, in lot-id order, every lot with stock that is named in `lotIds` or was roasted
