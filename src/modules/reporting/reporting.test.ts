@@ -149,13 +149,16 @@ describe('production_summary', () => {
     const machine = await makeRoaster(other, { name: 'Probat P12', code: 'P12' });
     const token = await bridgeToken(other, machine.id);
     // Two live batches with telemetry (DTR 20 %) and one imported logger roast without a machine.
-    for (const drop of ['8.500', '8.000']) {
-      const batch = await startBatch(other, { machineId: machine.id, chargeWeightKg: '10', profileId: house.id });
+    // The first live batch and the imported one roast costed green; the second live batch names no green lot (no roasted lot, no cost).
+    const costlyGreen = await importLot(other, { weightKg: '50', unitCost: '7.85', currency: 'EUR' });
+    const cheapGreen = await importLot(other, { weightKg: '50', unitCost: '6.40', currency: 'EUR' });
+    for (const [drop, greenLotId] of [['8.500', costlyGreen.id], ['8.000', undefined]] as const) {
+      const batch = await startBatch(other, { machineId: machine.id, chargeWeightKg: '10', profileId: house.id, ...(greenLotId ? { greenLotId } : {}) });
       await postCurve(server, token, batch.id, syntheticRoast());
       const done = await other.call('production.roast.completeRoastBatch', { id: batch.id, dropWeightKg: drop });
       assert.equal(done.status, 200, JSON.stringify(done.body));
     }
-    const imported = await roastLot(other, { kg: '4', profileId: house.id });
+    const imported = await roastLot(other, { kg: '4', profileId: house.id, greenLotId: cheapGreen.id });
     // The DTRs the batches were given at completion (the imported log's own, if it has one).
     const importedDtr = (await other.call('production.roast.getRoastBatch', { id: imported.batchId })).body.metrics?.developmentTimeRatioPct ?? null;
     const dtrs = [20, 20, ...(importedDtr === null ? [] : [importedDtr])];
@@ -170,6 +173,9 @@ describe('production_summary', () => {
     assert.equal(report.summary.weightLossPct, '18.00');
     assert.equal(report.summary.dtr.n, dtrs.length);
     assert.equal(report.summary.dtr.mean, dtrMean);
+    // 10 kg at 7.85 roasted to 8.5 kg (78.50, 9.2353 / kg) and 5 kg at 6.40 to 4 kg (32.00, 8.0000 / kg): 110.50 / 12.5 kg = 8.8400.
+    assert.deepEqual(report.summary.cost, [{ currency: 'EUR', batches: 2, greenCost: '110.5000', roastedKg: '12.500', perKg: '8.8400' }]);
+    assert.equal(report.summary.notCostedBatches, 1);
 
     const { pdf, csv } = await download(server, other, report.id);
     const text = pdfText(pdf);
@@ -181,6 +187,10 @@ describe('production_summary', () => {
     const rows = csvRows(csv);
     assert.equal(rows.length, 4, 'a header and one row per batch');
     assert.deepEqual(rows.slice(1).map((r) => r[9]).sort(), ['15.00', '20.00', '20.00']);
+    assert.deepEqual(rows.slice(1).map((r) => [r[12], r[13], r[14], r[15]]).sort(), [['', '', '', 'no_green_input'], ['EUR', '32.0000', '8.0000', ''], ['EUR', '78.5000', '9.2353', '']]);
+    assert.match(text, /9\.2353 EUR/, 'the batch row shows its cost per roasted kg');
+    assert.match(text, /EUR\s+2\s+110\.5000\s+12\.5 kg|EUR\s+2\s+110\.5000\s+12\.500\s+8\.8400/, `the cost table:\n${text}`);
+    assert.match(text.replace(/\s+/g, ' '), /Cost Per batch, its roasted lot's cost per kg, where green cost = the current landed cost per kg/, 'the rule is stated');
   });
 
   test('a range without batches renders, saying so', async () => {

@@ -121,6 +121,17 @@ export async function findBatchOutput(q: Queryable, orgId: string, roastBatchId:
   return row && toRoastedLot(row);
 }
 
+/** The loose lot each of the roast batches produced (batches that produced none are absent), with its opening weight. */
+export async function batchOutputs(q: Queryable, orgId: string, roastBatchIds: string[]): Promise<Map<string, { id: string; lotCode: string; openingKg: string }>> {
+  if (roastBatchIds.length === 0) return new Map();
+  const rows = await q.query<{ roast_batch_id: string; id: string; lot_code: string; opening_kg: string }>(
+    `select roast_batch_id, id, lot_code, opening_kg::text as opening_kg from roasted_lots
+     where org_id = $1 and roast_batch_id = any($2::text[]) and form = 'loose'`,
+    [orgId, roastBatchIds],
+  );
+  return new Map(rows.map((r) => [r.roast_batch_id, { id: r.id, lotCode: r.lot_code, openingKg: r.opening_kg }]));
+}
+
 /** Locks the lot row: every change to its weight happens under this lock, so the figure read is current until commit. */
 export async function lockRoastedLot(q: Queryable, orgId: string, id: string): Promise<{ id: string; lotCode: string; onHand: bigint } | undefined> {
   const [row] = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
@@ -301,6 +312,8 @@ export interface RoastedHoldingAt {
   locationId: string | null;
   greenLotId: string | null;
   weightLossPct: string | null;
+  /** What the lot opened with: the roasted weight its cost is spread over. */
+  openingKg: string;
   /** The sum of the lot's ledger rows recorded before the instant. */
   onHandKg: string;
 }
@@ -310,8 +323,8 @@ export interface RoastedHoldingAt {
  * (a roasted lot is held at its one location). Optionally only at the given locations. By location, lot code.
  */
 export async function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<RoastedHoldingAt[]> {
-  const rows = await q.query<{ id: string; lot_code: string; form: string; location_id: string | null; green_lot_id: string | null; weight_loss_pct: string | null; on_hand_kg: string }>(
-    `select r.id, r.lot_code, r.form, r.location_id, r.green_lot_id, r.weight_loss_pct::text as weight_loss_pct, h.on_hand_kg::text as on_hand_kg
+  const rows = await q.query<{ id: string; lot_code: string; form: string; location_id: string | null; green_lot_id: string | null; weight_loss_pct: string | null; opening_kg: string; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.form, r.location_id, r.green_lot_id, r.weight_loss_pct::text as weight_loss_pct, r.opening_kg::text as opening_kg, h.on_hand_kg::text as on_hand_kg
      from (select lot_id, sum(delta_kg) as on_hand_kg from roasted_lot_ledger
            where org_id = $1 and created_at < $2::timestamptz group by lot_id) h
      join roasted_lots r on r.org_id = $1 and r.id = h.lot_id
@@ -326,6 +339,7 @@ export async function holdingsAt(q: Queryable, orgId: string, before: string, lo
     locationId: r.location_id,
     greenLotId: r.green_lot_id,
     weightLossPct: r.weight_loss_pct,
+    openingKg: r.opening_kg,
     onHandKg: r.on_hand_kg,
   }));
 }
