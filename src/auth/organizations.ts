@@ -127,6 +127,31 @@ export async function lockOrganization(q: Queryable, orgId: string): Promise<voi
 
 /** The organization's name (what its documents print), read inside its own scope. */
 export async function findOrganizationName(q: Queryable, orgId: string): Promise<string> {
-  const [row] = await q.query<{ name: string }>(`select name from organizations where id = $1`, [orgId]);
-  return row?.name ?? orgId;
+  return (await findOrganizationLetterhead(q, orgId)).name;
+}
+
+/** What an organization's documents print with: its name and the time zone their times are in (UTC unless set). */
+export async function findOrganizationLetterhead(q: Queryable, orgId: string): Promise<{ name: string; timeZone: string }> {
+  const [row] = await q.query<{ name: string; timezone: string | null }>(`select name, timezone from organizations where id = $1`, [orgId]);
+  return { name: row?.name ?? orgId, timeZone: row?.timezone ?? 'UTC' };
+}
+
+/** Whether `zone` is an IANA time zone name this runtime knows (Europe/Berlin, UTC). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return zone.trim() === zone && zone.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sets the time zone the organization's documents print times in (an IANA name; null: back to UTC). Answers
+ * false when there is no such organization.
+ */
+export async function setOrganizationTimeZone(db: Queryable, organizationId: string, timeZone: string | null): Promise<boolean> {
+  if (timeZone !== null && !isTimeZone(timeZone)) throw new OrganizationInputError(`${timeZone} is not an IANA time zone such as Europe/Berlin.`);
+  const rows = await db.query(`update organizations set timezone = $2 where id = $1 returning id`, [organizationId, timeZone]);
+  return rows.length > 0;
 }

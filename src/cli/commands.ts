@@ -9,6 +9,7 @@ import {
   organizationExists,
   OrganizationInputError,
   renameOrganization,
+  setOrganizationTimeZone,
   setOrganizationPlan,
   type OrganizationSummary,
 } from '../auth/organizations.js';
@@ -239,6 +240,24 @@ const orgSetPlan: Command = {
         const org = await setOrganizationPlan(db.owner, text(values, 'org'), plan);
         if (!org) throw new UsageError(`no organization ${text(values, 'org')}`, this);
         console.log(values.json ? JSON.stringify(organizationJson(org)) : `Organization ${org.id} is now on the ${org.plan} plan.`);
+      }),
+    );
+  },
+};
+
+const orgSetTimezone: Command = {
+  path: ['org', 'set-timezone'],
+  summary: "set the time zone an organization's reports print times in (default UTC)",
+  options: {
+    org: orgOption,
+    timezone: { type: 'string', value: 'TZ', description: 'an IANA time zone such as Europe/Berlin, or UTC', required: true },
+  },
+  async run({ values }) {
+    await refusalsAsUsage(this, () =>
+      withDatabases(async (db) => {
+        const zone = text(values, 'timezone');
+        if (!(await setOrganizationTimeZone(db.owner, text(values, 'org'), zone))) throw new UsageError(`no organization ${text(values, 'org')}`, this);
+        console.log(`Organization ${text(values, 'org')} now prints times in ${zone}.`);
       }),
     );
   },
@@ -640,7 +659,7 @@ const simulateBar: Command = {
 };
 
 export const COMMANDS: Command[] = [
-  serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, apikeyCreate, apikeyList, apikeyRevoke,
+  serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, orgSetTimezone, apikeyCreate, apikeyList, apikeyRevoke,
   oauthClientCreate, oauthClientList, oauthClientRevoke, keysRotate, userCreate, userAddMembership, userRemoveMembership, userResetPassword,
   simulateBar, replayRoastCommand,
 ];

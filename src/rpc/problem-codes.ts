@@ -39,6 +39,7 @@ export const PROBLEM_CODES = {
   lot_quarantined: { status: 409, meaning: 'The lot is quarantined: it cannot be reserved, split, merged or roasted.' },
   lot_not_quarantined: { status: 409, meaning: 'The lot is not in quarantine, so there is nothing to release.' },
   cupping_session_finalized: { status: 409, meaning: 'The cupping session is finalized: its scores and results are closed.' },
+  cupping_session_unscored: { status: 409, meaning: 'The cupping session has no score yet, so there is nothing to finalize.' },
   lot_reserved: { status: 409, meaning: 'The lot holds reserved coffee the change would touch.' },
   lot_empty: { status: 409, meaning: 'The lot holds nothing to act on.' },
   stock_spread_across_locations: { status: 409, meaning: 'No single location holds the weight; transfer the coffee to one location first.' },

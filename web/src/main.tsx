@@ -5,7 +5,7 @@ import { can, loadSession, loginWithApiKey, loginWithLink, loginWithPassword, Lo
 import type { Permission } from '../../src/auth/permissions.ts';
 import { BusyButton, Field, Link, useAction } from './ui.tsx';
 import { Dashboard } from './pages/dashboard.tsx';
-import { LotDetail, Lots } from './pages/lots.tsx';
+import { LotDetail, Lots, RoastedLots } from './pages/lots.tsx';
 import { BatchPage, Batches } from './pages/batches.tsx';
 import { OrderDetail, Orders } from './pages/orders.tsx';
 import { TracePage } from './pages/trace.tsx';
@@ -31,6 +31,8 @@ function route(path: string, session: Session) {
       return <Dashboard session={session} />;
     case 'lots':
       return a ? <LotDetail key={a} session={session} id={a} /> : <Lots session={session} />;
+    case 'roasted':
+      return <RoastedLots session={session} />;
     case 'batches':
       return a ? <BatchPage key={a} session={session} id={a} /> : <Batches session={session} />;
     case 'orders':
@@ -50,6 +52,7 @@ function route(path: string, session: Session) {
 const NAV: [string, string, Permission | null][] = [
   ['/', 'Dashboard', null],
   ['/lots', 'Green lots', 'inventory.green.read'],
+  ['/roasted', 'Roasted lots', 'inventory.roast.read'],
   ['/batches', 'Roasts', 'production.roast.read'],
   ['/orders', 'Orders', 'orders.read'],
   ['/certificates', 'Certificates', 'traceability.read'],

@@ -2701,6 +2701,7 @@ export interface Operations {
         profileId?: string;
         locationId?: string;
         hasStock?: boolean;
+        expired?: boolean;
         roastedFrom?: string;
         roastedTo?: string;
         q?: string;
@@ -2822,6 +2823,7 @@ export interface Operations {
     input: {
       id: string;
       strategy?: 'fefo' | 'fifo';
+      includeExpired?: boolean;
     };
     output: OrderAllocationResult;
   };
@@ -3047,6 +3049,10 @@ export interface Operations {
         overall: number;
       };
       defectsPenalty?: number;
+      defects?: {
+        cups: number;
+        intensity: 2 | 4;
+      };
       /**
        * @maxItems 30
        */
@@ -4954,6 +4960,7 @@ export interface RoastedLot {
   weightLossPct: string | null;
   shelfLifeDays: number;
   bestBefore: string;
+  expired: boolean;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -5077,6 +5084,7 @@ export interface RoastedLotDetail {
   weightLossPct: string | null;
   shelfLifeDays: number;
   bestBefore: string;
+  expired: boolean;
   /**
    * kilograms, a decimal string with three decimals
    */
@@ -5087,8 +5095,25 @@ export interface RoastedLotDetail {
   onHandKg: string;
   createdAt: string;
   updatedAt: string;
+  cost: RoastedLotCost;
   transactions: RoastedLotTransaction[];
   cupping: PublishedCupping | null;
+}
+export interface RoastedLotCost {
+  currency: string | null;
+  greenCost: string | null;
+  perKg: string | null;
+  missing: ('no_green_input' | 'green_not_costed' | 'mixed_currencies' | 'no_roasted_weight') | null;
+  greenInputs: {
+    greenLotId: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    chargedKg: string;
+    landedCostPerKg: string | null;
+    currency: string | null;
+  }[];
+  rule: string;
 }
 export interface Customer {
   id: string;
@@ -5270,6 +5295,16 @@ export interface AllocationShortfall {
    * kilograms, a decimal string with three decimals
    */
   shortfallKg: string;
+  reason: 'insufficient_stock' | 'expired';
+  expiredLots: {
+    roastedLotId: string;
+    lotCode: string;
+    bestBefore: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    availableKg: string;
+  }[];
 }
 export interface OrderAllocationRelease {
   order: Order;
@@ -5415,7 +5450,31 @@ export interface Certificate {
   snapshot: CertificateSnapshot;
 }
 export interface CertificateSnapshot {
-  roastedLot: RoastedLot;
+  roastedLot: {
+    id: string;
+    lotCode: string;
+    form: 'loose' | 'packaged' | 'blended';
+    roastBatchId: string | null;
+    batchNumber: string | null;
+    greenLotId: string | null;
+    greenLotCode: string | null;
+    profileId: string | null;
+    locationId: string | null;
+    roastedAt: string;
+    weightLossPct: string | null;
+    shelfLifeDays: number;
+    bestBefore: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    openingKg: string;
+    /**
+     * kilograms, a decimal string with three decimals
+     */
+    onHandKg: string;
+    createdAt: string;
+    updatedAt: string;
+  };
   roastBatches: ChainRoastBatch[];
   greenLots: ChainGreenLot[];
   producers: ChainProducer[];
@@ -8418,6 +8477,7 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "cupping_session_finalized",
+      "cupping_session_unscored",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",

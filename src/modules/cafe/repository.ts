@@ -323,8 +323,10 @@ export async function localRange(q: Queryable, timezone: string, from: string, t
 /** Shot rollups of the range (local days `from`.. starting at `start`), summed per local day, per local hour of day, per group head and in total. */
 export async function shotRollupFigures(q: Queryable, orgId: string, siteId: string, from: string, start: Date, end: Date): Promise<ShotFigures[]> {
   return q.query<ShotFigures>(
-    `select local_date - $5::date as day, local_hour as h, machine_id, group_no, sum(shots)::int as shots,
-            sum(outside_target)::int as outside_target, sum(channeling)::int as channeling, sum(duration_sum_s)::float8 as duration_sum_s
+    // The () set answers one row even when no rollup matches, and sum over nothing is null: coalesced, so the figures are numbers.
+    `select local_date - $5::date as day, local_hour as h, machine_id, group_no, coalesce(sum(shots), 0)::int as shots,
+            coalesce(sum(outside_target), 0)::int as outside_target, coalesce(sum(channeling), 0)::int as channeling,
+            coalesce(sum(duration_sum_s), 0)::float8 as duration_sum_s
      from cafe_shot_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
      group by grouping sets ((local_date), (local_hour), (machine_id, group_no), ())`,
     [orgId, siteId, start, end, from],
@@ -340,7 +342,8 @@ export interface SaleFigures {
 
 export async function saleRollupFigures(q: Queryable, orgId: string, siteId: string, from: string, start: Date, end: Date): Promise<SaleFigures[]> {
   return q.query<SaleFigures>(
-    `select local_date - $5::date as day, local_hour as h, sum(shot_equivalents)::int as shot_equivalents
+    // A site without any POS sale still gets its () row: 0 sold, not null.
+    `select local_date - $5::date as day, local_hour as h, coalesce(sum(shot_equivalents), 0)::int as shot_equivalents
      from cafe_sale_rollups where org_id = $1 and site_id = $2 and hour >= $3 and hour < $4
      group by grouping sets ((local_date), (local_hour), ())`,
     [orgId, siteId, start, end, from],

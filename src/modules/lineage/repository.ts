@@ -76,6 +76,24 @@ export async function edgeExists(q: Queryable, orgId: string, from: { kind: Node
 }
 
 /** Edges recorded in the organization (for the tests' and benchmarks' accounting of what a change wrote). */
+/**
+ * The green coffee each roasted lot was roasted from: for every roast batch → roasted lot edge into the lot, the
+ * green lot → batch edges into that batch, with the kilograms charged. A lot roasted from several green lots
+ * (a blend charged together) answers each of them.
+ */
+export async function greenInputsOfRoastedLots(q: Queryable, orgId: string, roastedLotIds: string[]): Promise<{ roastedLotId: string; greenLotId: string; weightKg: string | null }[]> {
+  if (roastedLotIds.length === 0) return [];
+  const rows = await q.query<{ roasted_lot_id: string; green_lot_id: string; weight_kg: string | null }>(
+    `select out.to_id as roasted_lot_id, input.from_id as green_lot_id, input.weight_kg::text as weight_kg
+     from lineage_edges out
+     join lineage_edges input on input.org_id = out.org_id and input.to_kind = 'roast_batch' and input.to_id = out.from_id and input.from_kind = 'green_lot'
+     where out.org_id = $1 and out.to_kind = 'roasted_lot' and out.to_id = any($2::text[]) and out.from_kind = 'roast_batch'
+     order by out.to_id, input.from_id`,
+    [orgId, roastedLotIds],
+  );
+  return rows.map((r) => ({ roastedLotId: r.roasted_lot_id, greenLotId: r.green_lot_id, weightKg: r.weight_kg }));
+}
+
 export async function countEdges(q: Queryable, orgId: string): Promise<number> {
   const [row] = await q.query<{ count: number }>(`select count(*)::int as count from lineage_edges where org_id = $1`, [orgId]);
   return row.count;

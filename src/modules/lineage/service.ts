@@ -39,3 +39,8 @@ export function leadsDirectly(q: Queryable, orgId: string, from: { kind: NodeKin
 export function countEdges(q: Queryable, orgId: string): Promise<number> {
   return repo.countEdges(q, orgId);
 }
+
+/** The green lots each roasted lot was roasted from and the kilograms charged of each (through its roast batch). */
+export function greenInputsOfRoastedLots(q: Queryable, orgId: string, roastedLotIds: string[]) {
+  return repo.greenInputsOfRoastedLots(q, orgId, roastedLotIds);
+}

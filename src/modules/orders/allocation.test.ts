@@ -59,6 +59,45 @@ test('fefo spends the earliest best-before first; fifo the earliest roasted', as
   assert.deepEqual(claimsOf(byAge.body.order), [[[older.lotCode, '10.000', 'active'], [fresher.lotCode, '2.000', 'active']]]);
 });
 
+test('expired stock is not promised: fefo skips lots past best-before and names them in the shortfall; includeExpired takes them', async () => {
+  const org = await server.createOrg();
+  const greenLotId = await makeGreenLot(org);
+  // Roasted 100 days ago with the default 90 days: best before 10 days ago. The fresh lot was roasted yesterday.
+  const stale = await roastLot(org, { kg: '6', greenLotId, roastedAt: daysAgo(100) });
+  const fresh = await roastLot(org, { kg: '4', greenLotId, roastedAt: daysAgo(1) });
+  const lot = async (id: string) => (await org.call('inventory.roast.getRoastedLot', { id })).body;
+  assert.deepEqual([(await lot(stale.roastedLotId)).expired, (await lot(fresh.roastedLotId)).expired], [true, false]);
+  const listed = await org.call('inventory.roast.listRoastedLots', { filter: { greenLotId } });
+  assert.deepEqual(listed.body.items.map((l: any) => [l.id, l.expired]), [[fresh.roastedLotId, false], [stale.roastedLotId, true]], 'the list marks expired lots');
+  const onlyExpired = await org.call('inventory.roast.listRoastedLots', { filter: { greenLotId, expired: true } });
+  assert.deepEqual(onlyExpired.body.items.map((l: any) => l.id), [stale.roastedLotId]);
+  const notExpired = await org.call('inventory.roast.listRoastedLots', { filter: { greenLotId, expired: false } });
+  assert.deepEqual(notExpired.body.items.map((l: any) => l.id), [fresh.roastedLotId]);
+
+  const order = await confirmedOrder(org, [{ greenLotId, quantityKg: '8' }]);
+  const res = await org.call('orders.allocateOrder', { id: order.id });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.complete, false);
+  assert.deepEqual(res.body.claims.map((c: any) => [c.roastedLotId, c.quantityKg]), [[fresh.roastedLotId, '4.000']], 'only the fresh lot is promised');
+  const staleLot = await lot(stale.roastedLotId);
+  assert.deepEqual(res.body.shortfalls, [
+    {
+      orderLineId: order.lines[0].id, lineNumber: 1, quantityKg: '8.000', allocatedKg: '4.000', shortfallKg: '4.000', reason: 'expired',
+      expiredLots: [{ roastedLotId: stale.roastedLotId, lotCode: stale.lotCode, bestBefore: staleLot.bestBefore, availableKg: '6.000' }],
+    },
+  ]);
+  // With no stock at all of another coffee, the shortfall is plain.
+  const other = await confirmedOrder(org, [{ greenLotId: await makeGreenLot(org), quantityKg: '1' }]);
+  const none = await org.call('orders.allocateOrder', { id: other.id });
+  assert.deepEqual(none.body.shortfalls.map((s: any) => [s.reason, s.expiredLots]), [['insufficient_stock', []]]);
+
+  const topUp = await org.call('orders.allocateOrder', { id: order.id, includeExpired: true });
+  assert.equal(topUp.status, 200, JSON.stringify(topUp.body));
+  assert.equal(topUp.body.complete, true);
+  assert.deepEqual(topUp.body.claims.map((c: any) => [c.roastedLotId, c.quantityKg]), [[stale.roastedLotId, '4.000']], 'asked to, it promises expired stock');
+  assert.deepEqual(claimsOf(topUp.body.order), [[[fresh.lotCode, '4.000', 'active'], [stale.lotCode, '4.000', 'active']]]);
+});
+
 test('claims move no stock, and kilograms promised to one order are not available to the next', async () => {
   const org = await server.createOrg();
   const lot = await roastLot(org, { kg: '20' });
@@ -74,7 +113,7 @@ test('claims move no stock, and kilograms promised to one order are not availabl
   assert.equal(res.body.complete, false);
   assert.equal(res.body.order.state, 'partially_allocated');
   assert.deepEqual(res.body.shortfalls, [
-    { orderLineId: second.lines[0].id, lineNumber: 1, quantityKg: '8.000', allocatedKg: '5.000', shortfallKg: '3.000' },
+    { orderLineId: second.lines[0].id, lineNumber: 1, quantityKg: '8.000', allocatedKg: '5.000', shortfallKg: '3.000', reason: 'insufficient_stock', expiredLots: [] },
   ]);
   assert.equal((await eventsOf(org, 'orders.order.partially_allocated')).length, 1);
 });

@@ -10,8 +10,18 @@ export interface ClaimableLot {
   profileId: string | null;
   roastedAt: string;
   bestBefore: string;
+  /** Past its best-before day: left out unless the allocation includes expired stock. */
+  expired: boolean;
   /** On hand less every active claim, never below zero. */
   available: bigint;
+}
+
+/** Stock of a line's coffee the allocation left out because it is past its best-before day. */
+export interface ExpiredStock {
+  roastedLotId: string;
+  lotCode: string;
+  bestBefore: string;
+  availableKg: string;
 }
 
 export interface Shortfall {
@@ -21,6 +31,9 @@ export interface Shortfall {
   /** Claimed for the line so far, this allocation included. */
   allocatedKg: string;
   shortfallKg: string;
+  /** expired: stock of the line's coffee is there but past its best-before day (`expiredLots`); insufficient_stock: there is not enough. */
+  reason: 'insufficient_stock' | 'expired';
+  expiredLots: ExpiredStock[];
 }
 
 export interface ClaimPlan {
@@ -44,11 +57,15 @@ export function fillsLine(lot: ClaimableLot, line: OpenLine): boolean {
 /**
  * Decides the claims for the order's open lines, line by line in line order, each taking from the lots
  * that can fill it in the strategy's order until it is covered or they are spent. Lines earlier in the
- * order are served first when they compete for the same lot. Pure: the caller holds the lots' locks.
+ * order are served first when they compete for the same lot. Expired lots are promised only with
+ * `includeExpired`; otherwise a line they could have served names them in its shortfall (reason expired).
+ * Pure: the caller holds the lots' locks.
  */
-export function planClaims(lines: OpenLine[], lots: ClaimableLot[], strategy: AllocationStrategy): ClaimPlan {
+export function planClaims(lines: OpenLine[], lots: ClaimableLot[], strategy: AllocationStrategy, includeExpired = false): ClaimPlan {
   const available = new Map(lots.map((lot) => [lot.id, lot.available]));
-  const ordered = [...lots].sort(ORDERINGS[strategy]);
+  const promisable = includeExpired ? lots : lots.filter((lot) => !lot.expired);
+  const left = includeExpired ? [] : lots.filter((lot) => lot.expired && lot.available > 0n).sort(ORDERINGS.fefo);
+  const ordered = [...promisable].sort(ORDERINGS[strategy]);
   const claims: ClaimPlan['claims'] = [];
   const shortfalls: Shortfall[] = [];
   for (const line of lines) {
@@ -63,12 +80,17 @@ export function planClaims(lines: OpenLine[], lots: ClaimableLot[], strategy: Al
       claims.push({ orderLineId: line.id, roastedLotId: lot.id, quantityKg: kgString(take), lotCode: lot.lotCode, bestBefore: lot.bestBefore });
     }
     if (remaining > 0n) {
+      const expiredLots = left
+        .filter((lot) => fillsLine(lot, line))
+        .map((lot) => ({ roastedLotId: lot.id, lotCode: lot.lotCode, bestBefore: lot.bestBefore, availableKg: kgString(lot.available) }));
       shortfalls.push({
         orderLineId: line.id,
         lineNumber: line.lineNumber,
         quantityKg: kgString(line.quantity),
         allocatedKg: kgString(line.quantity - remaining),
         shortfallKg: kgString(remaining),
+        reason: expiredLots.length > 0 ? 'expired' : 'insufficient_stock',
+        expiredLots,
       });
     }
   }

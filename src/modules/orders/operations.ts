@@ -185,7 +185,8 @@ export const orderOperations = [
     summary: 'Claim roasted stock for every line still short.',
     description:
       'Line by line: strategy `fefo` (default) spends the lots with the earliest best-before day (roasted day + the lot’s shelf ' +
-      'life) first, `fifo` the earliest roasted. A claim moves no stock; a lot’s available weight is its on-hand weight less all ' +
+      'life) first, `fifo` the earliest roasted. Lots past their best-before day are not promised: a line they could have served ' +
+      'is short with `reason: expired` and names them in `expiredLots`; `includeExpired: true` (extension) promises them too. A claim moves no stock; a lot’s available weight is its on-hand weight less all ' +
       'active claims, so the same kilograms are never promised twice, also to orders allocated at the same moment. The answer ' +
       'says `complete: true` with state allocated, or `complete: false` with the shortfall per line and state ' +
       'partially_allocated (claims made are kept; allocate again to top up, or release them). Allowed for confirmed, ' +
@@ -198,11 +199,11 @@ export const orderOperations = [
     output: OrderAllocationResult,
     errors: ['not_found', 'invalid_state_transition', 'concurrent_update'],
     emits: [orderAllocated, orderPartiallyAllocated],
-    async handler(ctx, { id, strategy }) {
+    async handler(ctx, { id, strategy, includeExpired }) {
       await lockOrderIn(ctx.tx, ctx.orgId, id, ['confirmed', 'partially_allocated', 'allocated'], 'allocated');
       const lines = (await repo.openLines(ctx.tx, ctx.orgId, id)).filter((line) => line.remaining > 0n);
       const lots = lines.length > 0 ? await lockClaimableLots(ctx.tx, ctx.orgId, lines) : [];
-      const plan = planClaims(lines, lots, strategy);
+      const plan = planClaims(lines, lots, strategy, includeExpired);
       const ids = await repo.insertClaims(ctx.tx, ctx.orgId, id, strategy, plan.claims);
       if (ids.length > 0) await repo.refreshAllocationState(ctx.tx, ctx.orgId, id);
       const order = await orderOrThrow(ctx.tx, ctx.orgId, id);

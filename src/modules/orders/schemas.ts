@@ -91,6 +91,8 @@ export const AllocateOrder = strict({
   id: id(),
   /** fefo: earliest best-before first (the default); fifo: earliest roasted first. */
   strategy: z.enum(ALLOCATION_STRATEGIES).default('fefo'),
+  /** Extension: also promise lots past their best-before day (left out by default and named in the shortfall). */
+  includeExpired: z.boolean().default(false),
 });
 
 export const ReleaseOrderAllocation = strict({ orderLineId: id('orderLineId') });
@@ -225,6 +227,10 @@ export const AllocationShortfall = out({
   /** Claimed for the line so far, this allocation included. */
   allocatedKg: kgOut,
   shortfallKg: kgOut,
+  /** expired: stock of the line's coffee is on hand but past its best-before day (see expiredLots); insufficient_stock: not enough on hand. */
+  reason: z.enum(['insufficient_stock', 'expired']),
+  /** The expired lots left out that could fill the line, earliest best-before first, with what each could still give. */
+  expiredLots: z.array(out({ roastedLotId: idOut, lotCode: z.string(), bestBefore: dateOut, availableKg: kgOut })),
 }).meta({ id: 'AllocationShortfall' });
 
 export const OrderAllocationResult = out({

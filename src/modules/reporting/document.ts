@@ -9,6 +9,8 @@ export interface Column {
   /** Share of the table's width. */
   width: number;
   align?: 'left' | 'right';
+  /** Codes (lot, location): printed on one line, the column widened to its longest cell before the others share the rest. */
+  nowrap?: boolean;
 }
 
 export type Block =
@@ -24,6 +26,8 @@ export interface ReportDocument {
   subtitle: string;
   reportId: string;
   generatedAt: string;
+  /** The organization's time zone (IANA name): every instant the report prints is in it, named. */
+  timeZone: string;
   /** The parameters as a person reads them. */
   parameters: [string, string][];
   /** Things the reader must know before trusting the figures (a module not available yet, say). */
@@ -37,22 +41,7 @@ export interface ReportDocument {
 // ---------------------------------------------------------------------------------------------------
 // Exact decimals: amounts as bigint in their smallest unit.
 
-/** a / b rounded half away from zero. */
-export function divRound(a: bigint, b: bigint): bigint {
-  const negative = a < 0n !== b < 0n;
-  const [x, y] = [a < 0n ? -a : a, b < 0n ? -b : b];
-  const q = (x * 2n + y) / (2n * y);
-  return negative ? -q : q;
-}
-
-/** A bigint of `scale` decimals as a decimal string. */
-export function decimalString(units: bigint, scale: number): string {
-  const sign = units < 0n ? '-' : '';
-  const abs = units < 0n ? -units : units;
-  if (scale === 0) return `${sign}${abs}`;
-  const p = 10n ** BigInt(scale);
-  return `${sign}${abs / p}.${String(abs % p).padStart(scale, '0')}`;
-}
+export { divRound, decimalString } from '../../lib/decimal.js';
 
 /** Thousands separated for print: 12345.678 → 12,345.678. */
 export function grouped(value: string): string {
@@ -62,6 +51,9 @@ export function grouped(value: string): string {
   return `${sign}${digits}${fraction === undefined ? '' : `.${fraction}`}`;
 }
 
-export const day = (isoTime: string) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(isoTime));
-export const dayTime = (isoTime: string) =>
-  `${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC' }).format(new Date(isoTime))} UTC`;
+/** The calendar day of a date (`YYYY-MM-DD`, read as that day) or of an instant in `timeZone` (default UTC). */
+export const day = (isoTime: string, timeZone = 'UTC') =>
+  new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: /^\d{4}-\d{2}-\d{2}$/.test(isoTime) ? 'UTC' : timeZone }).format(new Date(isoTime));
+/** An instant as the clock in `timeZone` read it, followed by the zone's name: "24 Nov 2026, 14:05 Europe/Berlin". */
+export const dayTime = (isoTime: string, timeZone = 'UTC') =>
+  `${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZone }).format(new Date(isoTime))} ${timeZone}`;

@@ -28,9 +28,11 @@ export interface RenderContext {
   title: string;
   organizationName: string;
   generatedAt: string;
+  /** The organization's time zone: the instants a report prints are in it. */
+  timeZone: string;
 }
 
-export type Gathered = Omit<ReportDocument, 'reportId' | 'title' | 'organizationName' | 'generatedAt'>;
+export type Gathered = Omit<ReportDocument, 'reportId' | 'title' | 'organizationName' | 'generatedAt' | 'timeZone'>;
 
 interface KindDefinition<K extends ReportKind> {
   defaultTitle(parameters: KindParameters<K>, now: Date): string;
@@ -88,17 +90,16 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
     }
     return { asOf, before, ...(locationIds ? { locationIds } : {}) };
   },
-  async gather(q, orgId, p) {
+  async gather(q, orgId, p, { timeZone }) {
     const before: string = p.before;
     const locationIds: string[] | undefined = p.locationIds;
     const greenHoldings = await green.holdingsAt(q, orgId, before, locationIds);
     const roastedHoldings = await roasted.holdingsAt(q, orgId, before, locationIds);
-    const costs = await green.landedCostsPerKg(q, orgId, [
-      ...new Set([...greenHoldings.map((h) => h.lotId), ...roastedHoldings.flatMap((h) => (h.greenLotId ? [h.greenLotId] : []))]),
-    ]);
+    const costs = await green.landedCostsPerKg(q, orgId, [...new Set(greenHoldings.map((h) => h.lotId))]);
+    const roastedCosts = await roasted.roastedLotCosts(q, orgId, roastedHoldings.map((h) => ({ id: h.lotId, openingKg: h.openingKg })));
     const names = await locationNames(q, orgId, [...greenHoldings.map((h) => h.locationId), ...roastedHoldings.map((h) => h.locationId)]);
 
-    interface Line { stock: 'green' | 'roasted'; locationId: string | null; lotId: string; lotCode: string; description: string; grams: bigint; currency: string | null; perKg: string | null; lossPct: string | null; cents: bigint | null }
+    interface Line { stock: 'green' | 'roasted'; locationId: string | null; lotId: string; lotCode: string; description: string; grams: bigint; currency: string | null; perKg: string | null; lossPct: string | null; cents: bigint | null; quarantined: boolean; missing?: string | null }
     const lines: Line[] = [];
     for (const [i, h] of greenHoldings.entries()) {
       await breathe(i);
@@ -106,16 +107,15 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
       const g = grams(h.onHandKg);
       // value = kg × perKg = (g / 1000) × (units / 10^4), in cents × 100.
       const cents = cost ? divRound(g * scaled(cost.perKg, 4), 100_000n) : null;
-      lines.push({ stock: 'green', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.name, grams: g, currency: cost?.currency ?? null, perKg: cost?.perKg ?? null, lossPct: null, cents });
+      lines.push({ stock: 'green', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.name, grams: g, currency: cost?.currency ?? null, perKg: cost?.perKg ?? null, lossPct: null, cents, quarantined: h.quarantined, missing: cost ? null : 'green_not_costed' });
     }
     for (const [i, h] of roastedHoldings.entries()) {
       await breathe(i);
-      const cost = h.greenLotId ? costs.get(h.greenLotId) : undefined;
+      // Roasted coffee at its own cost per kg: the green charged into it over its roasted weight (roasted.ROASTED_COST_RULE).
+      const cost = roastedCosts.get(h.lotId)!;
       const g = grams(h.onHandKg);
-      const lossBp = h.weightLossPct === null ? 0n : scaled(h.weightLossPct, 2);
-      // Roasted coffee carries the landed cost of the green it was roasted from: kg / (1 − loss) green kilograms.
-      const cents = cost && lossBp < 10_000n ? divRound(g * scaled(cost.perKg, 4), 10n * (10_000n - lossBp)) : null;
-      lines.push({ stock: 'roasted', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.form, grams: g, currency: cost?.currency ?? null, perKg: cost?.perKg ?? null, lossPct: h.weightLossPct, cents });
+      const cents = cost.perKg === null ? null : divRound(g * scaled(cost.perKg, 4), 100_000n);
+      lines.push({ stock: 'roasted', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.form, grams: g, currency: cost.currency, perKg: cost.perKg, lossPct: h.weightLossPct, cents, quarantined: false, missing: cost.missing });
     }
 
     const currencies = [...new Set(lines.flatMap((l) => (l.currency ? [l.currency] : [])))].sort();
@@ -139,6 +139,8 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
       const n = names.get(id)!;
       return n.code ? `${n.name} (${n.code})` : n.name;
     };
+    /** The detail tables name a location by its code alone (the summary above spells out its name). */
+    const codeOf = (id: string | null) => names.get(id)!.code || names.get(id)!.name;
     const sumRow = (name: string, s: Sum) => [
       name,
       kg(kgString(s.green)),
@@ -154,14 +156,14 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
       const heading = stock === 'green' ? 'Green coffee by lot' : 'Roasted coffee by lot';
       const columns =
         stock === 'green'
-          ? [{ label: 'Location', width: 2.2 }, { label: 'Lot', width: 1.6 }, { label: 'Name', width: 2.4 }, { label: 'On hand (kg)', width: 1.4, align: 'right' as const }, { label: 'Landed cost / kg', width: 1.4, align: 'right' as const }, { label: 'Value', width: 1.6, align: 'right' as const }]
-          : [{ label: 'Location', width: 2.2 }, { label: 'Lot', width: 1.8 }, { label: 'Form', width: 1.1 }, { label: 'On hand (kg)', width: 1.3, align: 'right' as const }, { label: 'Green cost / kg', width: 1.3, align: 'right' as const }, { label: 'Loss %', width: 0.9, align: 'right' as const }, { label: 'Value', width: 1.5, align: 'right' as const }];
+          ? [{ label: 'Location', width: 1.2, nowrap: true }, { label: 'Lot', width: 1.4, nowrap: true }, { label: 'Name', width: 2.6 }, { label: 'On hand (kg)', width: 1.3, align: 'right' as const }, { label: 'Landed cost / kg', width: 1.4, align: 'right' as const }, { label: 'Value', width: 1.6, align: 'right' as const }]
+          : [{ label: 'Location', width: 1.2, nowrap: true }, { label: 'Lot', width: 1.6, nowrap: true }, { label: 'Form', width: 1.1 }, { label: 'On hand (kg)', width: 1.3, align: 'right' as const }, { label: 'Cost / kg', width: 1.3, align: 'right' as const }, { label: 'Loss %', width: 0.9, align: 'right' as const }, { label: 'Value', width: 1.5, align: 'right' as const }];
       const toRow = (l: Line) => {
-        const value = l.cents === null ? 'not costed' : `${money(l.cents)} ${l.currency}`;
+        const value = l.cents === null ? (l.missing === 'mixed_currencies' ? 'not costed (mixed currencies)' : 'not costed') : `${money(l.cents)} ${l.currency}`;
         const perKg = l.perKg ? `${grouped(l.perKg)} ${l.currency}` : '-';
         return stock === 'green'
-          ? [label(l.locationId), l.lotCode, l.description, kg(kgString(l.grams)), perKg, value]
-          : [label(l.locationId), l.lotCode, l.description, kg(kgString(l.grams)), perKg, l.lossPct ?? '-', value];
+          ? [codeOf(l.locationId), l.lotCode, l.quarantined ? `${l.description} - QUARANTINED` : l.description, kg(kgString(l.grams)), perKg, value]
+          : [codeOf(l.locationId), l.lotCode, l.description, kg(kgString(l.grams)), perKg, l.lossPct ?? '-', value];
       };
       const sum = emptySum();
       for (const l of rows) add(sum, l);
@@ -173,9 +175,15 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
       return { type: 'table', heading, columns, rows: rows.map(toRow), totals, emptyText: 'No stock at this time.' };
     };
 
-    const asOfText = /^\d{4}-\d{2}-\d{2}$/.test(p.asOf) ? `the end of ${day(p.asOf)} (UTC)` : dayTime(p.asOf);
+    const asOfText = /^\d{4}-\d{2}-\d{2}$/.test(p.asOf) ? `the end of ${day(p.asOf)} (UTC)` : dayTime(p.asOf, timeZone);
     const notices: string[] = [];
-    if (total.uncosted > 0n) notices.push(`${kg(kgString(total.uncosted))} kg of the stock has no landed cost recorded (no cost components on its green lot) and is counted in the weights but not in the values.`);
+    if (total.uncosted > 0n) notices.push(`${kg(kgString(total.uncosted))} kg of the stock has no cost (no cost components on its green lot, or a roasted lot from green in more than one currency) and is counted in the weights but not in the values.`);
+    const quarantinedLines = lines.filter((l) => l.quarantined);
+    if (quarantinedLines.length > 0) {
+      const held = quarantinedLines.reduce((a, l) => a + l.grams, 0n);
+      const codes = [...new Set(quarantinedLines.map((l) => l.lotCode))].join(', ');
+      notices.push(`${kg(kgString(held))} kg of green coffee was in quarantine at this time (${codes}; marked QUARANTINED below): counted in the weights and values, but it cannot be reserved, split, merged or roasted until released.`);
+    }
     if (currencies.length > 1) notices.push(`Landed costs are recorded in ${currencies.join(' and ')}; values are totalled per currency, never converted.`);
 
     return {
@@ -183,7 +191,7 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
       parameters: [
         ['Stock at', asOfText],
         ['Locations', locationIds ? locationIds.map((id) => label(id)).join(', ') : 'All locations, including unassigned stock'],
-        ['Valuation', 'Current landed cost per kg of each green lot; roasted coffee at the cost of the green it was roasted from (kg / (1 - weight loss))'],
+        ['Valuation', `Green: current landed cost per kg of each lot. Roasted: each lot's cost per kg, where ${roasted.ROASTED_COST_RULE}`],
       ],
       notices,
       blocks: [
@@ -192,7 +200,7 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
           heading: 'Summary by location',
           note: 'Weights are the sums of the ledger rows recorded up to the time above, not today\'s balances.',
           columns: [
-            { label: 'Location', width: 3 },
+            { label: 'Location', width: 3, nowrap: true },
             { label: 'Green (kg)', width: 1.5, align: 'right' },
             { label: 'Roasted (kg)', width: 1.5, align: 'right' },
             ...currencies.map((c) => ({ label: `Value (${c})`, width: 1.7, align: 'right' as const })),
@@ -206,10 +214,10 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
         detailBlock('roasted'),
       ],
       csv: {
-        columns: ['stock', 'location_id', 'location_code', 'location_name', 'lot_id', 'lot_code', 'description', 'on_hand_kg', 'currency', 'landed_cost_per_green_kg', 'weight_loss_pct', 'value'],
+        columns: ['stock', 'location_id', 'location_code', 'location_name', 'lot_id', 'lot_code', 'description', 'on_hand_kg', 'currency', 'cost_per_kg', 'weight_loss_pct', 'value', 'quarantined', 'cost_missing'],
         rows: lines.map((l) => {
           const n = names.get(l.locationId)!;
-          return [l.stock, l.locationId, n.code || null, n.name, l.lotId, l.lotCode, l.description, kgString(l.grams), l.currency, l.perKg, l.lossPct, l.cents === null ? null : decimalString(l.cents, 2)];
+          return [l.stock, l.locationId, n.code || null, n.name, l.lotId, l.lotCode, l.description, kgString(l.grams), l.currency, l.perKg, l.lossPct, l.cents === null ? null : decimalString(l.cents, 2), l.quarantined ? 'true' : 'false', l.cents === null ? (l.missing ?? null) : null];
         }),
       },
       summary: {
@@ -218,6 +226,7 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
         greenKg: kgString(total.green),
         roastedKg: kgString(total.roasted),
         notCostedKg: kgString(total.uncosted),
+        quarantinedKg: kgString(lines.filter((l) => l.quarantined).reduce((a, l) => a + l.grams, 0n)),
         values: currencies.map((c) => ({ currency: c, amount: decimalString(total.values.get(c) ?? 0n, 2) })),
         byLocation: orderedLocations.map((id) => {
           const s = byLocation.get(id)!;
@@ -262,8 +271,45 @@ const productionSummary: KindDefinition<'production_summary'> = {
     if (p.locationId && !(await locations.findLocation(q, orgId, p.locationId))) throw notFound('location', p.locationId, 'parameters.locationId');
     return { ...p };
   },
-  async gather(q, orgId, p) {
+  async gather(q, orgId, p, { timeZone }) {
     const batches = await roasting.completedBatchesBetween(q, orgId, `${p.from}T00:00:00Z`, dayAfter(p.to), p.locationId);
+    // Each batch's roasted lot and its cost (roasted.ROASTED_COST_RULE); totals per currency over the costed batches.
+    const outputs = await roasted.batchOutputs(q, orgId, batches.map((b) => b.id));
+    const lotCosts = await roasted.roastedLotCosts(q, orgId, [...outputs.values()]);
+    const costOf = (batchId: string) => {
+      const lot = outputs.get(batchId);
+      return lot ? lotCosts.get(lot.id)! : null;
+    };
+    const costTotals = new Map<string, { greenUnits: bigint; roastedGrams: bigint; batches: number }>();
+    let notCosted = 0;
+    for (const b of batches) {
+      const cost = costOf(b.id);
+      const lot = outputs.get(b.id);
+      if (!cost || !lot || cost.perKg === null) {
+        notCosted += 1;
+        continue;
+      }
+      const t = costTotals.get(cost.currency!) ?? { greenUnits: 0n, roastedGrams: 0n, batches: 0 };
+      t.greenUnits += scaled(cost.greenCost!, 4);
+      t.roastedGrams += grams(lot.openingKg);
+      t.batches += 1;
+      costTotals.set(cost.currency!, t);
+    }
+    const costSummary = [...costTotals.entries()]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([currency, t]) => ({
+        currency,
+        batches: t.batches,
+        greenCost: decimalString(t.greenUnits, 4),
+        roastedKg: kgString(t.roastedGrams),
+        // 4-decimal units × 1000 / grams = 4-decimal units per kg.
+        perKg: decimalString(divRound(t.greenUnits * 1000n, t.roastedGrams), 4),
+      }));
+    const costText = (batchId: string) => {
+      const cost = costOf(batchId);
+      if (!cost) return 'no roasted lot';
+      return cost.perKg === null ? `not costed (${cost.missing!.replaceAll('_', ' ')})` : `${grouped(cost.perKg)} ${cost.currency}`;
+    };
     const profileNames = new Map<string | null, string>([[null, 'No profile']]);
     const machineNames = new Map<string | null, string>([[null, 'No machine']]);
     for (const b of batches) {
@@ -309,12 +355,13 @@ const productionSummary: KindDefinition<'production_summary'> = {
     });
     const batchRows = batches.map((b) => [
       b.batchNumber,
-      dayTime(b.completedAt),
+      dayTime(b.completedAt, timeZone),
       machineNames.get(b.machineId)!,
       profileNames.get(b.profileId)!,
       b.chargeWeightKg ? kg(b.chargeWeightKg) : '-',
       b.dropWeightKg ? kg(b.dropWeightKg) : '-',
       b.dtrPct === null ? '-' : b.dtrPct.toFixed(1),
+      costText(b.id),
     ]);
     const d = dtrStats(total.dtr);
     const blocks: Block[] = [
@@ -325,7 +372,7 @@ const productionSummary: KindDefinition<'production_summary'> = {
         : {
             type: 'table',
             heading: 'Batches',
-            columns: [{ label: 'Batch', width: 1.6 }, { label: 'Completed', width: 1.9 }, { label: 'Machine', width: 1.9 }, { label: 'Profile', width: 1.9 }, { label: 'Charge (kg)', width: 1.1, align: 'right' }, { label: 'Drop (kg)', width: 1.1, align: 'right' }, { label: 'DTR %', width: 0.8, align: 'right' }],
+            columns: [{ label: 'Batch', width: 1.6, nowrap: true }, { label: 'Completed', width: 1.9 }, { label: 'Machine', width: 1.9 }, { label: 'Profile', width: 1.9 }, { label: 'Charge (kg)', width: 1.1, align: 'right' }, { label: 'Drop (kg)', width: 1.1, align: 'right' }, { label: 'DTR %', width: 0.8, align: 'right' }, { label: 'Cost / roasted kg', width: 1.5, align: 'right' }],
             rows: batchRows,
             emptyText: 'No batch was completed in this range.',
           },
@@ -336,14 +383,28 @@ const productionSummary: KindDefinition<'production_summary'> = {
         ['Range', `${rangeText(p as { from: string; to: string })} (UTC, inclusive)`],
         ['Location', p.locationId ? (await locationNames(q, orgId, [p.locationId])).get(p.locationId)!.name : 'All locations'],
         ['Figures', 'Green used = charge weights; loss = (charge - drop) / charge over batches with both weights; DTR = development time / total time'],
+        ['Cost', `Per batch, its roasted lot's cost per kg, where ${roasted.ROASTED_COST_RULE}; per currency, the green cost of the costed batches / their roasted kg`],
       ],
-      notices: [],
-      blocks,
+      notices: notCosted > 0 ? [`${notCosted} of ${batches.length} batches have no cost (no roasted lot, a green lot without a landed cost, or green in more than one currency) and are left out of the cost totals.`] : [],
+      blocks: [
+        ...blocks,
+        {
+          type: 'table',
+          heading: 'Cost of the roasted coffee',
+          columns: [{ label: 'Currency', width: 1 }, { label: 'Batches', width: 1, align: 'right' }, { label: 'Green cost', width: 1.6, align: 'right' }, { label: 'Roasted (kg)', width: 1.5, align: 'right' }, { label: 'Cost / roasted kg', width: 1.6, align: 'right' }],
+          rows: costSummary.map((c) => [c.currency, String(c.batches), grouped(c.greenCost), kg(c.roastedKg), grouped(c.perKg)]),
+          emptyText: 'No batch in this range could be costed.',
+        },
+      ],
       csv: {
-        columns: ['batch_id', 'batch_number', 'completed_at', 'machine_id', 'machine', 'profile_id', 'profile', 'charge_kg', 'drop_kg', 'weight_loss_pct', 'dtr_pct'],
+        columns: ['batch_id', 'batch_number', 'completed_at', 'machine_id', 'machine', 'profile_id', 'profile', 'charge_kg', 'drop_kg', 'weight_loss_pct', 'dtr_pct', 'roasted_lot_id', 'currency', 'green_cost', 'cost_per_roasted_kg', 'cost_missing'],
         rows: batches.map((b) => {
           const loss = b.chargeWeightKg && b.dropWeightKg ? decimalString(divRound((grams(b.chargeWeightKg) - grams(b.dropWeightKg)) * 10_000n, grams(b.chargeWeightKg)), 2) : null;
-          return [b.id, b.batchNumber, b.completedAt, b.machineId, machineNames.get(b.machineId)!, b.profileId, profileNames.get(b.profileId)!, b.chargeWeightKg, b.dropWeightKg, loss, b.dtrPct === null ? null : b.dtrPct.toFixed(1)];
+          const cost = costOf(b.id);
+          return [
+            b.id, b.batchNumber, b.completedAt, b.machineId, machineNames.get(b.machineId)!, b.profileId, profileNames.get(b.profileId)!, b.chargeWeightKg, b.dropWeightKg, loss, b.dtrPct === null ? null : b.dtrPct.toFixed(1),
+            outputs.get(b.id)?.id ?? null, cost?.currency ?? null, cost?.greenCost ?? null, cost?.perKg ?? null, cost ? cost.missing : 'no_green_input',
+          ];
         }),
       },
       summary: {
@@ -352,6 +413,8 @@ const productionSummary: KindDefinition<'production_summary'> = {
         roastedProducedKg: kgString(total.drop),
         weightLossPct: lossPct(total),
         dtr: d,
+        cost: costSummary,
+        notCostedBatches: notCosted,
       },
     };
   },
@@ -376,7 +439,7 @@ const traceabilityCertificate: KindDefinition<'traceability_certificate'> = {
     }
     return { ...p, certificateId: certificate.id };
   },
-  async gather(q, orgId, p) {
+  async gather(q, orgId, p, { timeZone }) {
     const certificate = (await traceability.findCertificate(q, orgId, { certificateId: p.certificateId }))!;
     const s = certificate.snapshot;
     const path = traceability.certificatePath(certificate.token);
@@ -384,14 +447,14 @@ const traceabilityCertificate: KindDefinition<'traceability_certificate'> = {
     const png = await QRCode.toBuffer(link, { type: 'png', errorCorrectionLevel: 'M', margin: 1, width: 360 });
     const facts: [string, string][] = [
       ['Roasted lot', s.roastedLot.lotCode],
-      ['Roasted on', day(s.roastedLot.roastedAt)],
+      ['Roasted on', day(s.roastedLot.roastedAt, timeZone)],
       ['Form', words(s.roastedLot.form)],
       ['Weight loss', s.roastedLot.weightLossPct ? `${s.roastedLot.weightLossPct} %` : '-'],
       ['Certificate', certificate.id],
-      ['Issued', dayTime(certificate.issuedAt)],
+      ['Issued', dayTime(certificate.issuedAt, timeZone)],
     ];
     if (s.orderLine) facts.push(['Order line', `Order ${s.orderLine.orderNumber}, line ${s.orderLine.lineNumber}`], ['Customer', `${s.orderLine.customer.name} (${s.orderLine.customer.code})`]);
-    if (s.fulfillment) facts.push(['Shipped', dayTime(s.fulfillment.shippedAt)]);
+    if (s.fulfillment) facts.push(['Shipped', dayTime(s.fulfillment.shippedAt, timeZone)]);
     const notices = p.publicBaseUrl
       ? []
       : ['No publicBaseUrl was given, so the QR code holds the certificate page\'s path only; generate the report with parameters.publicBaseUrl (the service\'s public address) for a code a phone can open.'];
@@ -429,15 +492,15 @@ const traceabilityCertificate: KindDefinition<'traceability_certificate'> = {
         {
           type: 'table',
           heading: 'Green coffee',
-          columns: [{ label: 'Lot', width: 1.8 }, { label: 'Name', width: 2.2 }, { label: 'Process', width: 1.2 }, { label: 'Harvest', width: 0.9 }, { label: 'Varieties', width: 1.6 }, { label: 'Certifications', width: 1.4 }],
+          columns: [{ label: 'Lot', width: 1.8, nowrap: true }, { label: 'Name', width: 2.2 }, { label: 'Process', width: 1.2 }, { label: 'Harvest', width: 0.9 }, { label: 'Varieties', width: 1.6 }, { label: 'Certifications', width: 1.4 }],
           rows: s.greenLots.map((g) => [g.lotCode, g.name, g.processMethod ? words(g.processMethod) : '-', g.harvestYear?.toString() ?? '-', g.varieties.join(', ') || '-', g.certifications.join(', ') || '-']),
           emptyText: 'No green lot is recorded for this coffee.',
         },
         {
           type: 'table',
           heading: 'Roasted',
-          columns: [{ label: 'Batch', width: 2 }, { label: 'Roasted', width: 2.2 }, { label: 'Charge (kg)', width: 1.3, align: 'right' }, { label: 'Drop (kg)', width: 1.3, align: 'right' }, { label: 'Loss %', width: 1, align: 'right' }],
-          rows: s.roastBatches.map((b) => [b.batchNumber, dayTime(b.completedAt ?? b.startedAt), b.chargeWeightKg ? kg(b.chargeWeightKg) : '-', b.dropWeightKg ? kg(b.dropWeightKg) : '-', b.weightLossPct ?? '-']),
+          columns: [{ label: 'Batch', width: 2, nowrap: true }, { label: 'Roasted', width: 2.2 }, { label: 'Charge (kg)', width: 1.3, align: 'right' }, { label: 'Drop (kg)', width: 1.3, align: 'right' }, { label: 'Loss %', width: 1, align: 'right' }],
+          rows: s.roastBatches.map((b) => [b.batchNumber, dayTime(b.completedAt ?? b.startedAt, timeZone), b.chargeWeightKg ? kg(b.chargeWeightKg) : '-', b.dropWeightKg ? kg(b.dropWeightKg) : '-', b.weightLossPct ?? '-']),
           emptyText: 'No roast batch is recorded for this coffee.',
         },
         { type: 'paragraphs', heading: 'Chain of custody', paragraphs: s.chain.steps.length ? s.chain.steps.map((step, i) => `${i + 1}. ${step}`) : ['No lineage is recorded beyond the roasted lot.'] },
@@ -478,7 +541,7 @@ const cafePerformance: KindDefinition<'cafe_performance'> = {
     }
     return { from: p.from, to: p.to, ...(siteIds ? { siteIds } : {}) };
   },
-  async gather(q, orgId, p) {
+  async gather(q, orgId, p, { timeZone }) {
     const sites = p.siteIds ? (await Promise.all((p.siteIds as string[]).map((id) => cafe.findSite(q, orgId, id)))).filter((s) => s !== undefined) : await cafe.allSites(q, orgId);
     const performances: { site: cafe.Site; perf: cafe.SitePerformance }[] = [];
     for (const site of sites) performances.push({ site, perf: await cafe.sitePerformance(q, orgId, site, p.from, p.to) });
@@ -542,7 +605,7 @@ const cafePerformance: KindDefinition<'cafe_performance'> = {
 const qualitySummary: KindDefinition<'quality_summary'> = {
   defaultTitle: (p) => `Quality summary ${p.from} to ${p.to}`,
   prepare: async (_q, _orgId, p) => ({ ...p }),
-  async gather(q, orgId, p) {
+  async gather(q, orgId, p, { timeZone }) {
     const from = `${p.from}T00:00:00Z`;
     const to = dayAfter(p.to);
     const cups = await cupping.finalizedResultsBetween(q, orgId, from, to);
@@ -572,8 +635,8 @@ const qualitySummary: KindDefinition<'quality_summary'> = {
         type: 'table',
         heading: 'Cupping results',
         note: 'Each coffee of the sessions finalized in the range: the mean of the cuppers\' final scores, their standard deviation and range.',
-        columns: [{ label: 'Session', width: 1.6 }, { label: 'Finalized', width: 1.7 }, { label: 'Coffee', width: 2.6 }, { label: 'Cuppers', width: 0.9, align: 'right' }, { label: 'Mean', width: 0.9, align: 'right' }, { label: 'SD', width: 0.7, align: 'right' }, { label: 'Min-max', width: 1.2, align: 'right' }],
-        rows: cups.slice(0, PDF_DETAIL_ROWS).map((c) => [c.sessionNumber, dayTime(c.finalizedAt), [c.refCode, c.refName].filter(Boolean).join(' ') || words(c.refKind), String(c.cupperCount ?? '-'), c.meanScore ?? '-', c.stddevScore ?? '-', spread(c)]),
+        columns: [{ label: 'Session', width: 1.6, nowrap: true }, { label: 'Finalized', width: 1.7 }, { label: 'Coffee', width: 2.6 }, { label: 'Cuppers', width: 0.9, align: 'right' }, { label: 'Mean', width: 0.9, align: 'right' }, { label: 'SD', width: 0.7, align: 'right' }, { label: 'Min-max', width: 1.2, align: 'right' }],
+        rows: cups.slice(0, PDF_DETAIL_ROWS).map((c) => [c.sessionNumber, dayTime(c.finalizedAt, timeZone), [c.refCode, c.refName].filter(Boolean).join(' ') || words(c.refKind), String(c.cupperCount ?? '-'), c.meanScore ?? '-', c.stddevScore ?? '-', spread(c)]),
         totals: [['Mean of means', '', `${scored.length} coffees`, '', meanOfMeans ?? '-', '', '']],
         emptyText: 'No cupping session was finalized in this range.',
       },
@@ -589,8 +652,8 @@ const qualitySummary: KindDefinition<'quality_summary'> = {
         type: 'table',
         heading: 'Quarantines',
         note: 'Green lots put in or released from quarantine in the range, and every lot in quarantine now (its latest quarantine).',
-        columns: [{ label: 'Lot', width: 1.6 }, { label: 'Name', width: 2 }, { label: 'Reason', width: 2.4 }, { label: 'Since', width: 1.6 }, { label: 'Released', width: 1.6 }],
-        rows: quarantines.map((l) => [l.lotCode, l.name, l.reason ?? '-', l.quarantinedAt ? dayTime(l.quarantinedAt) : '-', l.releasedAt ? `${dayTime(l.releasedAt)}${l.releaseReason ? `: ${l.releaseReason}` : ''}` : l.quarantined ? 'in quarantine' : '-']),
+        columns: [{ label: 'Lot', width: 1.6, nowrap: true }, { label: 'Name', width: 2 }, { label: 'Reason', width: 2.4 }, { label: 'Since', width: 1.6 }, { label: 'Released', width: 1.6 }],
+        rows: quarantines.map((l) => [l.lotCode, l.name, l.reason ?? '-', l.quarantinedAt ? dayTime(l.quarantinedAt, timeZone) : '-', l.releasedAt ? `${dayTime(l.releasedAt, timeZone)}${l.releaseReason ? `: ${l.releaseReason}` : ''}` : l.quarantined ? 'in quarantine' : '-']),
         totals: [['Total', '', `${started} quarantined and ${released} released in the range; ${open} in quarantine now`, '', '']],
         emptyText: 'No lot was quarantined in this range, and none is in quarantine.',
       },

@@ -60,7 +60,7 @@ export async function renderPdf(document: ReportDocument): Promise<Buffer> {
   doc.moveDown(0.8);
 
   // Parameters.
-  const facts: [string, string][] = [...document.parameters, ['Report', document.reportId], ['Generated', dayTime(document.generatedAt)]];
+  const facts: [string, string][] = [...document.parameters, ['Report', document.reportId], ['Generated', dayTime(document.generatedAt, document.timeZone)]];
   factsBox(doc, facts, width);
 
   for (const notice of document.notices) {
@@ -167,11 +167,9 @@ function renderBlock(doc: Doc, block: Block, width: number, ensure: (h: number) 
 }
 
 function table(doc: Doc, block: Extract<Block, { type: 'table' }>, width: number, ensure: (h: number) => void, bottom: () => number) {
-  const share = block.columns.reduce((a, c) => a + c.width, 0);
-  const widths = block.columns.map((c) => (c.width / share) * width);
-  const xs = widths.map((_, i) => MARGIN + widths.slice(0, i).reduce((a, b) => a + b, 0));
   const pad = 4;
-  const size = block.columns.length > 7 ? 7.8 : 8.6;
+  const { size, widths } = tableLayout(doc, block, width, pad, block.columns.length > 7 ? 7.8 : 8.6);
+  const xs = widths.map((_, i) => MARGIN + widths.slice(0, i).reduce((a, b) => a + b, 0));
 
   const rowHeight = (cells: string[], font: string) => {
     doc.font(font).fontSize(size);
@@ -216,4 +214,43 @@ function table(doc: Doc, block: Extract<Block, { type: 'table' }>, width: number
     doc.moveTo(MARGIN, doc.y).lineTo(MARGIN + width, doc.y).lineWidth(1).strokeColor(INK).stroke();
     drawRow(total, 'Helvetica-Bold', INK);
   }
+}
+
+/**
+ * The table's font size and each column's width. Codes (`nowrap`) and figures (right-aligned) are never broken
+ * over lines, so each such column must hold its longest cell (totals in bold; its header may wrap between
+ * words, never inside one). In order: the columns' shares when they hold every such cell; else codes and
+ * figures widened to what they need (at least their share) with the wrapping columns (names, descriptions)
+ * sharing the rest; else codes and figures exactly as wide as they need; each of these only while the
+ * wrapping columns keep a sixth of the table. Failing all three, the font steps down (to 6.6 pt) and the
+ * same is tried again; at the smallest size the shares stand and long cells wrap.
+ */
+function tableLayout(doc: Doc, block: Extract<Block, { type: 'table' }>, width: number, pad: number, baseSize: number): { size: number; widths: number[] } {
+  const share = block.columns.reduce((a, c) => a + c.width, 0);
+  const proportional = block.columns.map((c) => (c.width / share) * width);
+  const whole = (c: Column) => c.nowrap === true || c.align === 'right';
+  const flexibleShare = block.columns.reduce((a, c) => a + (whole(c) ? 0 : c.width), 0);
+  const widest = (i: number, size: number) => {
+    const body = block.rows.map((row) => doc.font('Helvetica').fontSize(size).widthOfString(printable(row[i] ?? '')));
+    const totals = (block.totals ?? []).map((row) => doc.font('Helvetica-Bold').fontSize(size).widthOfString(printable(row[i] ?? '')));
+    const words = block.columns[i].label.split(/\s+/).map((w) => doc.font('Helvetica-Bold').fontSize(size).widthOfString(printable(w)));
+    // A few points of slack: pdfkit's line breaking measures a hair wider than widthOfString.
+    return Math.max(0, ...body, ...totals, ...words) + pad * 2 + 4;
+  };
+  for (let size = baseSize; size >= 6.6 - 1e-9; size -= 0.6) {
+    const needed = block.columns.map((c, i) => (whole(c) ? widest(i, size) : 0));
+    if (needed.every((n, i) => n <= proportional[i])) return { size, widths: proportional };
+    const attempts = [needed.map((n, i) => (whole(block.columns[i]) ? Math.max(n, proportional[i]) : 0)), needed];
+    for (const fixedWidths of attempts) {
+      const fixed = fixedWidths.reduce((a, b) => a + b, 0);
+      if (flexibleShare === 0 && fixed <= width) {
+        // Only codes and figures: the room left goes to them by their shares.
+        return { size, widths: fixedWidths.map((w, i) => w + (block.columns[i].width / share) * (width - fixed)) };
+      }
+      if (flexibleShare > 0 && width - fixed >= width / 6) {
+        return { size, widths: block.columns.map((c, i) => (whole(c) ? fixedWidths[i] : (c.width / flexibleShare) * (width - fixed))) };
+      }
+    }
+  }
+  return { size: baseSize, widths: proportional };
 }

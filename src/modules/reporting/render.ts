@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findOrganizationName } from '../../auth/organizations.js';
+import { findOrganizationLetterhead } from '../../auth/organizations.js';
 import type { JobContext, JobDefinition } from '../../jobs/catalog.js';
 import { offThread } from '../../lib/off-thread.js';
 import type { ReportDocument } from './document.js';
@@ -41,18 +41,25 @@ export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId
   if (!report) return; // already rendered, failed, or gone: nothing to do
   try {
     const kind = KINDS[report.kind];
-    const { gathered, organizationName } = await db.transaction(
+    const { gathered, letterhead } = await db.transaction(
       async (tx) => {
         // One core for the report's scans: parallel workers would take the cores the API's requests need.
         await tx.query(`set local max_parallel_workers_per_gather = 0`);
+        const letterhead = await findOrganizationLetterhead(tx, orgId);
         return {
-          organizationName: await findOrganizationName(tx, orgId),
-          gathered: await kind.gather(tx, orgId, report.parameters, { reportId, title: report.title, organizationName: '', generatedAt: report.createdAt }),
+          letterhead,
+          gathered: await kind.gather(tx, orgId, report.parameters, {
+            reportId,
+            title: report.title,
+            organizationName: letterhead.name,
+            generatedAt: report.createdAt,
+            timeZone: letterhead.timeZone,
+          }),
         };
       },
       { orgId, snapshot: true },
     );
-    const document = { ...gathered, reportId, title: report.title, organizationName, generatedAt: new Date().toISOString() };
+    const document = { ...gathered, reportId, title: report.title, organizationName: letterhead.name, timeZone: letterhead.timeZone, generatedAt: new Date().toISOString() };
     const files = await renderFiles(document);
     const [pdf, csv] = [asBuffer(files.pdf), asBuffer(files.csv)];
     const pdfKey = reportKey(orgId, reportId, 'pdf');

@@ -12,6 +12,7 @@ import { buildChain } from '../traceability/testing.js';
 import { issueToken, makeMachine, makeSite, postShots, shot } from '../cafe/testing.js';
 import type { ReportDocument } from './document.js';
 import { csvRows, download, finished, generated, pdfText } from './testing.js';
+import { OrganizationInputError, setOrganizationTimeZone } from '../../auth/organizations.js';
 
 const server: TestServer = await startTestServer();
 const org: TestOrg = await server.createOrg('enterprise', 'Kaffeerösterei Nord');
@@ -87,6 +88,41 @@ describe('inventory_valuation', () => {
     assert.ok(rows.some((r) => r[0] === 'roasted' && r[7] === '8.000' && r[10] === '20.00' && r[11] === '50.00'), 'the roasted lot at the cost of its green');
   });
 
+  test('codes print on one line, quarantined lots are marked, times are in the organization’s time zone with its name', async () => {
+    const south = await server.createOrg('enterprise', 'Rösterei Süd');
+    await assert.rejects(setOrganizationTimeZone(server.owner, south.id, 'Mars/Olympus_Mons'), OrganizationInputError);
+    assert.equal(await setOrganizationTimeZone(server.owner, south.id, 'Europe/Berlin'), true);
+    const site = await makeLocation(south, 'HAMBURG-NORTH-ROASTERY');
+    const held = await importLot(south, { lotCode: 'ETH-YIRGACHEFFE-2026-0042', name: 'Yirgacheffe Konga', weightKg: '60', locationId: site, unitCost: '7.85', currency: 'EUR' });
+    await importLot(south, { lotCode: 'COL-HUILA-SAN-AGUSTIN-07', name: 'Huila San Agustin', weightKg: '40', locationId: site, unitCost: '6.50', currency: 'EUR' });
+    const graded = await south.call('quality.grading.recordGrading', { greenLotId: held.id, standard: 'sca', defectsPrimary: 2, defectsSecondary: 5, moisturePct: 13.4, waterActivity: 0.58 });
+    assert.equal(graded.status, 200, JSON.stringify(graded.body));
+    const asOf = new Date().toISOString();
+    const report = await generated(south, { kind: 'inventory_valuation', parameters: { asOf } });
+    assert.equal(report.status, 'ready', JSON.stringify(report));
+    // 60 × 7.85 + 40 × 6.50 = 471 + 260: a unit cost given at import is valued.
+    assert.deepEqual([report.summary.values, report.summary.notCostedKg, report.summary.quarantinedKg], [[{ currency: 'EUR', amount: '731.00' }], '0.000', '60.000']);
+    const { pdf, csv } = await download(server, south, report.id);
+    const text = pdfText(pdf);
+    // Each lot's row holds its location and lot codes whole, on one line; the quarantined one is marked (its name may wrap).
+    const lines = text.split('\n');
+    const row = (lotCode: string) => lines.findIndex((line) => line.includes(lotCode) && line.includes('HAMBURG-NORTH-ROASTERY'));
+    const held_ = row('ETH-YIRGACHEFFE-2026-0042');
+    const other = row('COL-HUILA-SAN-AGUSTIN-07');
+    assert.match(lines[held_], /HAMBURG-NORTH-ROASTERY\s+ETH-YIRGACHEFFE-2026-0042\s+Yirgacheffe Konga\b.*\s60\.000\s+7\.8500 EUR\s+471\.00 EUR/, `the quarantined lot's row:\n${text}`);
+    assert.match(`${lines[held_]} ${lines[held_ + 1]}`, /QUARANTINED/, `the quarantined lot is marked:\n${text}`);
+    assert.match(lines[other], /HAMBURG-NORTH-ROASTERY\s+COL-HUILA-SAN-AGUSTIN-07\s+Huila San Agustin\s+40\.000\s+6\.5000 EUR\s+260\.00 EUR/, `the other lot's row:\n${text}`);
+    assert.ok(!`${lines[other]} ${lines[other + 1]}`.includes('QUARANTINED'), 'a lot not in quarantine is not marked');
+    assert.match(text, /Site HAMBURG-NORTH-ROASTERY \(HAMBURG-NORTH-ROASTERY\)\s+100\.000/, `the summary names the location on one line:\n${text}`);
+    assert.match(text.replace(/\s+/g, ' '), /60\.000 kg of green coffee was in quarantine at this time \(ETH-YIRGACHEFFE-2026-0042;/, 'the notice says how much');
+    const berlin = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'Europe/Berlin' }).format(new Date(asOf));
+    assert.match(text, new RegExp(`Stock at\\s+${berlin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} Europe/Berlin`), `the instant in Berlin time, named:\n${text}`);
+    assert.match(text, /Generated\s+\d{1,2} \w{3} \d{4}, \d{2}:\d{2} Europe\/Berlin/, 'the generation time too');
+    assert.ok(!/ UTC\b/.test(text.replace('(UTC)', '')), `no instant prints in UTC:\n${text}`);
+    const rows = csvRows(csv);
+    assert.deepEqual(rows.slice(1).map((r) => [r[5], r[12]]).sort(), [['COL-HUILA-SAN-AGUSTIN-07', 'false'], ['ETH-YIRGACHEFFE-2026-0042', 'true']]);
+  });
+
   test('at an instant before the moves: the ledger as it stood then, not today’s balances', async () => {
     const report = await generated(org, { kind: 'inventory_valuation', parameters: { asOf: beforeMoves } });
     assert.equal(report.status, 'ready', JSON.stringify(report));
@@ -113,13 +149,16 @@ describe('production_summary', () => {
     const machine = await makeRoaster(other, { name: 'Probat P12', code: 'P12' });
     const token = await bridgeToken(other, machine.id);
     // Two live batches with telemetry (DTR 20 %) and one imported logger roast without a machine.
-    for (const drop of ['8.500', '8.000']) {
-      const batch = await startBatch(other, { machineId: machine.id, chargeWeightKg: '10', profileId: house.id });
+    // The first live batch and the imported one roast costed green; the second live batch names no green lot (no roasted lot, no cost).
+    const costlyGreen = await importLot(other, { weightKg: '50', unitCost: '7.85', currency: 'EUR' });
+    const cheapGreen = await importLot(other, { weightKg: '50', unitCost: '6.40', currency: 'EUR' });
+    for (const [drop, greenLotId] of [['8.500', costlyGreen.id], ['8.000', undefined]] as const) {
+      const batch = await startBatch(other, { machineId: machine.id, chargeWeightKg: '10', profileId: house.id, ...(greenLotId ? { greenLotId } : {}) });
       await postCurve(server, token, batch.id, syntheticRoast());
       const done = await other.call('production.roast.completeRoastBatch', { id: batch.id, dropWeightKg: drop });
       assert.equal(done.status, 200, JSON.stringify(done.body));
     }
-    const imported = await roastLot(other, { kg: '4', profileId: house.id });
+    const imported = await roastLot(other, { kg: '4', profileId: house.id, greenLotId: cheapGreen.id });
     // The DTRs the batches were given at completion (the imported log's own, if it has one).
     const importedDtr = (await other.call('production.roast.getRoastBatch', { id: imported.batchId })).body.metrics?.developmentTimeRatioPct ?? null;
     const dtrs = [20, 20, ...(importedDtr === null ? [] : [importedDtr])];
@@ -134,6 +173,9 @@ describe('production_summary', () => {
     assert.equal(report.summary.weightLossPct, '18.00');
     assert.equal(report.summary.dtr.n, dtrs.length);
     assert.equal(report.summary.dtr.mean, dtrMean);
+    // 10 kg at 7.85 roasted to 8.5 kg (78.50, 9.2353 / kg) and 5 kg at 6.40 to 4 kg (32.00, 8.0000 / kg): 110.50 / 12.5 kg = 8.8400.
+    assert.deepEqual(report.summary.cost, [{ currency: 'EUR', batches: 2, greenCost: '110.5000', roastedKg: '12.500', perKg: '8.8400' }]);
+    assert.equal(report.summary.notCostedBatches, 1);
 
     const { pdf, csv } = await download(server, other, report.id);
     const text = pdfText(pdf);
@@ -145,6 +187,10 @@ describe('production_summary', () => {
     const rows = csvRows(csv);
     assert.equal(rows.length, 4, 'a header and one row per batch');
     assert.deepEqual(rows.slice(1).map((r) => r[9]).sort(), ['15.00', '20.00', '20.00']);
+    assert.deepEqual(rows.slice(1).map((r) => [r[12], r[13], r[14], r[15]]).sort(), [['', '', '', 'no_green_input'], ['EUR', '32.0000', '8.0000', ''], ['EUR', '78.5000', '9.2353', '']]);
+    assert.match(text, /9\.2353 EUR/, 'the batch row shows its cost per roasted kg');
+    assert.match(text, /EUR\s+2\s+110\.5000\s+12\.5 kg|EUR\s+2\s+110\.5000\s+12\.500\s+8\.8400/, `the cost table:\n${text}`);
+    assert.match(text.replace(/\s+/g, ' '), /Cost Per batch, its roasted lot's cost per kg, where green cost = the current landed cost per kg/, 'the rule is stated');
   });
 
   test('a range without batches renders, saying so', async () => {
@@ -226,6 +272,9 @@ describe('cafe_performance', () => {
       assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
     }
     assert.match(text, /Hafenbar \(HAFEN\)\s+4\s+1\s+25\.0 %\s+0\s+3\s+1/, `the site row:\n${text}`);
+    // A site without any POS sale sold 0, in its row and its day table's total alike.
+    assert.match(text, /Quiet corner \(QUIET\)\s+0\s+0\s+0\.0 %\s+0\s+0\s+0/, `the quiet site's row:\n${text}`);
+    assert.ok(!/\bnull\b/.test(text), `no figure prints null:\n${text}`);
     const rows = csvRows(csv);
     assert.deepEqual(rows.filter((r) => r[0] === siteId).map((r) => [r[3], r[4], r[8], r[9]]), [['2026-11-20', '3', '2', '1'], ['2026-11-21', '1', '1', '0'], ['2026-11-22', '0', '0', '0']]);
 
@@ -377,6 +426,7 @@ test('the files render on a worker thread: a QR code crosses into it intact; wha
     subtitle: 'On a thread of its own',
     reportId: 'rpt_worker01',
     generatedAt: new Date().toISOString(),
+    timeZone: 'UTC',
     parameters: [['Lot', 'R-1']],
     notices: [],
     blocks: [{ type: 'qr', heading: 'Verify', png, caption: ['https://roast.example.com/c/x'] }],

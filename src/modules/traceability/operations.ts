@@ -123,7 +123,7 @@ export const traceabilityOperations = [
         roastedLotId,
         orderLineId: orderLine?.id ?? null,
         fulfillmentId: fulfillment?.id ?? null,
-        snapshot: { ...chain, orderLine, fulfillment: fulfillment && { id: fulfillment.id, orderId: fulfillment.orderId, shippedAt: fulfillment.shippedAt }, issuedAt },
+        snapshot: { ...chain, roastedLot: frozenLot(chain.roastedLot), orderLine, fulfillment: fulfillment && { id: fulfillment.id, orderId: fulfillment.orderId, shippedAt: fulfillment.shippedAt }, issuedAt },
         issuedAt,
       });
       const { snapshot: _frozenChain, ...issued } = certificate;
@@ -199,4 +199,9 @@ const notInChain = (detail: string, path: string) => conflict('not_in_chain', de
 
 function throwNotFound(what: string, id: string, path = 'id'): never {
   throw notFound(what, id, path);
+}
+
+/** The roasted lot a certificate freezes: as it stands, less what depends on the day it is read (`expired`). */
+function frozenLot<L extends { expired: boolean }>({ expired: _readDependent, ...lot }: L): Omit<L, 'expired'> {
+  return lot;
 }

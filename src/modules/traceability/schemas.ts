@@ -167,6 +167,8 @@ export const RoastedLotTraceability = out({
 
 /** What a certificate freezes: the roasted lot's chain at issue, with the order line and shipment named. */
 export const CertificateSnapshot = RoastedLotTraceability.extend({
+  /** The lot as it stood at issue, without `expired`: whether it is past its best-before day depends on the day it is read. */
+  roastedLot: RoastedLot.omit({ expired: true }),
   orderLine: out({
     id: idOut,
     orderId: idOut,

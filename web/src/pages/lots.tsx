@@ -67,6 +67,61 @@ export function Lots({ session }: { session: Session }) {
   );
 }
 
+/** Roasted stock, freshest first; a lot past its best-before day is marked expired (allocation does not promise it). */
+export function RoastedLots({ session }: { session: Session }) {
+  const [inStock, setInStock] = useState(true);
+  const [expiredOnly, setExpiredOnly] = useState(false);
+  const list = usePaged(
+    (cursor) =>
+      call(session, 'inventory.roast.listRoastedLots', {
+        filter: { ...(inStock ? { hasStock: true } : {}), ...(expiredOnly ? { expired: true } : {}) },
+        page: { limit: 25, ...(cursor ? { cursor } : {}) },
+      }),
+    [session, inStock, expiredOnly],
+  );
+  return (
+    <>
+      <h1>Roasted lots</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label class="check">
+          <input type="checkbox" checked={inStock} onChange={(e) => setInStock((e.target as HTMLInputElement).checked)} /> in stock
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={expiredOnly} onChange={(e) => setExpiredOnly((e.target as HTMLInputElement).checked)} /> expired
+        </label>
+      </form>
+      <ErrorBox error={list.error} />
+      <div class="table-wrap">
+        <table class="list" data-list="roasted-lots">
+          <thead>
+            <tr>
+              <th>Lot</th>
+              <th class="hide-narrow">Green lot</th>
+              <th class="hide-narrow">Roasted</th>
+              <th>Best before</th>
+              <th class="num">On hand</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map((lot) => (
+              <tr data-expired={lot.expired ? 'true' : 'false'}>
+                <td>
+                  <span class="code">{lot.lotCode}</span> {lot.expired ? <Badge tone="bad">expired</Badge> : null}
+                </td>
+                <td class="hide-narrow">{lot.greenLotId ? <Link to={`/lots/${lot.greenLotId}`}>{lot.greenLotCode}</Link> : '—'}</td>
+                <td class="hide-narrow">{when(lot.roastedAt)}</td>
+                <td>{lot.bestBefore}</td>
+                <td class="num">{kg(lot.onHandKg)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ListFooter list={list} what="roasted lots" />
+    </>
+  );
+}
+
 type Action = 'adjust' | 'transfer' | 'reserve' | 'split' | 'merge';
 const ACTIONS: Action[] = ['adjust', 'transfer', 'reserve', 'split', 'merge'];
 

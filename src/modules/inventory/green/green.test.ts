@@ -61,7 +61,11 @@ test('importGreenLot creates the lot empty and books its weight as a receive row
   assert.equal(lot.availableKg, '1200.500');
   assert.equal(lot.openingKg, '1200.500');
   assert.equal(lot.quarantined, false);
-  assert.equal(lot.landedCost, null);
+  // unitCost is the price per kilogram of the opening weight: 7.25 × 1200.5 = 8703.625 → 8703.6250.
+  assert.deepEqual(
+    { currency: lot.landedCost.currency, price: lot.landedCost.buckets.price, total: lot.landedCost.total, perKg: lot.landedCost.perKg },
+    { currency: 'USD', price: '8703.6250', total: '8703.6250', perKg: '7.2500' },
+  );
   assert.deepEqual(balancesOf(lot), { [siteA]: '1200.500' });
   assert.deepEqual(
     { producerId: lot.producerId, partnerId: lot.partnerId, varieties: lot.varieties, harvestYear: lot.harvestYear, unitCost: lot.unitCost, bagWeightKg: lot.bagWeightKg },
@@ -316,6 +320,39 @@ test('splitGreenLot creates a child with provenance, moves the weight by ledger 
   const named = await call('splitGreenLot', { id: parent.id, weightKg: '1', newLotCode: 'SPLIT-CHILD-2', newName: 'Espresso base' });
   assert.equal(named.body.child.name, 'Espresso base');
   await assertLedgerInvariants(server.owner, org.id);
+});
+
+test('a unit cost given at import is the lot’s price component, counted by the landed cost and replaced like any other', async () => {
+  const res = await call('importGreenLot', { name: 'Costed', lotCode: 'COSTED-1', weightKg: '69.3', unitCost: '7.85', currency: 'EUR' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const cost = await call('getGreenLotLandedCost', { greenLotId: res.body.lot.id });
+  assert.equal(cost.status, 200, JSON.stringify(cost.body));
+  assert.deepEqual(
+    { version: cost.body.version, currency: cost.body.currency, buckets: cost.body.buckets, total: cost.body.total, perKg: cost.body.perKg, weightBasisKg: cost.body.weightBasisKg },
+    {
+      version: 1,
+      currency: 'EUR',
+      // 7.85 × 69.3 = 544.005
+      buckets: { price: '544.0050', freight: '0.0000', duty: '0.0000', carry: '0.0000', other: '0.0000' },
+      total: '544.0050',
+      perKg: '7.8500',
+      weightBasisKg: '69.300',
+    },
+  );
+  assert.deepEqual(
+    cost.body.components.map((c: any) => [c.bucket, c.amount, c.currency, c.basis, c.description]),
+    [['price', '7.8500', 'EUR', 'per_kg', 'unit cost at import']],
+  );
+  // Freight added later replaces the set as a new version; the import price is kept only if restated.
+  const more = await call('setGreenLotCostComponents', {
+    greenLotId: res.body.lot.id,
+    components: [...cost.body.components.map(({ bucket, amount, currency, basis }: any) => ({ bucket, amount, currency, basis })), { bucket: 'freight', amount: '30.60', currency: 'EUR' }],
+  });
+  assert.equal(more.status, 200, JSON.stringify(more.body));
+  assert.deepEqual([more.body.version, more.body.total, more.body.perKg], [2, '574.6050', '8.2916']);
+  // Without a unit cost there is no landed cost (not a zero one).
+  const bare = await call('importGreenLot', { name: 'Bare', lotCode: 'COSTED-2', weightKg: '10' });
+  assert.equal(bare.body.lot.landedCost, null);
 });
 
 test('splitGreenLot refusals: duplicate code, reserved or spread-out weight, quarantine', async () => {

@@ -51,7 +51,8 @@ export const greenOperations = [
       'The lot is created empty and its weight is booked as a `receive` ledger row, at `locationId` or, without one, on the ' +
       'unassigned balance until transferred. An archived location cannot receive coffee (409 `location_archived`). A ' +
       '`producerId` also records the producer → lot lineage edge. Lot codes are unique per organization (409 `duplicate`); ' +
-      '`unitCost` needs a `currency`; `state` defaults to `green`.',
+      '`unitCost` (per kilogram) needs a `currency` and becomes the lot’s landed-cost `price` component (per_kg, version 1), ' +
+      'as a shipment receipt’s contract price does; `state` defaults to `green`.',
     permission: 'inventory.green.write',
     module,
     get: false,
@@ -65,6 +66,10 @@ export const greenOperations = [
         requireLocation(locations, locationId, 'locationId', { receiving: true });
       }
       const lotId = await repo.insertLot(ctx.tx, ctx.orgId, fields);
+      // Before the ledger row, so the lot the ledger write answers already carries its rollup.
+      if (fields.unitCost !== undefined) {
+        await repo.replaceCostComponents(ctx.tx, ctx.orgId, lotId, [importPriceComponent(fields.unitCost, fields.currency!)], weightKg);
+      }
       const { transactions, lots } = await repo.appendLedger(ctx.tx, ctx.orgId, ctx.principal.credentialId, [
         { lotId, kind: 'receive', locationId: locationId ?? null, deltaKg: weightKg, comment: 'opening weight' },
       ]);
@@ -482,6 +487,11 @@ function requireLocation(locations: repo.StockView['locations'], id: string, pat
   if (options.receiving && location.archived) {
     throw conflict('location_archived', `Location ${id} is archived and cannot receive coffee.`, { errors: [{ path, message: 'archived' }] });
   }
+}
+
+/** The price component a unit cost given at import stands for: per kilogram of the opening weight. */
+function importPriceComponent(unitCost: string, currency: string): repo.CostComponent {
+  return { bucket: 'price', amount: unitCost, currency, basis: 'per_kg', description: 'unit cost at import' };
 }
 
 /** The landed-cost answer: the rollup (version 0 with zero buckets while none was ever set) and its components. */

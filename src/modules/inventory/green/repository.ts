@@ -824,6 +824,8 @@ export interface GreenHoldingAt {
   locationId: string | null;
   /** The sum of the lot's ledger rows at this location recorded before the instant. */
   onHandKg: string;
+  /** In quarantine at the instant, by the lot's latest quarantine (the lot keeps its latest one only). */
+  quarantined: boolean;
 }
 
 /**
@@ -832,8 +834,10 @@ export interface GreenHoldingAt {
  * the given locations. By location, then lot code.
  */
 export async function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<GreenHoldingAt[]> {
-  const rows = await q.query<{ lot_id: string; lot_code: string; name: string; location_id: string | null; on_hand_kg: string }>(
-    `select h.lot_id, g.lot_code, g.name, h.location_id, h.on_hand_kg::text as on_hand_kg
+  const rows = await q.query<{ lot_id: string; lot_code: string; name: string; location_id: string | null; on_hand_kg: string; quarantined: boolean }>(
+    `select h.lot_id, g.lot_code, g.name, h.location_id, h.on_hand_kg::text as on_hand_kg,
+            coalesce(g.quarantined_at < $2::timestamptz and (g.quarantine_released_at is null or g.quarantine_released_at >= $2::timestamptz),
+                     g.quarantined) as quarantined
      from (select lot_id, location_id, sum(delta_kg) as on_hand_kg
            from green_lot_ledger
            where org_id = $1 and created_at < $2::timestamptz and delta_kg <> 0
@@ -844,7 +848,7 @@ export async function holdingsAt(q: Queryable, orgId: string, before: string, lo
      order by h.location_id nulls first, g.lot_code`,
     [orgId, before, locationIds ?? null],
   );
-  return rows.map((r) => ({ lotId: r.lot_id, lotCode: r.lot_code, name: r.name, locationId: r.location_id, onHandKg: r.on_hand_kg }));
+  return rows.map((r) => ({ lotId: r.lot_id, lotCode: r.lot_code, name: r.name, locationId: r.location_id, onHandKg: r.on_hand_kg, quarantined: r.quarantined }));
 }
 
 /** The current landed cost per kilogram (4 decimals) and its currency, of the lots that have one. */

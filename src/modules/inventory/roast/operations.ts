@@ -7,6 +7,7 @@ import * as repo from './repository.js';
 import { AdjustRoastedLotQuantity, ById, ListRoastedLots, RoastedLot, RoastedLotChange, RoastedLotDetail } from './schemas.js';
 import { roastedLotAdjusted } from './events.js';
 import { publishedCupping } from '../../quality/cupping/service.js';
+import { roastedLotCosts } from './cost.js';
 
 const module = 'inventory' as const;
 
@@ -45,7 +46,8 @@ export const roastedLotOperations = [
     summary: 'A roasted lot with its whole ledger.',
     description:
       'Its form (loose, packaged, blended), the roast batch and green lot it came from, when it was roasted, its weight loss, ' +
-      'best-before day, opening and on-hand weight, `transactions`, oldest first, and `cupping`: the latest finalized cupping ' +
+      'best-before day and whether it is past it (`expired`), opening and on-hand weight, `cost` (green landed cost roasted ' +
+      'into it / its roasted weight, per kg, with the green lots, the rule, and `missing` naming why when it cannot be costed), `transactions`, oldest first, and `cupping`: the latest finalized cupping ' +
       'of the lot or of its roast batch (null when neither was cupped). Another organization’s lot answers 404 ' +
       'like a missing one.',
     permission: 'inventory.roast.read',
@@ -63,8 +65,8 @@ export const roastedLotOperations = [
     name: 'inventory.roast.listRoastedLots',
     summary: 'Roasted stock, freshest first.',
     description:
-      'Most recently roasted first. Filters: `form`, `roastBatchId`, `greenLotId`, `profileId`, `locationId`, `hasStock` (on ' +
-      'hand above zero), `roastedFrom` and `roastedTo` (days, UTC, inclusive), `q` (case-insensitive search in the lot code).',
+      'Most recently roasted first; `expired` marks lots past their best-before day. Filters: `form`, `roastBatchId`, `greenLotId`, ' +
+      '`profileId`, `locationId`, `hasStock` (on hand above zero), `expired`, `roastedFrom` and `roastedTo` (days, UTC, inclusive), `q` (case-insensitive search in the lot code).',
     permission: 'inventory.roast.read',
     module,
     get: true,
@@ -82,7 +84,8 @@ async function roastedLotWithLedger(q: Queryable, orgId: string, id: string) {
   const lot = (await repo.findRoastedLot(q, orgId, id)) ?? throwNotFound(id);
   const refs = [{ kind: 'roasted_lot' as const, id }, ...(lot.roastBatchId ? [{ kind: 'roast_batch' as const, id: lot.roastBatchId }] : [])];
   const cuppings = [...(await publishedCupping(q, orgId, refs)).values()].flat().sort((a, b) => (a.finalizedAt === b.finalizedAt ? b.sessionId.localeCompare(a.sessionId) : a.finalizedAt < b.finalizedAt ? 1 : -1));
-  return { ...lot, transactions: await repo.listRoastedLedger(q, orgId, id), cupping: cuppings[0] ?? null };
+  const cost = await roastedLotCosts(q, orgId, [lot]);
+  return { ...lot, cost: cost.get(id)!, transactions: await repo.listRoastedLedger(q, orgId, id), cupping: cuppings[0] ?? null };
 }
 
 function throwNotFound(id: string): never {

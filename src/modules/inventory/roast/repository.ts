@@ -22,6 +22,7 @@ interface RoastedLotRow {
   weight_loss_pct: string | null;
   shelf_life_days: number;
   best_before: string;
+  expired: boolean;
   opening_kg: string;
   on_hand_kg: string;
   created_at: Date;
@@ -46,6 +47,8 @@ const toRoastedLot = (r: RoastedLotRow) => ({
   shelfLifeDays: r.shelf_life_days,
   /** The UTC day the lot is best before: roast day + shelf life (its profile's, or 90 days). FEFO spends the earliest first. */
   bestBefore: r.best_before,
+  /** Past its best-before day (UTC): allocation leaves it out unless asked to include expired stock. */
+  expired: r.expired,
   /** What the lot opened with (its roast_output rows). */
   openingKg: r.opening_kg,
   onHandKg: r.on_hand_kg,
@@ -58,8 +61,16 @@ export function bestBeforeSql(lot: string): string {
   return `((${lot}.roasted_at at time zone 'UTC')::date + ${lot}.shelf_life_days)`;
 }
 
+/**
+ * Whether the lot (alias `lot`) is past its best-before day: true from the UTC day after it, by the
+ * transaction's clock. Allocation leaves such lots out unless asked; answers mark them.
+ */
+export function expiredSql(lot: string): string {
+  return `(${bestBeforeSql(lot)} < (now() at time zone 'UTC')::date)`;
+}
+
 /** One definition of a lot as answered: the batch number and green lot code were copied in when it was opened. */
-const LOT_SELECT = `select r.*, ${bestBeforeSql('r')}::text as best_before from roasted_lots r`;
+const LOT_SELECT = `select r.*, ${bestBeforeSql('r')}::text as best_before, ${expiredSql('r')} as expired from roasted_lots r`;
 
 export interface NewRoastedLot {
   lotCode: string;
@@ -110,6 +121,17 @@ export async function findBatchOutput(q: Queryable, orgId: string, roastBatchId:
   return row && toRoastedLot(row);
 }
 
+/** The loose lot each of the roast batches produced (batches that produced none are absent), with its opening weight. */
+export async function batchOutputs(q: Queryable, orgId: string, roastBatchIds: string[]): Promise<Map<string, { id: string; lotCode: string; openingKg: string }>> {
+  if (roastBatchIds.length === 0) return new Map();
+  const rows = await q.query<{ roast_batch_id: string; id: string; lot_code: string; opening_kg: string }>(
+    `select roast_batch_id, id, lot_code, opening_kg::text as opening_kg from roasted_lots
+     where org_id = $1 and roast_batch_id = any($2::text[]) and form = 'loose'`,
+    [orgId, roastBatchIds],
+  );
+  return new Map(rows.map((r) => [r.roast_batch_id, { id: r.id, lotCode: r.lot_code, openingKg: r.opening_kg }]));
+}
+
 /** Locks the lot row: every change to its weight happens under this lock, so the figure read is current until commit. */
 export async function lockRoastedLot(q: Queryable, orgId: string, id: string): Promise<{ id: string; lotCode: string; onHand: bigint } | undefined> {
   const [row] = await q.query<{ id: string; lot_code: string; on_hand_kg: string }>(
@@ -127,6 +149,7 @@ export interface LockedStock {
   profileId: string | null;
   roastedAt: string;
   bestBefore: string;
+  expired: boolean;
   onHand: bigint;
 }
 
@@ -140,8 +163,8 @@ export async function lockStockFor(
   lotIds: string[],
   greenLots: { greenLotId: string; profileId: string | null }[],
 ): Promise<LockedStock[]> {
-  const rows = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; on_hand_kg: string }>(
-    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, r.on_hand_kg
+  const rows = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; expired: boolean; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, ${expiredSql('r')} as expired, r.on_hand_kg
      from roasted_lots r
      where r.org_id = $1 and r.on_hand_kg > 0
        and (r.id = any($2::text[])
@@ -159,6 +182,7 @@ export async function lockStockFor(
     profileId: r.profile_id,
     roastedAt: iso(r.roasted_at)!,
     bestBefore: r.best_before,
+    expired: r.expired,
     onHand: grams(r.on_hand_kg),
   }));
 }
@@ -182,6 +206,7 @@ export async function listRoastedLots(q: Queryable, orgId: string, filter: Roast
   if (filter.profileId) where.push(`r.profile_id = ${params.add(filter.profileId)}`);
   if (filter.locationId) where.push(`r.location_id = ${params.add(filter.locationId)}`);
   if (filter.hasStock !== undefined) where.push(filter.hasStock ? `r.on_hand_kg > 0` : `r.on_hand_kg <= 0`);
+  if (filter.expired !== undefined) where.push(filter.expired ? expiredSql('r') : `not ${expiredSql('r')}`);
   if (filter.roastedFrom) where.push(`r.roasted_at >= ${params.add(filter.roastedFrom)}::date`);
   if (filter.roastedTo) where.push(`r.roasted_at < ${params.add(filter.roastedTo)}::date + 1`);
   if (filter.q) where.push(`r.lot_code ilike ${params.add(likePattern(filter.q))}`);
@@ -287,6 +312,8 @@ export interface RoastedHoldingAt {
   locationId: string | null;
   greenLotId: string | null;
   weightLossPct: string | null;
+  /** What the lot opened with: the roasted weight its cost is spread over. */
+  openingKg: string;
   /** The sum of the lot's ledger rows recorded before the instant. */
   onHandKg: string;
 }
@@ -296,8 +323,8 @@ export interface RoastedHoldingAt {
  * (a roasted lot is held at its one location). Optionally only at the given locations. By location, lot code.
  */
 export async function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<RoastedHoldingAt[]> {
-  const rows = await q.query<{ id: string; lot_code: string; form: string; location_id: string | null; green_lot_id: string | null; weight_loss_pct: string | null; on_hand_kg: string }>(
-    `select r.id, r.lot_code, r.form, r.location_id, r.green_lot_id, r.weight_loss_pct::text as weight_loss_pct, h.on_hand_kg::text as on_hand_kg
+  const rows = await q.query<{ id: string; lot_code: string; form: string; location_id: string | null; green_lot_id: string | null; weight_loss_pct: string | null; opening_kg: string; on_hand_kg: string }>(
+    `select r.id, r.lot_code, r.form, r.location_id, r.green_lot_id, r.weight_loss_pct::text as weight_loss_pct, r.opening_kg::text as opening_kg, h.on_hand_kg::text as on_hand_kg
      from (select lot_id, sum(delta_kg) as on_hand_kg from roasted_lot_ledger
            where org_id = $1 and created_at < $2::timestamptz group by lot_id) h
      join roasted_lots r on r.org_id = $1 and r.id = h.lot_id
@@ -312,6 +339,7 @@ export async function holdingsAt(q: Queryable, orgId: string, before: string, lo
     locationId: r.location_id,
     greenLotId: r.green_lot_id,
     weightLossPct: r.weight_loss_pct,
+    openingKg: r.opening_kg,
     onHandKg: r.on_hand_kg,
   }));
 }

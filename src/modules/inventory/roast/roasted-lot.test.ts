@@ -6,6 +6,7 @@ import { makeLocation } from '../../catalog/location/tenancy.cases.js';
 import { importLot } from '../green/testing.js';
 import { makeProfile, refusedUnchanged, roastedLedgerViolations, unique } from '../../production/roast/testing.js';
 import { assertProblem } from '../../../testing/problems.js';
+import { roastLot } from '../../orders/testing.js';
 
 const server = await startTestServer();
 const org = await server.createOrg('enterprise', 'Roasted stock roastery');
@@ -124,5 +125,64 @@ describe('listRoastedLots', () => {
     assertProblem(await list({ freshness: 'high' }), 400, 'invalid_input', 'filter.freshness');
     assertProblem(await list({ roastedFrom: '14.09.2024' }), 400, 'invalid_input', 'filter.roastedFrom');
     assertProblem(await list({}, { cursor: 'abc' }), 400, 'invalid_cursor', 'page.cursor');
+  });
+});
+
+describe('getRoastedLot cost', () => {
+  const getLot = async (id: string) => {
+    const res = await org.call('inventory.roast.getRoastedLot', { id });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  };
+
+  test('the landed cost of the green charged, over the roasted weight: roast loss priced in, exact to 4 decimals', async () => {
+    // 7.85 EUR/kg at import plus 30.60 EUR freight on 69.3 kg: 574.605 / 69.3 = 8.2916 per kg (4 decimals).
+    const green = await importLot(org, { weightKg: '69.3', unitCost: '7.85', currency: 'EUR' });
+    const set = await org.call('inventory.green.setGreenLotCostComponents', {
+      greenLotId: green.id,
+      components: [{ bucket: 'price', amount: '7.85', currency: 'EUR', basis: 'per_kg' }, { bucket: 'freight', amount: '30.60', currency: 'EUR' }],
+    });
+    assert.equal(set.body.perKg, '8.2916');
+    // Charged 9.721 kg, roasted to 7.777 kg: green cost 8.2916 × 9.721 = 80.6026436 → 80.6026; per kg 80.6026436 / 7.777 = 10.36423… → 10.3642.
+    const roasted = await roastLot(org, { kg: '7.777', greenLotId: green.id });
+    const lot = await getLot(roasted.roastedLotId);
+    assert.deepEqual(lot.cost, {
+      currency: 'EUR',
+      greenCost: '80.6026',
+      perKg: '10.3642',
+      missing: null,
+      greenInputs: [{ greenLotId: green.id, chargedKg: '9.721', landedCostPerKg: '8.2916', currency: 'EUR' }],
+      rule: lot.cost.rule,
+    });
+    assert.match(lot.cost.rule, /landed cost per kg of each green lot .* \/ the lot’s roasted \(opening\) weight/);
+  });
+
+  test('a lot whose green has no landed cost says so (null and the reason), never 0', async () => {
+    const green = await importLot(org, { weightKg: '20' });
+    const roasted = await roastLot(org, { kg: '4', greenLotId: green.id });
+    const { cost } = await getLot(roasted.roastedLotId);
+    assert.deepEqual([cost.currency, cost.greenCost, cost.perKg, cost.missing], [null, null, null, 'green_not_costed']);
+    assert.deepEqual(cost.greenInputs, [{ greenLotId: green.id, chargedKg: '5.000', landedCostPerKg: null, currency: null }]);
+  });
+
+  test('a blend is costed by its components; components in two currencies are not summed (mixed_currencies)', async () => {
+    const base = await importLot(org, { weightKg: '50', unitCost: '6.00', currency: 'EUR' });
+    const roasted = await roastLot(org, { kg: '8', greenLotId: base.id }); // charged 10 kg of the base
+    // A second component charged into the same batch (as a blend's batch records it): 5 kg at 9.00 EUR.
+    const second = await importLot(org, { weightKg: '50', unitCost: '9.00', currency: 'EUR' });
+    await server.owner.query(
+      `insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg, group_id) values ($1, 'lin_blendcomponent1', 'green_lot', $2, 'roast_batch', $3, 5, $3)`,
+      [org.id, second.id, roasted.batchId],
+    );
+    // (10 × 6 + 5 × 9) / 8 = 105 / 8 = 13.125.
+    const blend = (await getLot(roasted.roastedLotId)).cost;
+    assert.deepEqual([blend.currency, blend.greenCost, blend.perKg, blend.missing, blend.greenInputs.length], ['EUR', '105.0000', '13.1250', null, 2]);
+    const dollars = await importLot(org, { weightKg: '50', unitCost: '10.00', currency: 'USD' });
+    await server.owner.query(
+      `insert into lineage_edges (org_id, id, from_kind, from_id, to_kind, to_id, weight_kg, group_id) values ($1, 'lin_blendcomponent2', 'green_lot', $2, 'roast_batch', $3, 1, $3)`,
+      [org.id, dollars.id, roasted.batchId],
+    );
+    const mixed = (await getLot(roasted.roastedLotId)).cost;
+    assert.deepEqual([mixed.currency, mixed.greenCost, mixed.perKg, mixed.missing], [null, null, null, 'mixed_currencies']);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { date, id, kg, page, strict, text } from '../../../rpc/schemas.js';
-import { dateOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
+import { currencyOut, dateOut, decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 import { grams } from '../../../lib/grams.js';
 import { ADJUSTMENT_REASONS, NEGATIVE_ONLY_REASONS } from '../green/schemas.js';
 import { PublishedCupping } from '../../quality/cupping/schemas.js';
@@ -29,6 +29,8 @@ export const RoastedLotFilter = strict({
   locationId: id('locationId').optional(),
   /** true: lots with coffee on hand (> 0); false: empty or negative lots. */
   hasStock: z.boolean().optional(),
+  /** true: lots past their best-before day (UTC); false: lots still within it. */
+  expired: z.boolean().optional(),
   /** Roasted on or after this day (UTC). */
   roastedFrom: date.optional(),
   /** Roasted on or before this day (UTC). */
@@ -67,6 +69,8 @@ export const RoastedLot = out({
   shelfLifeDays: z.number().int().positive(),
   /** The UTC day the lot is best before: roast day + shelf life. FEFO allocation spends the earliest first. */
   bestBefore: dateOut,
+  /** Past its best-before day (today, UTC, is later): allocation leaves it out unless `includeExpired`. */
+  expired: z.boolean(),
   /** What the lot opened with (its roast_output rows). */
   openingKg: kgOut,
   /** Negative only after a recount. */
@@ -88,8 +92,34 @@ export const RoastedLotTransaction = out({
   createdAt: timeOut,
 }).meta({ id: 'RoastedLotTransaction' });
 
+/** Why a roasted lot has no cost: never a zero. */
+export const COST_MISSING_REASONS = ['no_green_input', 'green_not_costed', 'mixed_currencies', 'no_roasted_weight'] as const;
+export type CostMissingReason = (typeof COST_MISSING_REASONS)[number];
+
+/** What a roasted lot costs: the landed cost of the green roasted into it, spread over its roasted weight. */
+export const RoastedLotCost = out({
+  /** null while the cost is missing. */
+  currency: currencyOut.nullable(),
+  /** Landed cost of the green coffee roasted into the lot, 4 decimals; null when missing (never 0). */
+  greenCost: decimalOut.nullable(),
+  /** greenCost / the lot's opening (roasted) weight, 4 decimals half-up; null when missing (never 0). */
+  perKg: decimalOut.nullable(),
+  /**
+   * Why there is no cost: no_green_input (not roasted from a tracked green lot), green_not_costed (a green lot
+   * without a landed cost), mixed_currencies (green lots costed in different currencies: never converted),
+   * no_roasted_weight. null when costed.
+   */
+  missing: z.enum(COST_MISSING_REASONS).nullable(),
+  /** Each green lot roasted into the lot, the kilograms charged and its current landed cost per kg. */
+  greenInputs: z.array(out({ greenLotId: idOut, chargedKg: kgOut, landedCostPerKg: decimalOut.nullable(), currency: currencyOut.nullable() })),
+  /** The rule, in words. */
+  rule: z.string(),
+}).meta({ id: 'RoastedLotCost' });
+
 /** A roasted lot with its whole ledger, oldest first. */
 export const RoastedLotDetail = RoastedLot.extend({
+  /** Its cost per kilogram from the green it was roasted from (`rule` says how). */
+  cost: RoastedLotCost,
   transactions: z.array(RoastedLotTransaction),
   /** The latest finalized cupping of this lot or of the roast batch that made it; null when neither was cupped. */
   cupping: PublishedCupping.nullable(),

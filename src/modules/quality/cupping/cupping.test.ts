@@ -65,7 +65,7 @@ test('createCuppingSession: coffees by reference or name, codes seeded by the se
       { kind: 'sample', id: offer.id },
     ],
   });
-  assert.match(created.session.id, /^cs_/);
+  assert.match(created.session.id, /^cup_/, 'cupping sessions have their own prefix (cs_ is the cafe site’s)');
   assert.deepEqual(
     { mode: created.session.mode, status: created.session.status, sampleCount: created.session.sampleCount, scheduledAt: created.session.scheduledAt },
     { mode: 'blind', status: 'open', sampleCount: 5, scheduledAt: '2026-11-26T09:00:00.000Z' },
@@ -99,26 +99,40 @@ test('createCuppingSession refuses unknown or foreign records, repeats, taken nu
   await refused('createCuppingSession', { sessionNumber: 'TAKEN-1', name: 'x', samples: [{ kind: 'outside', name: 'A' }] }, 409, 'duplicate', 'sessionNumber');
 });
 
-test('submitCuppingScore: quarter points 6.00–10.00 per attribute, else 400 naming it; totals; a cupper’s second form replaces the first', async () => {
+test('submitCuppingScore: quarter points 6.00–10.00, per-cup attributes 2 a cup, else 400 naming it; totals; a cupper’s second form replaces the first', async () => {
   const created = await createSession(org, { samples: [{ kind: 'outside', name: 'House espresso' }] });
   const sessionSampleId = created.samples[0].sessionSampleId;
-  for (const [attribute, value] of [['flavor', 6.3], ['acidity', 10.25], ['body', 5.75], ['overall', 6.1], ['sweetness', 11]] as const) {
+  for (const [attribute, value] of [
+    ['flavor', 6.3], ['acidity', 10.25], ['body', 5.75], ['overall', 6.1], ['sweetness', 11],
+    ['uniformity', 9.25], ['cleanCup', 7], ['sweetness', -2], ['uniformity', 12], ['cleanCup', 7.5],
+  ] as const) {
     await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: form(7.5, { [attribute]: value }) }, 400, 'invalid_input', `scores.${attribute}`);
   }
   const { cleanCup: _omitted, ...incomplete } = form();
   await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: incomplete }, 400, 'invalid_input', 'scores.cleanCup');
   await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: { ...form(), crema: 8 } }, 400, 'invalid_input', 'scores.crema');
-  await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: form(), defectsPenalty: 2.1 }, 400, 'invalid_input', 'defectsPenalty');
+  for (const defectsPenalty of [2.1, 2.25, 3, 14, 18, 22]) {
+    await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: form(), defectsPenalty }, 400, 'invalid_input', 'defectsPenalty');
+  }
+  await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: form(), defects: { cups: 6, intensity: 2 } }, 400, 'invalid_input', 'defects.cups');
+  await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: form(), defects: { cups: 1, intensity: 3 } }, 400, 'invalid_input', 'defects.intensity');
+  await refused('submitCuppingScore', { sessionSampleId, cupperName: 'Ana', scores: form(), defects: { cups: 1, intensity: 2 }, defectsPenalty: 2 }, 400, 'invalid_input', 'defects');
   await refused('submitCuppingScore', { sessionSampleId: 'css_0000000000nothing', cupperName: 'Ana', scores: form() }, 404, 'not_found', 'sessionSampleId');
 
-  const first = await score(org, { sessionSampleId, cupperName: 'Ana', scores: form(6, { flavor: 6.25, overall: 10 }), defectsPenalty: 2, descriptors: ['cocoa'], notes: 'first pass' });
-  assert.equal(first.totalScore, 6 * 8 + 6.25 + 10);
+  // Uniformity 4 (two cups of five passed), clean cup 8, sweetness 10; one cup with a taint (1 × 2).
+  const first = await score(org, {
+    sessionSampleId, cupperName: 'Ana', scores: form(6, { flavor: 6.25, overall: 10, uniformity: 4, cleanCup: 8 }), defectsPenalty: 2, descriptors: ['cocoa'], notes: 'first pass',
+  });
+  assert.equal(first.totalScore, 6 * 5 + 6.25 + 10 + 4 + 8 + 10);
   assert.equal(first.finalScore, first.totalScore - 2);
+  // Two cups with a fault: 2 × 4 = 8.
+  const faulty = await score(org, { sessionSampleId, cupperName: 'Ana', scores: form(6, { uniformity: 0, cleanCup: 0, sweetness: 0 }), defects: { cups: 2, intensity: 4 } });
+  assert.deepEqual([faulty.totalScore, faulty.defectsPenalty, faulty.finalScore], [42, 8, 34]);
   assert.deepEqual({ replaced: first.replaced, revision: first.revision, blindCode: first.blindCode }, { replaced: false, revision: 1, blindCode: created.samples[0].blindCode });
   const second = await score(org, { sessionSampleId, cupperName: '  ana ', scores: form(8) });
   assert.deepEqual(
     { id: second.id, replaced: second.replaced, revision: second.revision, totalScore: second.totalScore, defectsPenalty: second.defectsPenalty, notes: second.notes },
-    { id: first.id, replaced: true, revision: 2, totalScore: 80, defectsPenalty: 0, notes: null },
+    { id: first.id, replaced: true, revision: 3, totalScore: 86, defectsPenalty: 0, notes: null },
   );
   const [{ n }] = await server.owner.query<{ n: number }>(`select count(*)::int as n from cupping_scores where session_sample_id = $1`, [sessionSampleId]);
   assert.equal(n, 1, 'the replaced form is gone, one form per cupper and coffee');
@@ -177,6 +191,8 @@ test('blind and double_blind tables leave out every hidden coffee’s identity, 
 
 test('finalizeCuppingSession publishes mean, spread, count, attribute means and top descriptors; closes the session; twice is 409', async () => {
   const green = await importLot(org, { name: 'Huila Washed' });
+  const empty = await createSession(org, { mode: 'blind', samples: [{ kind: 'outside', name: 'Never cupped' }] });
+  await refused('finalizeCuppingSession', { sessionId: empty.session.id }, 409, 'cupping_session_unscored', 'sessionId');
   const created = await createSession(org, { mode: 'blind', samples: [{ kind: 'green_lot', id: green.id }, { kind: 'outside', name: 'Nobody scored me' }] });
   const [lot, unscored] = created.samples;
   const coffee = lot.sessionSampleId;
@@ -188,14 +204,14 @@ test('finalizeCuppingSession publishes mean, spread, count, attribute means and 
   assert.equal(done.session.status, 'finalized');
   assert.ok(done.session.finalizedAt, 'finalizedAt is stamped');
   const result = done.coffees.find((c: any) => c.sessionSampleId === coffee);
-  // Final scores 80, 73 (75 − 2) and 90: mean 81, sample standard deviation √73 = 8.544.
+  // Final scores 86, 80.5 (82.5 − 2) and 93: mean 86.5, sample standard deviation √39.25 = 6.265.
   assert.deepEqual(
     { ...result.result, attributeMeans: result.result.attributeMeans.flavor },
     {
-      meanScore: '81.00',
-      stddevScore: '8.54',
-      minScore: '73.00',
-      maxScore: '90.00',
+      meanScore: '86.50',
+      stddevScore: '6.26',
+      minScore: '80.50',
+      maxScore: '93.00',
       cupperCount: 3,
       attributeMeans: '8.17',
       topDescriptors: [
@@ -215,19 +231,19 @@ test('finalizeCuppingSession publishes mean, spread, count, attribute means and 
   await refused('submitCuppingScore', { sessionSampleId: coffee, cupperName: 'Ana', scores: form(6) }, 409, 'cupping_session_finalized', 'sessionSampleId');
   const published = (await events('quality.cupping.finalized')).filter((e) => e.session.id === created.session.id);
   assert.equal(published.length, 1, 'one finalized event');
-  assert.equal(published[0].coffees.find((c: any) => c.sessionSampleId === coffee).result.meanScore, '81.00');
+  assert.equal(published[0].coffees.find((c: any) => c.sessionSampleId === coffee).result.meanScore, '86.50');
 
   // The published mean, as other modules show it on the lot.
   const shown = await publishedCupping(server.owner, org.id, [{ kind: 'green_lot', id: green.id }]);
   assert.deepEqual(
     shown.get(`green_lot:${green.id}`)?.map((p) => [p.sessionId, p.meanScore, p.cupperCount]),
-    [[created.session.id, '81.00', 3]],
+    [[created.session.id, '86.50', 3]],
   );
   const open = await createSession(org, { samples: [{ kind: 'green_lot', id: green.id }] });
   await score(org, { sessionSampleId: open.samples[0].sessionSampleId, cupperName: 'Ana', scores: form(6) });
   assert.equal((await publishedCupping(server.owner, org.id, [{ kind: 'green_lot', id: green.id }])).get(`green_lot:${green.id}`)?.length, 1, 'an open session publishes nothing');
   const lotAnswer = await org.call('inventory.green.getGreenLot', { id: green.id });
-  assert.deepEqual([lotAnswer.body.cupping?.sessionId, lotAnswer.body.cupping?.meanScore], [created.session.id, '81.00'], 'getGreenLot shows the published mean');
+  assert.deepEqual([lotAnswer.body.cupping?.sessionId, lotAnswer.body.cupping?.meanScore], [created.session.id, '86.50'], 'getGreenLot shows the published mean');
 });
 
 test('the published mean shows on the roasted lot, cupped as the lot or as the batch that made it', async () => {
@@ -238,12 +254,12 @@ test('the published mean shows on the roasted lot, cupped as the lot or as the b
   await score(org, { sessionSampleId: batchSession.samples[0].sessionSampleId, cupperName: 'Ana', scores: form(8.5) });
   await finalize(batchSession.session.id);
   const byBatch = await org.call('inventory.roast.getRoastedLot', { id: roasted.roastedLotId });
-  assert.deepEqual([byBatch.body.cupping?.sessionId, byBatch.body.cupping?.meanScore], [batchSession.session.id, '85.00']);
+  assert.deepEqual([byBatch.body.cupping?.sessionId, byBatch.body.cupping?.meanScore], [batchSession.session.id, '89.50']);
   const lotSession = await createSession(org, { samples: [{ kind: 'roasted_lot', id: roasted.roastedLotId }] });
   await score(org, { sessionSampleId: lotSession.samples[0].sessionSampleId, cupperName: 'Ana', scores: form(9) });
   await finalize(lotSession.session.id);
   const byLot = await org.call('inventory.roast.getRoastedLot', { id: roasted.roastedLotId });
-  assert.deepEqual([byLot.body.cupping?.sessionId, byLot.body.cupping?.meanScore], [lotSession.session.id, '90.00'], 'the latest cupping wins');
+  assert.deepEqual([byLot.body.cupping?.sessionId, byLot.body.cupping?.meanScore], [lotSession.session.id, '93.00'], 'the latest cupping wins');
 });
 
 test('scores submitted while the session is finalized either count in the results or are refused, never lost', async () => {
@@ -272,6 +288,7 @@ test('listCuppingSessions filters by status, mode, schedule and text, newest fir
   const a = await createSession(org, { sessionNumber: `${tag}-A`, mode: 'open', scheduledAt: '2030-01-01T08:00:00Z', samples: [{ kind: 'outside', name: 'A' }] });
   const b = await createSession(org, { sessionNumber: `${tag}-B`, mode: 'blind', scheduledAt: '2030-01-02T08:00:00Z', samples: [{ kind: 'outside', name: 'B' }] });
   const c = await createSession(org, { sessionNumber: `${tag}-C`, mode: 'blind', scheduledAt: '2030-01-03T08:00:00Z', samples: [{ kind: 'outside', name: 'C' }] });
+  await score(org, { sessionSampleId: c.samples[0].sessionSampleId, cupperName: 'Ana' });
   await finalize(c.session.id);
   const ids = async (filter: Record<string, unknown>) => {
     const res = await call('listCuppingSessions', { filter: { q: tag, ...filter } });
@@ -304,12 +321,29 @@ test('a published cup score travels with the chain: the roasted lot’s traceabi
   assert.equal(chain.status, 200, JSON.stringify(chain.body));
   assert.deepEqual(
     chain.body.cupScores.map((c: any) => [c.kind, c.id, c.sessionNumber, c.meanScore, c.cupperCount]),
-    [['green_lot', green.id, created.session.sessionNumber, '82.50', 2]],
-    'the green lot’s published mean (sum of ten attributes, 85 and 80)',
+    [['green_lot', green.id, created.session.sessionNumber, '87.75', 2]],
+    'the green lot’s published mean (sum of ten attributes, 89.5 and 86)',
   );
   const certificate = await org.call('traceability.issueCertificate', { roastedLotId: roasted.roastedLotId });
   assert.equal(certificate.status, 200, JSON.stringify(certificate.body));
   assert.deepEqual(certificate.body.snapshot.cupScores, chain.body.cupScores, 'the certificate freezes the score');
   const page = await (await server.request(certificate.body.publicPath)).text();
-  assert.match(page, /Cup score.*82\.50 \(2 cuppers\)/s, 'the public page shows it');
+  assert.match(page, /Cup score.*87\.75 \(2 cuppers\)/s, 'the public page shows it');
+});
+
+test('a session created while sessions were cs_… keeps its id: table, scores and finalize work on it', async () => {
+  const id = 'cs_0000000000legacysession1';
+  await server.owner.query(
+    `insert into cupping_sessions (org_id, id, session_number, name, mode, created_by) values ($1, $2, $3, 'Legacy', 'open', 'key_legacy')`,
+    [org.id, id, uniqueNumber('LEGACY')],
+  );
+  await server.owner.query(
+    `insert into cupping_session_samples (org_id, id, session_id, position, blind_code, ref_kind, ref_name) values ($1, 'css_0000000000legacysample1', $2, 1, 'ABC', 'outside', 'Old coffee')`,
+    [org.id, id],
+  );
+  const view = await table(id);
+  assert.deepEqual(view.coffees.map((c: any) => c.blindCode), ['ABC']);
+  await score(org, { sessionSampleId: 'css_0000000000legacysample1', cupperName: 'Ana', scores: form(8) });
+  const done = await finalize(id);
+  assert.deepEqual([done.session.id, done.coffees[0].result.meanScore], [id, '86.00']);
 });

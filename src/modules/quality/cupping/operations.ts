@@ -20,6 +20,13 @@ import {
 } from './schemas.js';
 import { scoreSubmitted, sessionCreated, sessionFinalized } from './events.js';
 
+/**
+ * New sessions are `cup_…`: `cs_` is the cafe site's. Sessions created while both used `cs_` keep their ids
+ * (ids are opaque and looked up in this module's table only): webhook payloads, the event feed and frozen
+ * certificates already name them, and their blind codes were dealt from them.
+ */
+const CUPPING_SESSION_PREFIX = 'cup';
+
 const module = 'quality' as const;
 
 /** Quarter points as an exact 2-decimal string (the scores are validated to be multiples of 0.25). */
@@ -56,7 +63,7 @@ export const cuppingOperations = [
     emits: [sessionCreated],
     async handler(ctx, input) {
       const identities = await resolveIdentities(ctx.tx, ctx.orgId, input.samples);
-      const id = newId('cs');
+      const id = newId(CUPPING_SESSION_PREFIX);
       const codes = blindCodes(id, input.samples.length);
       const coffees = input.samples.map((s, i) => ({ position: i + 1, blindCode: codes[i], kind: s.kind, ...identities[i] }));
       const { session, sampleIds } = await repo.insertSession(
@@ -82,9 +89,11 @@ export const cuppingOperations = [
     summary: 'Submit one cupper’s SCA form for one coffee of an open session; a second form by the same cupper replaces the first.',
     description:
       '`scores` holds the ten attributes of the SCA cupping form: fragranceAroma, flavor, aftertaste, acidity, body, balance, ' +
-      'uniformity, cleanCup, sweetness, overall; each must lie between 6.00 and 10.00 in quarter points (6.25 yes, 6.3 no; 10.25 no), ' +
-      'else 400 naming `scores.<attribute>`. totalScore is their sum; finalScore = totalScore − defectsPenalty (SCA: cups × intensity, ' +
-      '2 for a taint, 4 for a fault; 0–20 in quarter points, default 0). The cupper is `cupperName` (compared case- and ' +
+      'uniformity, cleanCup, sweetness, overall. uniformity, cleanCup and sweetness are judged per cup: 2 points for each of the 5 ' +
+      'cups that passes (0, 2, 4, 6, 8 or 10; 9.25 no); the others lie between 6.00 and 10.00 in quarter points (6.25 yes, 6.3 no; ' +
+      '10.25 no); else 400 naming `scores.<attribute>`. totalScore is their sum; finalScore = totalScore − defectsPenalty, the SCA ' +
+      'penalty cups × intensity (2 a taint, 4 a fault): `defectsPenalty` one of 0, 2, 4, 6, 8, 10, 12, 16, 20 (default 0), or the ' +
+      'extension `defects: { cups: 0–5, intensity: 2 | 4 }`, not both. The cupper is `cupperName` (compared case- and ' +
       'space-insensitively) or, without it, the calling credential: their second form for the same coffee replaces the first ' +
       '(`replaced: true`, `revision` counts up). A finalized session is 409 `cupping_session_finalized`. A score submitted while ' +
       'the session is being finalized either counts in the published results or is refused with that 409, never lost.',
@@ -171,17 +180,23 @@ export const cuppingOperations = [
       'the five descriptors named by the most cuppers (case-folded, each cupper counted once; ties alphabetical). A coffee nobody ' +
       'scored is published with cupperCount 0 and null figures. The session becomes `finalized` (closed: no more scores, 409 ' +
       '`cupping_session_finalized`), identities are revealed in getCuppingTable, and the published mean shows wherever the ' +
-      'record is shown. Finalizing again is 409 `cupping_session_finalized`. Scores in flight are waited for: each counts or is refused.',
+      'record is shown. A session without any score is 409 `cupping_session_unscored`. Finalizing again is 409 `cupping_session_finalized`. Scores in flight are waited for: each counts or is refused.',
     permission: 'quality.cupping.write',
     module,
     get: false,
     input: FinalizeCuppingSession,
     output: FinalizedCuppingSession,
-    errors: ['not_found', 'cupping_session_finalized'],
+    errors: ['not_found', 'cupping_session_finalized', 'cupping_session_unscored'],
     emits: [sessionFinalized],
     async handler(ctx, input) {
       const current = (await repo.findSession(ctx.tx, ctx.orgId, input.sessionId, { forUpdate: true })) ?? throwNotFound('cupping session', input.sessionId, 'sessionId');
       if (current.status === 'finalized') throw finalizedConflict(current, 'sessionId');
+      // Nothing to publish: a session closed without a single form would reveal identities and end with no result.
+      if (current.scoreCount === 0) {
+        throw conflict('cupping_session_unscored', `Cupping session ${current.sessionNumber} has no score yet; score at least one coffee before finalizing.`, {
+          errors: [{ path: 'sessionId', message: 'no score submitted' }],
+        });
+      }
       // Under the session's lock no score can arrive, so the counts read with it still hold.
       const { session, coffees: results } = await repo.finalizeSession(ctx.tx, ctx.orgId, current, ctx.principal.credentialId);
       const coffees = results.map((c) => ({

@@ -11,8 +11,9 @@ export type SampleKind = (typeof SAMPLE_KINDS)[number];
 
 /**
  * The attributes of the SCA cupping form (SCA Cupping Protocols, 2004 form), in the form's order, with the
- * column each is stored in. Every one is scored 6.00–10.00 in quarter points here; the total score is
- * their sum, and the final score is the total less the defects penalty.
+ * column each is stored in. Uniformity, clean cup and sweetness are judged per cup (CUP_ATTRIBUTES); the
+ * others are scored 6.00–10.00 in quarter points. The total score is their sum, and the final score is the
+ * total less the defects penalty.
  */
 export const ATTRIBUTES = [
   ['fragranceAroma', 'fragrance_aroma'],
@@ -35,7 +36,21 @@ const attributeScore = z
   .number()
   .refine((v) => v >= 6 && v <= 10 && isQuarter(v), 'must be between 6.00 and 10.00 in quarter points (6.00, 6.25, 6.50, … 10.00)');
 
-export const Scores = strict(Object.fromEntries(ATTRIBUTES.map(([attribute]) => [attribute, attributeScore])) as Record<Attribute, typeof attributeScore>);
+/** Every penalty cups × intensity can make: up to 5 cups, each a taint (2) or, all of them, a fault (4). */
+const DEFECT_PENALTIES: ReadonlySet<number> = new Set([0, 2, 4, 6, 8, 10, 12, 16, 20]);
+
+/** The SCA form's cups per coffee: the per-cup attributes give 2 points for each cup that passes. */
+export const CUPS_PER_COFFEE = 5;
+/** Attributes judged cup by cup: 2 points per passing cup, so 0–10 in steps of 2. */
+export const CUP_ATTRIBUTES: ReadonlySet<Attribute> = new Set(['uniformity', 'cleanCup', 'sweetness']);
+
+const perCupScore = z
+  .number()
+  .refine((v) => Number.isInteger(v) && v >= 0 && v <= 2 * CUPS_PER_COFFEE && v % 2 === 0, 'must be 2 points per passing cup of 5: 0, 2, 4, 6, 8 or 10');
+
+export const Scores = strict(
+  Object.fromEntries(ATTRIBUTES.map(([attribute]) => [attribute, CUP_ATTRIBUTES.has(attribute) ? perCupScore : attributeScore])) as Record<Attribute, typeof attributeScore>,
+);
 export type ScoresInput = z.output<typeof Scores>;
 
 /** A coffee on the table: a green lot, sample, roast batch or roasted lot by id, or an outside coffee by name. */
@@ -78,14 +93,29 @@ export const SubmitCuppingScore = strict({
   /** Who cupped; without it the cupper is the calling credential. A second form by the same cupper replaces the first. */
   cupperName: name.optional(),
   scores: Scores,
-  /** SCA defects: cups × intensity (taint 2, fault 4), 0–20 in quarter points; subtracted from the total. */
+  /**
+   * SCA defects, subtracted from the total: cups × intensity (taint 2, fault 4), so one of 0, 2, 4, 6, 8, 10,
+   * 12, 16, 20. Give it as the penalty or as `defects` (extension), not both.
+   */
   defectsPenalty: z
     .number()
-    .refine((v) => v >= 0 && v <= 20 && isQuarter(v), 'must be between 0 and 20 in quarter points (SCA: cups × intensity 2 or 4)')
-    .default(0),
+    .refine((v) => DEFECT_PENALTIES.has(v), `must be cups (0–${CUPS_PER_COFFEE}) × intensity (taint 2, fault 4): one of ${[...DEFECT_PENALTIES].join(', ')}`)
+    .optional(),
+  /** Extension: the defective cups and their intensity; the penalty is cups × intensity. */
+  defects: strict({
+    cups: z.number().int().min(0).max(CUPS_PER_COFFEE),
+    /** 2: a taint (an off-flavour noticeable but not overwhelming); 4: a fault (one that makes the cup unpleasant). */
+    intensity: z.union([z.literal(2), z.literal(4)], { error: 'must be 2 (taint) or 4 (fault)' }),
+  }).optional(),
   descriptors: z.array(descriptor).max(30).default([]),
   notes: text(4000).optional(),
-});
+})
+  .superRefine((input, ctx) => {
+    if (input.defects !== undefined && input.defectsPenalty !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['defects'], message: 'give defects or defectsPenalty, not both' });
+    }
+  })
+  .transform(({ defects, defectsPenalty, ...rest }) => ({ ...rest, defectsPenalty: defects ? defects.cups * defects.intensity : (defectsPenalty ?? 0) }));
 
 export const GetCuppingTable = strict({
   sessionId: id('sessionId'),

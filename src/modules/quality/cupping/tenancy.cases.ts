@@ -35,6 +35,7 @@ export const cases: TenancyCase[] = [
     expect: 'not_found',
     async arrange(owner) {
       const created = await createSession(owner, { samples: [{ kind: 'outside', name: 'Guest coffee' }] });
+      await score(owner, { sessionSampleId: created.samples[0].sessionSampleId, cupperName: 'Ana' });
       return { input: { sessionId: created.session.id }, secretIds: [created.session.id] };
     },
   },

@@ -8,7 +8,10 @@ import { greenState } from '../../inventory/green/testing.js';
 let counter = 0;
 export const uniqueNumber = (prefix = 'CS') => `${prefix}-${Date.now().toString(36)}-${++counter}`;
 
-/** A form with every attribute at `base` (7.5 unless told), overridden by `scores`. */
+/**
+ * A form with every quarter-point attribute at `base` (7.5 unless told) and every cup passing uniformity, clean
+ * cup and sweetness (10 each), overridden by `scores`: total = 7 × base + 30.
+ */
 export function form(base = 7.5, scores: Record<string, number> = {}): Record<string, number> {
   return {
     fragranceAroma: base,
@@ -17,9 +20,9 @@ export function form(base = 7.5, scores: Record<string, number> = {}): Record<st
     acidity: base,
     body: base,
     balance: base,
-    uniformity: base,
-    cleanCup: base,
-    sweetness: base,
+    uniformity: 10,
+    cleanCup: 10,
+    sweetness: 10,
     overall: base,
     ...scores,
   };
