@@ -21,7 +21,7 @@ async function environment(): Promise<NodeJS.ProcessEnv> {
   return { ...base, DATABASE_URL: database.url, FIRSTCRACK_SECRET_KEY: randomBytes(32).toString('base64') };
 }
 
-test('oauth-client, keys and user commands: JSON answers, secrets once, mistakes are exit 2', async () => {
+test('oauth-client, keys and user commands (memberships added and removed): JSON answers, secrets once, mistakes are exit 2', async () => {
   const env = await environment();
   const run = (...args: string[]) => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env, encoding: 'utf8' });
@@ -60,6 +60,10 @@ test('oauth-client, keys and user commands: JSON answers, secrets once, mistakes
   const { organizationId: secondOrg } = json(run('org', 'create', '--name', 'Second', '--plan', 'pro', '--json'));
   assert.equal(run('user', 'add-membership', '--user', user.userId, '--org', secondOrg, '--role', 'viewer').status, 0);
   refused(run('user', 'add-membership', '--user', 'usr_missing', '--org', secondOrg, '--role', 'viewer'), /No user usr_missing/);
+  const removed = run('user', 'remove-membership', '--user', user.userId, '--org', secondOrg);
+  assert.equal(removed.status, 0, removed.stderr);
+  assert.match(removed.stdout, /no longer a member/);
+  refused(run('user', 'remove-membership', '--user', user.userId, '--org', secondOrg), /is not a member of/);
   refused(run('user', 'reset-password', '--user', user.userId, '--password', 'short'), /12 to 1024/);
   assert.deepEqual(json(run('user', 'reset-password', '--user', user.userId, '--password', 'another long password', '--json')), {});
   assert.match(json(run('user', 'reset-password', '--user', user.userId, '--json')).loginLink, /#loginToken=fcl_/);
