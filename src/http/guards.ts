@@ -19,6 +19,8 @@ export interface Caller {
   principal?: Principal;
   /** The key the request is counted under; absent when this use was counted already (a stream ticket's issue). */
   budgetKey?: string;
+  /** What an authenticator resolved that is not a principal: the OAuth client at the token and introspection endpoints. */
+  subject?: unknown;
 }
 
 /** Turns a request into its caller, or throws the problem (401, 403) that refuses it. */
@@ -126,7 +128,7 @@ export async function limit(
   limiter: RateLimiter,
   key: string,
   points: number,
-  countedPer: 'credential' | 'address',
+  countedPer: string,
   reply: FastifyReply,
   cost = points,
 ): Promise<void> {
