@@ -76,3 +76,21 @@ test('every registered operation is declared completely, and the OpenAPI documen
     assert.ok(doc.webhooks[type]?.post.requestBody.content['application/json'].schema.properties.data, `${type}: its payload is in the document`);
   }
 });
+
+test('every problem code answered anywhere in the service is in PROBLEM_CODES, with the status it is answered with', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const { PROBLEM_CODES } = await import('../src/rpc/problem-codes.js');
+  const root = fileURLToPath(new URL('../src/', import.meta.url));
+  const sources = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.includes('testing'));
+  const answered: [file: string, status: number, code: string][] = [];
+  for (const file of sources) {
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const m of text.matchAll(/new ProblemError\(\s*(\d{3}),\s*'([a-z_]+)'/g)) answered.push([file, Number(m[1]), m[2]]);
+    for (const m of text.matchAll(/\bconflict\(\s*'([a-z_]+)'/g)) answered.push([file, 409, m[1]]);
+  }
+  assert.ok(answered.length > 60, `${answered.length} problems found in the sources`);
+  const stray = answered.filter(([, status, code]) => (PROBLEM_CODES as Record<string, { status: number }>)[code]?.status !== status);
+  assert.deepEqual(stray, [], 'answered codes missing from PROBLEM_CODES or answered with another status');
+});

@@ -132,7 +132,8 @@ export function surfaceProblemCodes(s: Surface): ProblemCode[] {
     const accepted = new Set(s.credentials.map((c) => BEARER_KINDS[c]).filter(Boolean));
     if (!accepted.has('machine_bridge')) codes.add('bridge_token_not_allowed');
     if (accepted.size === 1 && accepted.has('machine_bridge')) codes.add('bridge_token_required');
-    if (accepted.has('user')) (['organization_required', 'organization_not_found'] as const).forEach((c) => codes.add(c));
+    // A user token is resolved in the organization X-Service-Org names before its kind is judged.
+    (['organization_required', 'organization_not_found'] as const).forEach((c) => codes.add(c));
   }
   // The failed-authentication budget (per client address) answers 429 on every surface.
   codes.add('rate_limited');
