@@ -2921,18 +2921,12 @@ export interface Operations {
     output: ProductionSchedule;
   };
   'reporting.generateReport': {
-    input: {
-      kind:
-        | 'traceability_certificate'
-        | 'inventory_valuation'
-        | 'production_summary'
-        | 'quality_summary'
-        | 'cafe_performance';
-      title?: string;
-      parameters?: {
-        [k: string]: unknown | undefined;
-      };
-    };
+    input:
+      | GenerateTraceabilityCertificateInput
+      | GenerateInventoryValuationInput
+      | GenerateProductionSummaryInput
+      | GenerateQualitySummaryInput
+      | GenerateCafePerformanceInput;
     output: Report;
   };
   'reporting.getReport': {
@@ -5543,6 +5537,58 @@ export interface ScheduledBatch {
    * an exact decimal as a string
    */
   expectedLossPct: string;
+}
+export interface GenerateTraceabilityCertificateInput {
+  kind: 'traceability_certificate';
+  title?: string;
+  parameters?: {
+    certificateId?: string;
+    roastedLotId?: string;
+    orderLineId?: string;
+    publicBaseUrl?: string;
+  };
+}
+export interface GenerateInventoryValuationInput {
+  kind: 'inventory_valuation';
+  title?: string;
+  parameters?: {
+    asOf?: string;
+    /**
+     * @minItems 1
+     * @maxItems 100
+     */
+    locationIds?: [string, ...string[]];
+  };
+}
+export interface GenerateProductionSummaryInput {
+  kind: 'production_summary';
+  title?: string;
+  parameters?: {
+    from: string;
+    to: string;
+    locationId?: string;
+  };
+}
+export interface GenerateQualitySummaryInput {
+  kind: 'quality_summary';
+  title?: string;
+  parameters?: {
+    from: string;
+    to: string;
+  };
+}
+export interface GenerateCafePerformanceInput {
+  kind: 'cafe_performance';
+  title?: string;
+  parameters?: {
+    from: string;
+    to: string;
+    /**
+     * @minItems 1
+     * @maxItems 100
+     */
+    siteIds?: [string, ...string[]];
+  };
 }
 export interface Report {
   id: string;
