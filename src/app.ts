@@ -12,6 +12,7 @@ import type { Services } from './rpc/define.js';
 import { telemetryChannel } from './telemetry/http.js';
 import { streamTicket } from './telemetry/tickets.js';
 import { SURFACES } from './http/surfaces.js';
+import { OPERATION_EXAMPLES } from './modules/examples.js';
 import { CONSOLE_DIST } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
@@ -125,6 +126,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           db: databases.service,
           services,
           surfaces: SURFACES,
+          operationExamples: OPERATION_EXAMPLES,
           telemetry,
           shotWriter: shotWriter({ db: databases.service, liveBar: services.liveBar }),
           identity,

@@ -259,7 +259,9 @@ function checkAnswer(s: Surface, reply: FastifyReply, payload: unknown): unknown
   if (status >= 500 || type.startsWith('application/problem+json') || status === 304) return payload;
   const answer = s.answers[status];
   if (!answer) throw new ProblemError(500, 'contract_violation', `${s.name}: answered status ${status}, which it does not declare`);
-  if (answer.schema && /json/.test(type) && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+  // A JSON body is held to its schema; a file that may be of several types (one of them JSON) is bytes.
+  const json = [answer.contentType ?? 'application/json'].flat().every((t) => /json/.test(t));
+  if (answer.schema && json && /json/.test(type) && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
     const result = answer.schema.safeParse(JSON.parse(payload.toString()));
     if (!result.success) {
       throw new ProblemError(500, 'contract_violation', `${s.name}: the ${status} answer does not match its schema: ${result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
@@ -286,6 +288,18 @@ type JsonSchema = Record<string, unknown>;
 
 /** `/c/:token` → `/c/{token}`; a wildcard is the path parameter `path`. */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
+
+/** A surface's parts as JSON Schemas (the typed client's types): path, query, body, and each answer with a body. */
+export function surfaceJsonSchemas(s: Surface) {
+  const answers: Record<string, JsonSchema> = {};
+  for (const [status, answer] of Object.entries(s.answers)) if (answer.schema) answers[status] = jsonSchema(answer.schema, 'output');
+  return {
+    ...(s.params ? { params: jsonSchema(s.params, 'input') } : {}),
+    ...(s.query ? { query: jsonSchema(s.query, 'input') } : {}),
+    ...(s.body ? { body: jsonSchema(s.body.schema, 'input') } : {}),
+    answers,
+  };
+}
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;

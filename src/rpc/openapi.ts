@@ -4,6 +4,7 @@ import { eventCatalog, operations } from './registry.js';
 import type { Operation } from './define.js';
 import { PIPELINE_CODES, PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
 import { surfaceOpenApiPaths, type Surface } from '../http/surface.js';
+import type { OperationExamples } from './examples.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 
@@ -113,8 +114,8 @@ export function hoistDefinitions(schema: JsonSchema, suffix: string, shared: Rec
   return rename(rest) as JsonSchema;
 }
 
-/** The document: every operation, every surface given (src/http/surfaces.ts) and every event. */
-export function buildOpenApi(surfaces: readonly Surface[]) {
+/** The document: every operation (with its example, when given), every surface given (src/http/surfaces.ts) and every event. */
+export function buildOpenApi(surfaces: readonly Surface[], examples: OperationExamples = {}) {
   const named: Record<string, JsonSchema> = {};
   const toComponents = (schema: JsonSchema, suffix: string) => hoistDefinitions(schema, suffix, named, '#/components/schemas/');
   const paths: Record<string, unknown> = {};
@@ -140,12 +141,18 @@ export function buildOpenApi(surfaces: readonly Surface[]) {
       ...(emits.length ? { 'x-emits': emits } : {}),
       security: [{ apiKey: [] }, { oauth2: [op.permission] }, { userSession: [] }],
     };
-    const ok = { '200': { description: 'The result object.', content: { 'application/json': { schema: toComponents(outputJsonSchema(op), '') } } } };
+    const example = examples[op.name];
+    const ok = {
+      '200': {
+        description: 'The result object.',
+        content: { 'application/json': { schema: toComponents(outputJsonSchema(op), ''), ...(example ? { example: example.output } : {}) } },
+      },
+    };
     paths[`/rpc/v1/${op.name}`] = {
       post: {
         ...common,
         parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
-        requestBody: { required: true, content: { 'application/json': { schema } } },
+        requestBody: { required: true, content: { 'application/json': { schema, ...(example ? { example: example.input } : {}) } } },
         responses: { ...ok, ...errorResponses(op) },
       },
       ...(op.get
@@ -154,7 +161,7 @@ export function buildOpenApi(surfaces: readonly Surface[]) {
               ...common,
               operationId: `${op.name}.get`,
               parameters: [
-                { name: 'input', in: 'query', required: false, content: { 'application/json': { schema } } },
+                { name: 'input', in: 'query', required: false, content: { 'application/json': { schema, ...(example ? { example: example.input } : {}) } } },
                 { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
               ],
               responses: { ...ok, '304': { description: 'Not modified since the ETag given.' }, ...errorResponses(op) },
