@@ -12,7 +12,7 @@ import type { Services } from './rpc/define.js';
 import { telemetryChannel } from './telemetry/http.js';
 import { streamTicket } from './telemetry/tickets.js';
 import { SURFACES } from './http/surfaces.js';
-import { OPERATION_EXAMPLES } from './modules/examples.js';
+import { OPERATION_EXAMPLES } from './rpc/operation-examples.js';
 import { CONSOLE_DIST } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';

@@ -51,7 +51,7 @@ test('every registered operation is declared completely, and the OpenAPI documen
   const { operations, eventCatalog } = await import('../src/rpc/registry.js');
   const { buildOpenApi, inputJsonSchema } = await import('../src/rpc/openapi.js');
   const { SURFACES } = await import('../src/http/surfaces.js');
-  const { OPERATION_EXAMPLES } = await import('../src/modules/examples.js');
+  const { OPERATION_EXAMPLES } = await import('../src/rpc/operation-examples.js');
   const doc = buildOpenApi(SURFACES, OPERATION_EXAMPLES) as { paths: Record<string, any>; webhooks: Record<string, any> };
   for (const op of operations) {
     assert.ok(op.summary.length > 0 && !op.summary.includes('\n') && op.summary.length <= 160, `${op.name}: a one-line summary`);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { operations } from '../src/rpc/registry.js';
-import { OPERATION_EXAMPLES } from '../src/modules/examples.js';
+import { OPERATION_EXAMPLES } from '../src/rpc/operation-examples.js';
 import { SURFACES } from '../src/http/surfaces.js';
 
 const issues = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>

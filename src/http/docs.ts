@@ -7,7 +7,7 @@ declare module './surface.js' {
   interface SurfaceDeps {
     /** Every surface the server mounts, which the document describes with the operations. */
     surfaces: readonly Surface[];
-    /** The operations' examples (src/modules/examples.ts). */
+    /** The operations' examples (src/rpc/operation-examples.ts). */
     operationExamples: OperationExamples;
   }
 }
