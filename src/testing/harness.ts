@@ -141,7 +141,6 @@ export async function startTestServer(
     }
     const response = await fetch(url + path, { method, headers, body });
     const text = await response.text();
-    if (process.env.CAPTURE_EXAMPLES && response.status === 200) (await import('node:fs')).appendFileSync(process.env.CAPTURE_EXAMPLES, JSON.stringify({ operation, input, output: JSON.parse(text) }) + '\n');
     return { status: response.status, body: text ? JSON.parse(text) : undefined, text, headers: response.headers };
   };
 
