@@ -1,7 +1,8 @@
 /**
- * Generates clients/typescript/src/operations.ts from the operation registry: for every operation its input
- * type (what a client sends), its answer type (what the service serves), whether it answers GET, and the
- * problem codes it can answer. `npm run generate:client` writes the file; `--check` only compares and exits
+ * Generates clients/typescript/src/operations.ts from the operation registry and the surface declarations: for
+ * every operation its input type (what a client sends), its answer type (what the service serves), whether it
+ * answers GET, and the problem codes it can answer; for every other surface its parts' and answers' types, its
+ * method, path, credentials and problem codes. `npm run generate:client` writes the file; `--check` only compares and exits
  * 1 when the checked-in file is stale (test/client.test.ts does the same on every suite run).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { operations } from '../src/rpc/registry.js';
 import { hoistDefinitions, inputJsonSchema, outputJsonSchema, problemCodesOf } from '../src/rpc/openapi.js';
+import { SURFACES } from '../src/http/surfaces.js';
+import { openApiPath, surfaceJsonSchemas, surfaceProblemCodes } from '../src/http/surface.js';
 
 export const GENERATED_PATH = fileURLToPath(new URL('../clients/typescript/src/operations.ts', import.meta.url));
 
@@ -29,6 +32,19 @@ export async function generateClientSource(): Promise<string> {
       },
     };
   }
+  // The surfaces beside /rpc/v1/, from their declarations: what each takes (path, query, body) and answers, by status.
+  const surfaceProperties: Record<string, Schema> = {};
+  for (const surface of SURFACES) {
+    const { answers, ...parts } = surfaceJsonSchemas(surface);
+    const properties: Record<string, Schema> = Object.fromEntries(Object.entries(parts).map(([part, schema]) => [part, hoist(schema, 'Input', definitions)]));
+    properties.answers = {
+      type: 'object',
+      additionalProperties: false,
+      required: Object.keys(answers),
+      properties: Object.fromEntries(Object.entries(answers).map(([status, schema]) => [status, hoist(schema, '', definitions)])),
+    };
+    surfaceProperties[surface.name] = { type: 'object', additionalProperties: false, required: Object.keys(properties), properties };
+  }
   const root = {
     title: 'Operations',
     description: 'Every operation: what a client sends (`input`) and what the service answers (`output`).',
@@ -36,6 +52,15 @@ export async function generateClientSource(): Promise<string> {
     additionalProperties: false,
     required: operations.map((op) => op.name),
     properties,
+    $defs: definitions,
+  };
+  const surfacesRoot = {
+    title: 'Surfaces',
+    description: 'Every surface beside /rpc/v1/: its path parameters, query and body (`params`, `query`, `body`), and its answers by status.',
+    type: 'object',
+    additionalProperties: false,
+    required: SURFACES.map((s) => s.name),
+    properties: surfaceProperties,
     $defs: definitions,
   };
   const types = await compile(root as JSONSchema, 'Operations', {
@@ -46,6 +71,17 @@ export async function generateClientSource(): Promise<string> {
     style: { singleQuote: true, printWidth: 120 },
   });
 
+  const surfaceTypes = await compile(surfacesRoot as JSONSchema, 'Surfaces', {
+    bannerComment: '',
+    additionalProperties: false,
+    strictIndexSignatures: true,
+    unreachableDefinitions: false,
+    declareExternallyReferenced: false,
+    style: { singleQuote: true, printWidth: 120 },
+  });
+  const surfaceMetadata = Object.fromEntries(
+    SURFACES.map((s) => [s.name, { method: s.method, path: openApiPath(s.path), credentials: s.credentials, errors: surfaceProblemCodes(s) }]),
+  );
   const metadata = Object.fromEntries(
     operations.map((op) => [op.name, { get: op.get, errors: [...problemCodesOf(op).values()].flat() }]),
   );
@@ -62,6 +98,15 @@ export type OperationOutput<N extends OperationName> = Operations[N]['output'];
 export const OPERATIONS = ${JSON.stringify(metadata, null, 2)} as const satisfies Record<OperationName, { get: boolean; errors: readonly string[] }>;
 
 export type OperationErrorCode<N extends OperationName> = (typeof OPERATIONS)[N]['errors'][number];
+
+${surfaceTypes.trim()}
+
+export type SurfaceName = keyof Surfaces;
+
+/** Per surface beside /rpc/v1/: its method and path, the credentials it takes, and every problem \`code\` it can answer. */
+export const SURFACES = ${JSON.stringify(surfaceMetadata, null, 2)} as const satisfies Record<SurfaceName, { method: string; path: string; credentials: readonly string[]; errors: readonly string[] }>;
+
+export type SurfaceErrorCode<N extends SurfaceName> = (typeof SURFACES)[N]['errors'][number];
 `;
 }
 

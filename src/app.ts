@@ -3,22 +3,23 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabases, type Databases } from './db/open.js';
 import { StoredCredentialResolver } from './auth/credentials.js';
-import { API_WINDOWS, openRateLimiterFactory, type RateWindow } from './ratelimit/limiter.js';
+import { openRateLimiterFactory, type RateLimiter, type RateWindow } from './ratelimit/limiter.js';
+import { RATE_BUDGETS, budgetWindows, type BudgetName } from './ratelimit/budgets.js';
 import { buildServer, type ServerDeps } from './http/server.js';
-import { FAILED_AUTH_WINDOWS, failedAuthenticationBudget } from './http/failed-auth.js';
+import { failedAuthenticationBudget } from './http/failed-auth.js';
 import { createBlobStore, createServices } from './services.js';
 import type { Services } from './rpc/define.js';
-import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
-import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
-import { FILE_LINK_WINDOWS, fileRoutes } from './http/signed-files.js';
-import { FILE_FAMILIES } from './http/surfaces.js';
-import { consolePages } from './http/console.js';
+import { telemetryChannel } from './telemetry/http.js';
+import { streamTicket } from './telemetry/tickets.js';
+import { SURFACES } from './http/surfaces.js';
+import { OPERATION_EXAMPLES } from './rpc/operation-examples.js';
+import { CONSOLE_DIST } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
-import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
+import { shotWriter } from './modules/cafe/ingest.js';
 import { configuredKeyEncryption } from './auth/key-encryption.js';
 import { Identity, type Clock } from './modules/identity/authority.js';
-import { identityRoutes, LOGIN_ACCOUNT_WINDOWS, LOGIN_ADDRESS_WINDOWS } from './modules/identity/routes.js';
+import { identityAuthenticators } from './modules/identity/routes.js';
 import { JOBS } from './jobs/catalog.js';
 
 export interface AppOptions {
@@ -71,12 +72,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const jobs = new JobQueue(databases, JOBS, config);
   await jobs.prepare();
   const services = createServices(config, jobs);
-  const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
-  const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS, { leased: true });
-  const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS, { leased: true });
-  const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
-  const downloadLimiter = limiters.limiter('downloads', options.publicPageRateWindows ?? FILE_LINK_WINDOWS);
-  const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
+  // One limiter per budget of the table (src/ratelimit/budgets.ts), with the windows the options override.
+  const windowOverrides: Partial<Record<BudgetName, RateWindow[]>> = {
+    api: options.rateWindows,
+    ingest: options.ingestRateWindows,
+    cafe_ingest: options.cafeIngestRateWindows,
+    public_pages: options.publicPageRateWindows,
+    file_links: options.publicPageRateWindows,
+    failed_auth: options.failedAuthRateWindows,
+    login_account: options.loginWindows?.account,
+    login_address: options.loginWindows?.address,
+  };
+  const budgets = new Map<BudgetName, RateLimiter>();
+  const limiterOf = (budget: BudgetName): RateLimiter => {
+    let limiter = budgets.get(budget);
+    if (!limiter) {
+      const leased = 'leased' in RATE_BUDGETS[budget];
+      limiter = limiters.limiter(budget, windowOverrides[budget] ?? budgetWindows(budget), leased ? { leased } : undefined);
+      budgets.set(budget, limiter);
+    }
+    return limiter;
+  };
+  const rateLimiter = limiterOf('api');
   let server: RunningApp['server'] | undefined;
   const identity = new Identity({
     db: databases.service,
@@ -86,18 +103,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clock: options.clock,
   });
   const resolvers = [new StoredCredentialResolver(databases.service), ...identity.resolvers()];
-  const identityHttp = identityRoutes({
-    identity,
-    apiRateLimiter: rateLimiter,
-    loginAccountLimiter: limiters.limiter('login-account', options.loginWindows?.account ?? LOGIN_ACCOUNT_WINDOWS),
-    loginAddressLimiter: limiters.limiter('login-address', options.loginWindows?.address ?? LOGIN_ADDRESS_WINDOWS),
-  });
-  const telemetry = telemetryRoutes({
+  const telemetry = telemetryChannel({
     db: databases.service,
-    resolvers,
     liveSessions: services.liveSessions,
-    apiRateLimiter: rateLimiter,
-    ingestRateLimiter,
     heartbeatMs: options.streamHeartbeatMs,
     streamCaps: options.streamCaps,
   });
@@ -107,20 +115,34 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimiter,
     services,
     logLevel: config.logLevel,
-    failedAuthentication: failedAuthenticationBudget(failedAuthLimiter),
+    failedAuthentication: failedAuthenticationBudget(limiterOf('failed_auth')),
     receiveTimeouts: options.receiveTimeouts,
     // As many heavy calls at once as there are cores (at least two, so one slow call does not hold up all
     // the others), and never more than the pool less a quarter, which stays with cheap calls. A heavy call
     // holds its turn from reading its body to sending its answer, so this bounds the event loop's share
     // they take, not only their connections. PGlite has one connection and runs one transaction at a time anyway.
     heavyLaneSize: databases.service.kind === 'postgres' ? Math.min(Math.max(2, availableParallelism()), poolLessAQuarter(config.databasePoolSize)) : 1,
+    surfaces: {
+      list: SURFACES,
+      mount: {
+        deps: {
+          db: databases.service,
+          services,
+          surfaces: SURFACES,
+          operationExamples: OPERATION_EXAMPLES,
+          telemetry,
+          shotWriter: shotWriter({ db: databases.service, liveBar: services.liveBar }),
+          identity,
+          consoleDist: CONSOLE_DIST,
+        },
+        resolvers,
+        authenticators: { stream_ticket: streamTicket(databases.service, resolvers), ...identityAuthenticators(identity) },
+        limiter: limiterOf,
+      },
+    },
     plugins: [
-      telemetry,
-      shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
-      certificatePages(databases.service, { limiter: publicPageLimiter }),
-      identityHttp,
-      fileRoutes(databases.service, services.blobs, { limiter: downloadLimiter }, FILE_FAMILIES),
-      consolePages(),
+      // Open streams would hold the server open forever; ending them lets watchers reconnect to another process.
+      (app) => void app.addHook('preClose', async () => telemetry.close()),
       ...(options.plugins ?? []),
     ],
   });

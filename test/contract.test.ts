@@ -50,7 +50,9 @@ test('a problem code the operation does not declare, or an unknown one, is a con
 test('every registered operation is declared completely, and the OpenAPI document carries it', async () => {
   const { operations, eventCatalog } = await import('../src/rpc/registry.js');
   const { buildOpenApi, inputJsonSchema } = await import('../src/rpc/openapi.js');
-  const doc = buildOpenApi() as { paths: Record<string, any>; webhooks: Record<string, any> };
+  const { SURFACES } = await import('../src/http/surfaces.js');
+  const { OPERATION_EXAMPLES } = await import('../src/rpc/operation-examples.js');
+  const doc = buildOpenApi(SURFACES, OPERATION_EXAMPLES) as { paths: Record<string, any>; webhooks: Record<string, any> };
   for (const op of operations) {
     assert.ok(op.summary.length > 0 && !op.summary.includes('\n') && op.summary.length <= 160, `${op.name}: a one-line summary`);
     assert.ok(op.description.trim().length > 0, `${op.name}: a description`);
@@ -74,4 +76,22 @@ test('every registered operation is declared completely, and the OpenAPI documen
     assert.ok(event.summary.length > 0 && event.emittedBy.length > 0, `${type}: summary and emitters`);
     assert.ok(doc.webhooks[type]?.post.requestBody.content['application/json'].schema.properties.data, `${type}: its payload is in the document`);
   }
+});
+
+test('every problem code answered anywhere in the service is in PROBLEM_CODES, with the status it is answered with', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const { PROBLEM_CODES } = await import('../src/rpc/problem-codes.js');
+  const root = fileURLToPath(new URL('../src/', import.meta.url));
+  const sources = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.includes('testing'));
+  const answered: [file: string, status: number, code: string][] = [];
+  for (const file of sources) {
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const m of text.matchAll(/new ProblemError\(\s*(\d{3}),\s*'([a-z_]+)'/g)) answered.push([file, Number(m[1]), m[2]]);
+    for (const m of text.matchAll(/\bconflict\(\s*'([a-z_]+)'/g)) answered.push([file, 409, m[1]]);
+  }
+  assert.ok(answered.length > 60, `${answered.length} problems found in the sources`);
+  const stray = answered.filter(([, status, code]) => (PROBLEM_CODES as Record<string, { status: number }>)[code]?.status !== status);
+  assert.deepEqual(stray, [], 'answered codes missing from PROBLEM_CODES or answered with another status');
 });

@@ -4,14 +4,15 @@ import type { Permission } from './permissions.js';
 import { PLAN_TERMS, type Module } from './plans.js';
 
 /**
- * The plan must enable the module and the credential must hold the permission. Checked in one place, the
+ * The plan must enable the module and the credential must hold the permission (when one is named: a machine
+ * token holds none, and its surfaces need only the module). Checked in one place, the
  * guard chain's grant step (src/http/guards.ts), for every operation and every surface that requires it.
  */
-export function requireGrant(principal: Principal, module: Module, permission: Permission): void {
+export function requireGrant(principal: Principal, module: Module, permission?: Permission): void {
   if (!PLAN_TERMS[principal.plan].modules.has(module)) {
     throw new ProblemError(403, 'module_not_enabled', `The ${module} module is not enabled on the ${principal.plan} plan.`, { module });
   }
-  if (!principal.permissions.has(permission)) {
+  if (permission !== undefined && !principal.permissions.has(permission)) {
     // RFC 6750 §3.1: the scope a token would need is named, for OAuth clients that ask for a narrower token.
     throw new ProblemError(403, 'permission_denied', `This credential lacks the permission ${permission}.`, { permission }, {
       'WWW-Authenticate': `Bearer realm="firstcrack", error="insufficient_scope", scope="${permission}"`,

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { consolePages } from './console.js';
+import { consoleSurfaces } from './console.js';
+import { mountSurfaces, type SurfaceDeps } from './surface.js';
 
 /** A console build of two files, served by the plugin alone. */
 async function served(t: { after: (fn: () => unknown) => void }, build = true) {
@@ -15,7 +16,7 @@ async function served(t: { after: (fn: () => unknown) => void }, build = true) {
     writeFileSync(join(dist, 'assets', 'index-abc.js'), 'console.log(1)');
   }
   const app = Fastify();
-  await consolePages(dist)(app);
+  await mountSurfaces(app, consoleSurfaces, { deps: { consoleDist: dist } as SurfaceDeps, resolvers: [], authenticators: {}, limiter: () => { throw new Error('the console is not counted'); } });
   t.after(async () => {
     await app.close();
     rmSync(dist, { recursive: true, force: true });

@@ -1,4 +1,59 @@
-import type { buildOpenApi } from '../rpc/openapi.js';
+import { z } from 'zod';
+import { buildOpenApi } from '../rpc/openapi.js';
+import type { OperationExamples } from '../rpc/examples.js';
+import { defineSurface, type Surface } from './surface.js';
+
+declare module './surface.js' {
+  interface SurfaceDeps {
+    /** Every surface the server mounts, which the document describes with the operations. */
+    surfaces: readonly Surface[];
+    /** The operations' examples (src/rpc/operation-examples.ts). */
+    operationExamples: OperationExamples;
+  }
+}
+
+/** The document and its page, built once per list of surfaces (they never change while a process runs). */
+const built = new WeakMap<readonly Surface[], { document: ReturnType<typeof buildOpenApi>; page: string }>();
+function documentOf({ surfaces, operationExamples }: { surfaces: readonly Surface[]; operationExamples: OperationExamples }) {
+  let entry = built.get(surfaces);
+  if (!entry) {
+    const document = buildOpenApi(surfaces, operationExamples);
+    entry = { document, page: renderDocsPage(document) };
+    built.set(surfaces, entry);
+  }
+  return entry;
+}
+
+export const docsSurfaces = [
+  defineSurface({
+    name: 'docs.openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    tag: 'docs',
+    summary: 'This document: the OpenAPI 3.1 description of every operation, surface and event.',
+    description: 'No credential. Built from the declarations of operations, surfaces and events, so it cannot drift from what is served.',
+    credentials: ['none'],
+    rate: [],
+    answers: { 200: { description: 'The OpenAPI document.', schema: z.looseObject({ openapi: z.literal('3.1.0') }) } },
+    errors: [],
+    examples: { answers: { 200: { openapi: '3.1.0', info: { title: 'Firstcrack API', version: '1.0.0' }, paths: {} } } },
+    handler: async (_request, reply, { deps }) => reply.send(documentOf(deps).document),
+  }),
+  defineSurface({
+    name: 'docs.reference',
+    method: 'GET',
+    path: '/docs',
+    tag: 'docs',
+    summary: 'The API reference as one HTML page, rendered from this document, with no script and no external asset.',
+    description: 'No credential.',
+    credentials: ['none'],
+    rate: [],
+    answers: { 200: { description: 'The reference page.', contentType: 'text/html', schema: z.string() } },
+    errors: [],
+    examples: { answers: { 200: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Firstcrack API reference</title>…' } },
+    handler: async (_request, reply, { deps }) => reply.type('text/html; charset=utf-8').send(documentOf(deps).page),
+  }),
+];
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** Escaped prose with its `code spans` rendered as code. */
@@ -20,6 +75,7 @@ export function renderDocsPage(doc: ReturnType<typeof buildOpenApi>): string {
   <p>${prose(post.summary)}</p><p class="meta">${prose(post.description).replaceAll('\n\n', '</p><p class="meta">')}</p>
   <details><summary>Input schema</summary>${schemaBlock(post.requestBody.content['application/json'].schema)}</details>
   <details><summary>Answer schema</summary>${schemaBlock(post.responses['200'].content!['application/json'].schema)}</details>
+  <details><summary>Example</summary><h4>Input</h4>${mediaExamples(post.requestBody.content)}<h4>Answer</h4>${mediaExamples(post.responses['200'].content)}</details>
   <details><summary>Problems it can answer</summary><ul>${problems}</ul></details>
 </section>`;
     const tag = post.tags[0];
@@ -55,8 +111,8 @@ interface RpcOperation {
   tags: string[];
   summary: string;
   description: string;
-  requestBody: { content: Record<string, { schema: unknown }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+  requestBody: { content: Record<string, MediaType> };
+  responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
 }
 
 /** A schema as JSON, its references to named schemas linked to their sections. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
 import { ProblemError } from '../rpc/errors.js';
 
 /**
@@ -7,9 +7,9 @@ import { ProblemError } from '../rpc/errors.js';
  * most as often as the budget allows; the failure past it is answered 429 (with Retry-After) instead, and so
  * is everything the address sends until the window has passed, without looking its credentials up. Counted in Redis when REDIS_URL is
  * set, so the budget is shared by every API process; each process then remembers the block locally, so a
- * blocked flood costs neither a credential lookup nor a Redis round trip per request.
+ * blocked flood costs neither a credential lookup nor a Redis round trip per request. Its windows are the
+ * `failed_auth` budget (src/ratelimit/budgets.ts).
  */
-export const FAILED_AUTH_WINDOWS: RateWindow[] = [{ name: 'failed_auth', points: 30, seconds: 60 }];
 
 /** Blocked addresses remembered per process; past this many, expired ones are swept on the next block. */
 const SWEEP_AT = 10_000;

@@ -8,9 +8,9 @@ import { ProblemError } from '../rpc/errors.js';
 
 /**
  * The one guard chain every HTTP surface runs before it does any work: authenticate → limit → grant.
- * /rpc/v1/, /ingest/v1/, /stream/v1/ (and its tickets) and the public certificate pages each compose it with
- * their own parameters: which credentials they take, which budget they draw on, what must be granted. No
- * surface checks a credential, counts a request or checks a permission any other way.
+ * /rpc/v1/ composes it here (guardChain); every other surface's is built from its declaration (src/http/surface.ts:
+ * the credentials it takes, the budgets it draws on, what must be granted). No surface checks a credential,
+ * counts a request or checks a permission any other way.
  */
 
 /** Who a request is counted and granted as, once authenticated. */
@@ -19,6 +19,8 @@ export interface Caller {
   principal?: Principal;
   /** The key the request is counted under; absent when this use was counted already (a stream ticket's issue). */
   budgetKey?: string;
+  /** What an authenticator resolved that is not a principal: the OAuth client at the token and introspection endpoints. */
+  subject?: unknown;
 }
 
 /** Turns a request into its caller, or throws the problem (401, 403) that refuses it. */
@@ -61,9 +63,6 @@ export function guardChain<R extends FastifyRequest = FastifyRequest>(chain: Gua
     return caller;
   };
 }
-
-/** Nothing to grant beyond authentication. */
-export const noGrant = () => null;
 
 // ---------------------------------------------------------------------------------------------------
 // Authentication: the kinds of caller a surface can take.
@@ -126,7 +125,7 @@ export async function limit(
   limiter: RateLimiter,
   key: string,
   points: number,
-  countedPer: 'credential' | 'address',
+  countedPer: string,
   reply: FastifyReply,
   cost = points,
 ): Promise<void> {

@@ -1,59 +1,51 @@
-import type { FastifyInstance } from 'fastify';
-import type { Database } from '../db/client.js';
+import { z } from 'zod';
+import { defineSurface } from './surface.js';
 
 /**
  * Liveness and readiness for load balancers and orchestrators: no credential, not counted, nothing but
  * the process (/healthz) and its database (/readyz).
  */
-export function healthRoutes(db: Database) {
-  return (app: FastifyInstance) => {
-    app.get('/healthz', async () => ({ status: 'ok' }));
-    app.get('/readyz', async (_request, reply) => {
+
+const Live = z.strictObject({ status: z.literal('ok') });
+const Ready = z.strictObject({ status: z.enum(['ready', 'unavailable']), database: z.enum(['ok', 'unreachable']) });
+
+export const healthSurfaces = [
+  defineSurface({
+    name: 'health.live',
+    method: 'GET',
+    path: '/healthz',
+    tag: 'health',
+    summary: 'Liveness: the process answers HTTP.',
+    description: 'No credential. Answers 200 as long as the process runs; it does not touch the database.',
+    credentials: ['none'],
+    rate: [],
+    answers: { 200: { description: 'The process is up.', schema: Live } },
+    errors: [],
+    examples: { answers: { 200: { status: 'ok' } } },
+    handler: async (_request, reply) => reply.send({ status: 'ok' }),
+  }),
+  defineSurface({
+    name: 'health.ready',
+    method: 'GET',
+    path: '/readyz',
+    tag: 'health',
+    summary: 'Readiness: the process can reach its database and take requests.',
+    description: 'No credential. Runs one query against the database; a load balancer sends traffic only while this answers 200.',
+    credentials: ['none'],
+    rate: [],
+    answers: {
+      200: { description: 'Ready to take requests.', schema: Ready },
+      503: { description: 'The database does not answer; send no traffic here.', schema: Ready },
+    },
+    errors: [],
+    examples: { answers: { 200: { status: 'ready', database: 'ok' }, 503: { status: 'unavailable', database: 'unreachable' } } },
+    handler: async (_request, reply, { deps }) => {
       try {
-        await db.query('select 1');
-        return { status: 'ready', database: 'ok' };
+        await deps.db.query('select 1');
+        return reply.send({ status: 'ready', database: 'ok' });
       } catch {
         return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
       }
-    });
-  };
-}
-
-/** /healthz and /readyz in the OpenAPI document. */
-export function healthOpenApiPaths(): Record<string, unknown> {
-  const tags = ['health'];
-  const answer = (description: string, example: Record<string, string>) => ({
-    description,
-    content: {
-      'application/json': {
-        schema: { type: 'object', required: Object.keys(example), properties: Object.fromEntries(Object.keys(example).map((k) => [k, { type: 'string' }])) },
-        example,
-      },
     },
-  });
-  return {
-    '/healthz': {
-      get: {
-        operationId: 'health.live',
-        tags,
-        summary: 'Liveness: the process answers HTTP.',
-        description: 'No credential, not rate limited. Answers 200 as long as the process runs; it does not touch the database.',
-        security: [],
-        responses: { '200': answer('The process is up.', { status: 'ok' }) },
-      },
-    },
-    '/readyz': {
-      get: {
-        operationId: 'health.ready',
-        tags,
-        summary: 'Readiness: the process can reach its database and take requests.',
-        description: 'No credential, not rate limited. Runs one query against the database; a load balancer sends traffic only while this answers 200.',
-        security: [],
-        responses: {
-          '200': answer('Ready to take requests.', { status: 'ready', database: 'ok' }),
-          '503': answer('The database does not answer; send no traffic here.', { status: 'unavailable', database: 'unreachable' }),
-        },
-      },
-    },
-  };
-}
+  }),
+];

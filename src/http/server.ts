@@ -11,11 +11,9 @@ import type { Operation, Services } from '../rpc/define.js';
 import { ProblemError, malformedJson } from '../rpc/errors.js';
 import { registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
-import { buildOpenApi } from '../rpc/openapi.js';
-import { renderDocsPage } from './docs.js';
 import { FairLane } from './fair-lane.js';
 import { API_CALLERS, bearerCredential, guardChain, limit } from './guards.js';
-import { healthRoutes } from './health.js';
+import { mountSurfaces, type Surface, type SurfaceMount } from './surface.js';
 import { MAX_BODY_BYTES, bodyTooLarge, sendProblem, toProblem } from './problems.js';
 import { receiveBounds, type ReceiveTimeouts } from './slow-clients.js';
 
@@ -31,7 +29,9 @@ export interface ServerDeps {
   failedAuthentication?: (app: FastifyInstance) => void;
   /** How long a client may take to send a request (src/http/slow-clients.ts); RECEIVE_TIMEOUTS by default. */
   receiveTimeouts?: ReceiveTimeouts;
-  /** Extra routes mounted by later parts (telemetry ingest, stream, public pages, benchmarks). */
+  /** The surfaces beside /rpc/v1/ and what their guards and handlers reach. */
+  surfaces?: { list: readonly Surface[]; mount: SurfaceMount };
+  /** Extra routes (benchmarks' bare baselines) and hooks. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[];
 }
 
@@ -118,13 +118,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     sendProblem(reply, new ProblemError(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
 
-  healthRoutes(deps.db)(app);
-
-  const openApi = buildOpenApi();
-  const docsPage = renderDocsPage(openApi);
-  app.get('/openapi.json', async () => openApi);
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
-
   await app.register(async (rpc) => {
     const operations = new WeakMap<FastifyRequest, Operation>();
     /** What each request was priced at on admission, before its body was read (and a GET's input, read for it). */
@@ -187,6 +180,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     rpc.route({ method: ['PUT', 'PATCH', 'DELETE'], url: '/rpc/v1/:operation', handler: handle });
   });
 
+  // Every other surface, as declared (src/http/surfaces.ts), each behind its own guard chain.
+  if (deps.surfaces) await mountSurfaces(app, deps.surfaces.list, deps.surfaces.mount);
   for (const plugin of deps.plugins ?? []) await plugin(app);
   return app;
 }

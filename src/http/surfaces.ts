@@ -1,28 +1,29 @@
-import { healthOpenApiPaths } from './health.js';
-import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
-import { certificatePagesOpenApiPaths } from '../modules/traceability/public-page.js';
+import type { Surface } from './surface.js';
+import { healthSurfaces } from './health.js';
+import { docsSurfaces } from './docs.js';
+import { consoleSurfaces } from './console.js';
+import { fileSurface, type FileFamily } from './signed-files.js';
+import { telemetrySurfaces } from '../telemetry/surfaces.js';
+import { certificatePageSurfaces } from '../modules/traceability/public-page.js';
 import { reportFiles } from '../modules/reporting/downloads.js';
 import { curveFiles } from '../modules/production/roast/curve-files.js';
-import { fileRoutesOpenApiPaths, type FileFamily } from './signed-files.js';
-import { consoleOpenApiPaths } from './console.js';
-import { shotIngestOpenApiPaths } from '../modules/cafe/ingest.js';
-import { identityOpenApiPaths } from '../modules/identity/openapi.js';
+import { shotIngestSurface } from '../modules/cafe/ingest.js';
+import { identitySurfaces } from '../modules/identity/routes.js';
 
 /** Stored files served through signed links (src/http/signed-files.ts). */
 export const FILE_FAMILIES: FileFamily[] = [reportFiles, curveFiles];
 
 /**
- * The OpenAPI paths of every HTTP surface that is not an RPC operation. Each surface documents itself beside
- * its routes; this list is what the document merges (src/rpc/openapi.ts).
+ * Every HTTP surface that is not an RPC operation, each declared once beside its work (defineSurface):
+ * the server mounts them, the OpenAPI document, the contract check and the typed client read them.
  */
-export function surfaceOpenApiPaths(): Record<string, unknown> {
-  return {
-    ...healthOpenApiPaths(),
-    ...telemetryOpenApiPaths(),
-    ...certificatePagesOpenApiPaths(),
-    ...shotIngestOpenApiPaths(),
-    ...identityOpenApiPaths(),
-    ...fileRoutesOpenApiPaths(FILE_FAMILIES),
-    ...consoleOpenApiPaths(),
-  };
-}
+export const SURFACES: readonly Surface[] = [
+  ...healthSurfaces,
+  ...docsSurfaces,
+  ...telemetrySurfaces,
+  ...certificatePageSurfaces,
+  shotIngestSurface,
+  ...identitySurfaces,
+  ...FILE_FAMILIES.map(fileSurface),
+  ...consoleSurfaces,
+];

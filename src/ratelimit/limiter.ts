@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Redis } from 'ioredis';
 import { batchPerTask } from '../lib/coalesce.js';
+import { budgetWindows } from './budgets.js';
 
 export interface RateWindow {
   name: string;
@@ -8,11 +9,8 @@ export interface RateWindow {
   seconds: number;
 }
 
-/** The specification's API budget: both windows are checked together, per credential. */
-export const API_WINDOWS: RateWindow[] = [
-  { name: 'burst', points: 60, seconds: 10 },
-  { name: 'sustained', points: 300, seconds: 60 },
-];
+/** The specification's API budget (RATE_BUDGETS.api): both windows are checked together, per credential. */
+export const API_WINDOWS: RateWindow[] = budgetWindows('api');
 
 export interface RateDecision {
   allowed: boolean;

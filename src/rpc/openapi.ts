@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { eventCatalog, operations } from './registry.js';
 import type { Operation } from './define.js';
 import { PIPELINE_CODES, PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
-import { surfaceOpenApiPaths } from '../http/surfaces.js';
+import { surfaceOpenApiPaths, type Surface } from '../http/surface.js';
+import type { OperationExamples } from './examples.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 
@@ -52,8 +53,12 @@ function eventWebhooks(toComponents: (schema: Record<string, unknown>, suffix: s
     const data = toComponents(payload, '');
     webhooks[event.type] = {
       post: {
+        operationId: `event.${event.type}`,
+        tags: ['events'],
         summary: event.summary,
-        description: `Emitted by ${event.emittedBy.map((name) => `\`${name}\``).join(', ')}.`,
+        description: `Emitted by ${event.emittedBy.map((name) => `\`${name}\``).join(', ')}. Sent with \`service-event-id\`, \`service-timestamp\` and \`service-signature\` (\`v1,<base64 HMAC-SHA256 of "<timestamp>.<body>">\` under the endpoint's signing secret).`,
+        // The service calls the subscriber: the request carries a signature, not a credential the subscriber issued.
+        security: [],
         requestBody: {
           content: {
             'application/json': {
@@ -109,7 +114,8 @@ export function hoistDefinitions(schema: JsonSchema, suffix: string, shared: Rec
   return rename(rest) as JsonSchema;
 }
 
-export function buildOpenApi() {
+/** The document: every operation (with its example, when given), every surface given (src/http/surfaces.ts) and every event. */
+export function buildOpenApi(surfaces: readonly Surface[], examples: OperationExamples = {}) {
   const named: Record<string, JsonSchema> = {};
   const toComponents = (schema: JsonSchema, suffix: string) => hoistDefinitions(schema, suffix, named, '#/components/schemas/');
   const paths: Record<string, unknown> = {};
@@ -135,12 +141,18 @@ export function buildOpenApi() {
       ...(emits.length ? { 'x-emits': emits } : {}),
       security: [{ apiKey: [] }, { oauth2: [op.permission] }, { userSession: [] }],
     };
-    const ok = { '200': { description: 'The result object.', content: { 'application/json': { schema: toComponents(outputJsonSchema(op), '') } } } };
+    const example = examples[op.name];
+    const ok = {
+      '200': {
+        description: 'The result object.',
+        content: { 'application/json': { schema: toComponents(outputJsonSchema(op), ''), ...(example ? { example: example.output } : {}) } },
+      },
+    };
     paths[`/rpc/v1/${op.name}`] = {
       post: {
         ...common,
         parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
-        requestBody: { required: true, content: { 'application/json': { schema } } },
+        requestBody: { required: true, content: { 'application/json': { schema, ...(example ? { example: example.input } : {}) } } },
         responses: { ...ok, ...errorResponses(op) },
       },
       ...(op.get
@@ -149,7 +161,7 @@ export function buildOpenApi() {
               ...common,
               operationId: `${op.name}.get`,
               parameters: [
-                { name: 'input', in: 'query', required: false, content: { 'application/json': { schema } } },
+                { name: 'input', in: 'query', required: false, content: { 'application/json': { schema, ...(example ? { example: example.input } : {}) } } },
                 { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
               ],
               responses: { ...ok, '304': { description: 'Not modified since the ETag given.' }, ...errorResponses(op) },
@@ -158,8 +170,19 @@ export function buildOpenApi() {
         : {}),
     };
   }
-  // The surfaces that are not RPC (health, telemetry ingest and stream, public pages) document themselves.
-  Object.assign(paths, surfaceOpenApiPaths());
+  // The surfaces that are not RPC are documented from their declarations.
+  Object.assign(paths, surfaceOpenApiPaths(surfaces, (schema) => toComponents(schema, '')));
+  // Each tag with what it holds: a namespace's operations, or the paths of the surfaces tagged with it.
+  const tagged = new Map<string, Set<string>>();
+  for (const [path, item] of Object.entries(paths)) {
+    for (const op of Object.values(item as Record<string, { tags: string[] }>)) {
+      for (const tag of op.tags) tagged.set(tag, (tagged.get(tag) ?? new Set()).add(path.startsWith('/rpc/v1/') ? '/rpc/v1/' : path));
+    }
+  }
+  const tags = [...tagged].map(([name, held]) => ({
+    name,
+    description: held.has('/rpc/v1/') ? `The \`${name}.*\` operations.` : `Beside /rpc/v1/: ${[...held].map((p) => `\`${p}\``).join(', ')}.`,
+  }));
   return {
     openapi: '3.1.0',
     info: {
@@ -167,8 +190,10 @@ export function buildOpenApi() {
       version: '1.0.0',
       description:
         'Operations for coffee roasting businesses. Every operation is `POST /rpc/v1/<namespace.operation>` with a JSON body; read operations also answer GET with `?input=<URL-encoded JSON>`. Errors are RFC 9457 problem+json with a stable `code`.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/' }],
+    tags: [...tags, { name: 'events', description: 'What a webhook endpoint receives, per event type.' }],
     paths,
     webhooks: eventWebhooks(toComponents),
     components: {

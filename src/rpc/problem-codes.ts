@@ -20,11 +20,24 @@ export const PROBLEM_CODES = {
   unknown_operation: { status: 404, meaning: 'There is no operation of that name.' },
   method_not_allowed: { status: 405, meaning: 'GET on a POST-only operation (see `Allow`).' },
   idempotency_key_in_flight: { status: 409, meaning: 'A request with this Idempotency-Key is still being processed.' },
+  request_timeout: { status: 408, meaning: 'The request’s headers (10 s) or whole request (60 s) did not arrive in time; the connection is closed.' },
   body_too_large: { status: 413, meaning: 'The body exceeds 1 MiB (or its Content-Length announces more).' },
   request_too_costly: { status: 413, meaning: 'The request costs more rate-limit points than a whole window holds: it could never be admitted.' },
   unsupported_media_type: { status: 415, meaning: 'The body is not application/json.' },
   idempotency_key_reused: { status: 422, meaning: 'This Idempotency-Key was used with a different body.' },
   rate_limited: { status: 429, meaning: 'Over the credential’s budget; retry after `Retry-After` seconds.' },
+  bad_request: { status: 400, meaning: 'A request the HTTP server refused before any route read it (a malformed URL or header).' },
+  route_not_found: { status: 404, meaning: 'No route answers this method and path.' },
+  internal_error: { status: 500, meaning: 'Something went wrong on the service’s side; the request changed nothing.' },
+  contract_violation: { status: 500, meaning: 'Only while the suite runs: an answer, event or problem broke its declaration.' },
+
+  // Answers of the surfaces beside /rpc/v1/ (src/http/surface.ts).
+  bridge_token_required: { status: 403, meaning: 'This is posted with the machine’s own token (`fcb_…`), not an API key or another credential.' },
+  wrong_machine: { status: 403, meaning: 'The machine token belongs to another machine than the one the request names or roasts on.' },
+  too_many_streams: { status: 429, meaning: 'Too many open streams for this credential or organization; close one first (`Retry-After`).' },
+  invalid_last_event_id: { status: 400, meaning: 'Last-Event-ID (or `lastEventId`) is not the id of a message of this stream.' },
+  user_session_not_allowed: { status: 403, meaning: 'A user session is not taken here (stream tickets): the console calls with its own Authorization and X-Service-Org.' },
+  console_not_built: { status: 503, meaning: 'The web console has not been built (`npm run build:web`).' },
 
   // Answers an operation declares in its `errors`.
   not_found: { status: 404, meaning: 'A record named in the input does not exist in this organization (another organization’s id answers the same).' },

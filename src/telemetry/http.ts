@@ -1,9 +1,9 @@
 import type { Socket } from 'node:net';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { endedSources, type CredentialResolver, type CredentialSource, type Principal } from '../auth/credentials.js';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { endedSources, type CredentialSource, type Principal } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
-import { API_CALLERS, bearerCredential, guardChain, limit, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
-import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
+import { limit } from '../http/guards.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
 import { offThread } from '../lib/off-thread.js';
 import { ProblemError, conflict, invalidInput, malformedJson, notFound, type FieldError } from '../rpc/errors.js';
 import { fieldErrors, id, strict } from '../rpc/schemas.js';
@@ -11,7 +11,7 @@ import type { Frames, LiveRun } from './frames.js';
 import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveSessionInfo, type LiveSessionStore, type PostText } from './live.js';
 import type { PostCheck } from './post-check-task.js';
 import { checkTelemetryPost } from './schemas.js';
-import { issueStreamTicket, streamTicket } from './tickets.js';
+import { issueStreamTicket } from './tickets.js';
 
 /**
  * The telemetry channel (DESIGN.md, "The telemetry channel"): machine bridges post samples to
@@ -19,16 +19,6 @@ import { issueStreamTicket, streamTicket } from './tickets.js';
  * live session is the source of truth for a batch being roasted, so the hot path is credential (cached),
  * rate limit, one session lookup and the append, with no database transaction.
  */
-
-/**
- * The ingest budget, per bridge token, separate from the API's (which it never draws on). A bridge posting
- * every 100 ms (10 Hz, the fastest loggers) makes 600 posts a minute: the sustained window leaves it double
- * that, and the burst window lets it catch up on a backlog at 30 posts a second after a network outage.
- */
-export const INGEST_WINDOWS: RateWindow[] = [
-  { name: 'burst', points: 300, seconds: 10 },
-  { name: 'sustained', points: 1200, seconds: 60 },
-];
 
 /**
  * A post draws a point per started INGEST_POINT_BYTES of its body: a bridge's usual post (a few samples) one,
@@ -40,7 +30,7 @@ export const INGEST_WINDOWS: RateWindow[] = [
  */
 export const INGEST_POINT_BYTES = 8 * 1024;
 export const ingestPostPoints = (bytes: number) => Math.max(1, Math.ceil(bytes / INGEST_POINT_BYTES));
-const announcedPoints = (request: FastifyRequest) => ingestPostPoints(Number(request.headers['content-length']) || 0);
+export const announcedPoints = (request: FastifyRequest) => ingestPostPoints(Number(request.headers['content-length']) || 0);
 
 /** Comments on an idle stream keep proxies and load balancers from closing it. */
 export const HEARTBEAT_MS = 15_000;
@@ -65,14 +55,10 @@ export const STREAM_CREDENTIAL_CHECK_MS = 2_000;
 /** At most this many field errors are listed for one refused post (a post can hold 2,000 bad samples). */
 const MAX_LISTED_ERRORS = 50;
 
-export interface TelemetryRoutesDeps {
+export interface TelemetryChannelDeps {
   /** The service database (row-level security per organization). */
   db: Database;
-  resolvers: CredentialResolver[];
   liveSessions: LiveSessionStore;
-  /** The API's budget: opening a stream and asking for a ticket are API requests. */
-  apiRateLimiter: RateLimiter;
-  ingestRateLimiter: RateLimiter;
   heartbeatMs?: number;
   /** Open streams per credential and per organization in this process; MAX_STREAMS_PER_CREDENTIAL and MAX_STREAMS_PER_ORGANIZATION by default. */
   streamCaps?: { perCredential: number; perOrganization: number };
@@ -80,34 +66,24 @@ export interface TelemetryRoutesDeps {
 
 type BatchRequest = FastifyRequest<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>;
 
+declare module '../http/surface.js' {
+  interface SurfaceDeps {
+    /** The telemetry channel's open streams and the work behind its surfaces (src/telemetry/surfaces.ts), one per app. */
+    telemetry: TelemetryChannel;
+  }
+}
+
+export type TelemetryChannel = ReturnType<typeof telemetryChannel>;
+
 const batchIdSchema = id('batchId');
-
-/** Telemetry is posted only with a machine's bridge token; which machine is checked against the batch's session. */
-const MACHINE_BRIDGES: BearerPolicy = {
-  accepts: (kind) => kind === 'machine_bridge',
-  refusal: () => new ProblemError(403, 'bridge_token_required', 'Telemetry is posted with the machine’s bridge token (fcb_…), not an API key.'),
-};
-
-
-/**
- * A stream ticket is for a browser's EventSource holding an API key or an OAuth token. A console user's
- * session reads the stream with fetch, sending Authorization and X-Service-Org like every call, so it is
- * never exchanged for a ticket (a bearer secret that ends up in URLs).
- */
-const TICKET_HOLDERS: BearerPolicy = {
-  accepts: (kind) => API_CALLERS.accepts(kind) && kind !== 'user',
-  refusal: (kind) =>
-    kind === 'user'
-      ? new ProblemError(403, 'user_session_not_allowed', 'A user session is not issued stream tickets: open the stream with the session in Authorization and X-Service-Org.')
-      : API_CALLERS.refusal(kind),
-};
-
-/** Watching a batch, live or through a ticket, is reading the roast. */
-const READ_ROASTS: Requirement = { module: 'roasting', permission: 'production.roast.read' };
 
 const resumeIdPattern = /^\d{1,15}$/;
 
-export function telemetryRoutes(deps: TelemetryRoutesDeps) {
+/**
+ * The work behind the telemetry surfaces, once they are admitted (their guards are declared in
+ * src/telemetry/surfaces.ts): the post's store, the ticket's issue, the stream and its watchers.
+ */
+export function telemetryChannel(deps: TelemetryChannelDeps) {
   const heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
   const { perCredential, perOrganization } = deps.streamCaps ?? { perCredential: MAX_STREAMS_PER_CREDENTIAL, perOrganization: MAX_STREAMS_PER_ORGANIZATION };
   const watchers = new Set<Watcher>();
@@ -179,134 +155,107 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
     return conflict('batch_not_live', detail, { state });
   }
 
-  // The guard chain (src/http/guards.ts) as each route composes it.
-  const apiCaller = bearerCredential(deps.resolvers, API_CALLERS);
-  const admitBridge = guardChain({
-    authenticate: bearerCredential(deps.resolvers, MACHINE_BRIDGES),
-    limiter: deps.ingestRateLimiter,
-    grant: noGrant,
-    points: announcedPoints,
-  });
-  // An API key or an OAuth token may ask for a ticket: it keeps the credential's permissions as they were at issue.
-  const admitTicketRequest = guardChain({ authenticate: bearerCredential(deps.resolvers, TICKET_HOLDERS), limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
-  // An API credential in Authorization (counted against the API budget), or a stream ticket for a browser's
-  // EventSource: the ticket's issue was counted, so redeeming it is not counted again.
-  const ticketCaller = streamTicket(deps.db, deps.resolvers);
-  const watcherCaller: Authenticate = (request) => {
-    const usesTicket = request.headers.authorization === undefined && (request.query as Record<string, unknown>).ticket !== undefined;
-    return usesTicket ? ticketCaller(request) : apiCaller(request);
-  };
-  const admitWatcher = guardChain({ authenticate: watcherCaller, limiter: deps.apiRateLimiter, grant: () => READ_ROASTS });
-
-  return async (app: FastifyInstance) => {
-    await app.register(async (ingest) => {
-      // Before the body is read, as on /rpc/v1/: an unauthenticated or rate-limited caller costs no parsing.
-      ingest.addHook('onRequest', async (request, reply) => void (await admitBridge(request, reply)));
-
-      ingest.post('/ingest/v1/roast/:batchId/samples', { config: { parsesBodiesOver: OFF_THREAD_POST_BYTES } }, async (request: BatchRequest, reply) => {
-        const principal = request.principal!;
-        const cost = ingestPostPoints(request.rawBody?.length ?? 0);
-        const drawn = announcedPoints(request);
-        if (cost > drawn) await limit(deps.ingestRateLimiter, principal.credentialId, cost - drawn, 'credential', reply, cost);
-        const { batchId } = request.params;
-        const session = await liveSession(principal.orgId, batchId);
-        if (session.machineId !== principal.machineId) {
-          throw new ProblemError(403, 'wrong_machine', `Roast batch ${batchId} is roasting on another machine than this bridge token’s.`);
-        }
-        const post = await receivedPost(request);
-        const { seq } = post;
-        let result;
-        try {
-          // The received text is exactly the valid post: the store keeps it rather than serialising it again.
-          result = await deps.liveSessions.appendText(principal.orgId, batchId, post);
-        } catch (error) {
-          if (error instanceof SessionFullError) {
-            throw conflict('live_session_full', `Roast batch ${batchId} has received the most telemetry a live session holds (${MAX_SESSION_MESSAGES} samples and events); nothing of this post was stored.`, {
-              limit: MAX_SESSION_MESSAGES,
-            });
-          }
-          if (!(error instanceof SessionClosedError)) throw error;
-          // The batch is being completed or aborted (sealed), or was, between the lookup and the append.
-          if (error.reason === 'gone') throw await notLive(principal.orgId, batchId);
-          throw conflict('batch_not_live', `Roast batch ${batchId} is being completed or aborted; telemetry is taken only while it roasts.`, {
-            state: 'completing',
+  return {
+    async postSamples(request: BatchRequest, reply: FastifyReply, ingestLimiter: RateLimiter) {
+      const principal = request.principal!;
+      const cost = ingestPostPoints(request.rawBody?.length ?? 0);
+      const drawn = announcedPoints(request);
+      if (cost > drawn) await limit(ingestLimiter, principal.credentialId, cost - drawn, 'credential', reply, cost);
+      const { batchId } = request.params;
+      const session = await liveSession(principal.orgId, batchId);
+      if (session.machineId !== principal.machineId) {
+        throw new ProblemError(403, 'wrong_machine', `Roast batch ${batchId} is roasting on another machine than this bridge token’s.`);
+      }
+      const post = await receivedPost(request);
+      const { seq } = post;
+      let result;
+      try {
+        // The received text is exactly the valid post: the store keeps it rather than serialising it again.
+        result = await deps.liveSessions.appendText(principal.orgId, batchId, post);
+      } catch (error) {
+        if (error instanceof SessionFullError) {
+          throw conflict('live_session_full', `Roast batch ${batchId} has received the most telemetry a live session holds (${MAX_SESSION_MESSAGES} samples and events); nothing of this post was stored.`, {
+            limit: MAX_SESSION_MESSAGES,
           });
         }
-        if (result.duplicate) return reply.code(200).send({ accepted: 0, seq, duplicate: true });
-        return reply.code(202).send({ accepted: result.accepted, seq });
-      });
-    });
-
-    await app.register(async (stream) => {
-      stream.post('/stream/v1/roast/:batchId/tickets', async (request: BatchRequest, reply) => {
-        const principal = (await admitTicketRequest(request, reply)).principal!;
-        const input = NoInput.safeParse(request.body ?? {});
-        if (!input.success) throw invalidInput(fieldErrors(input.error));
-        const { batchId } = request.params;
-        await liveSession(principal.orgId, batchId);
-        return reply.code(201).send(await issueStreamTicket(deps.db, principal, batchId));
-      });
-
-      stream.get('/stream/v1/roast/:batchId', async (request: BatchRequest, reply) => {
-        const { batchId } = request.params;
-        // Read before a ticket is spent on a request that would be refused for its form.
-        const afterId = resumePoint(request);
-        const principal = (await admitWatcher(request, reply)).principal!;
-        await liveSession(principal.orgId, batchId);
-        checkStreamCaps(principal);
-
-        reply.hijack();
-        const raw = reply.raw;
-        // The body runs until the connection closes (HTTP/1.1 allows it, and an event stream has no other end),
-        // so each write is the frame itself, without chunk framing: the fan-out makes one write per watcher per
-        // post, and framing them cost about a fifth of that.
-        raw.useChunkedEncodingByDefault = false;
-        raw.writeHead(200, {
-          ...(reply.getHeaders() as Record<string, string>),
-          'Content-Type': 'text/event-stream; charset=utf-8',
-          'Cache-Control': 'no-cache, no-transform',
-          Connection: 'close',
-          'X-Accel-Buffering': 'no',
-          'X-Request-Id': request.id,
+        if (!(error instanceof SessionClosedError)) throw error;
+        // The batch is being completed or aborted (sealed), or was, between the lookup and the append.
+        if (error.reason === 'gone') throw await notLive(principal.orgId, batchId);
+        throw conflict('batch_not_live', `Roast batch ${batchId} is being completed or aborted; telemetry is taken only while it roasts.`, {
+          state: 'completing',
         });
-        raw.flushHeaders();
+      }
+      if (result.duplicate) return reply.code(200).send({ accepted: 0, seq, duplicate: true });
+      return reply.code(202).send({ accepted: result.accepted, seq });
+    },
 
-        // Gone already (the watcher hung up while the stream was being opened): nothing to watch for.
-        if (raw.socket === null || raw.socket.destroyed) return;
-        const watcher = new Watcher(raw.socket, principal);
-        watchers.add(watcher);
-        checkCredentialsWhileWatched(app.log);
-        let unsubscribe = () => {};
-        let heartbeat: NodeJS.Timeout | undefined;
-        const stop = () => {
-          watchers.delete(watcher);
-          clearInterval(heartbeat);
-          unsubscribe();
-        };
-        raw.on('close', stop);
-        try {
-          unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (run) => fanOut.send(watcher, run));
-        } catch (error) {
-          request.log.error({ err: error }, 'stream subscription failed');
-          raw.destroy();
-          return;
-        }
-        if (watcher.ended) return stop();
-        heartbeat = setInterval(async () => {
-          watcher.comment('heartbeat');
-          // A session discarded without a final status (or whose status this process missed) ends the stream.
-          const open = await deps.liveSessions.get(principal.orgId, batchId).catch(() => true);
-          if (!open) watcher.end();
-        }, heartbeatMs);
-        heartbeat.unref();
+    async createTicket(request: BatchRequest, reply: FastifyReply) {
+      const principal = request.principal!;
+      const input = NoInput.safeParse(request.body ?? {});
+      if (!input.success) throw invalidInput(fieldErrors(input.error));
+      const { batchId } = request.params;
+      await liveSession(principal.orgId, batchId);
+      return reply.code(201).send(await issueStreamTicket(deps.db, principal, batchId));
+    },
+
+    async stream(request: BatchRequest, reply: FastifyReply) {
+      const { batchId } = request.params;
+      const afterId = resumePoint(request);
+      const principal = request.principal!;
+      await liveSession(principal.orgId, batchId);
+      checkStreamCaps(principal);
+
+      reply.hijack();
+      const raw = reply.raw;
+      // The body runs until the connection closes (HTTP/1.1 allows it, and an event stream has no other end),
+      // so each write is the frame itself, without chunk framing: the fan-out makes one write per watcher per
+      // post, and framing them cost about a fifth of that.
+      raw.useChunkedEncodingByDefault = false;
+      raw.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'close',
+        'X-Accel-Buffering': 'no',
+        'X-Request-Id': request.id,
       });
-    });
+      raw.flushHeaders();
 
-    // Open streams would hold the server open forever; ending them lets watchers reconnect to another process.
-    app.addHook('preClose', async () => {
+      // Gone already (the watcher hung up while the stream was being opened): nothing to watch for.
+      if (raw.socket === null || raw.socket.destroyed) return;
+      const watcher = new Watcher(raw.socket, principal);
+      watchers.add(watcher);
+      checkCredentialsWhileWatched(request.log);
+      let unsubscribe = () => {};
+      let heartbeat: NodeJS.Timeout | undefined;
+      const stop = () => {
+        watchers.delete(watcher);
+        clearInterval(heartbeat);
+        unsubscribe();
+      };
+      raw.on('close', stop);
+      try {
+        unsubscribe = await deps.liveSessions.subscribe(principal.orgId, batchId, afterId, (run) => fanOut.send(watcher, run));
+      } catch (error) {
+        request.log.error({ err: error }, 'stream subscription failed');
+        raw.destroy();
+        return;
+      }
+      if (watcher.ended) return stop();
+      heartbeat = setInterval(async () => {
+        watcher.comment('heartbeat');
+        // A session discarded without a final status (or whose status this process missed) ends the stream.
+        const open = await deps.liveSessions.get(principal.orgId, batchId).catch(() => true);
+        if (!open) watcher.end();
+      }, heartbeatMs);
+      heartbeat.unref();
+    },
+
+    /** Ends every open stream: they would hold the server open forever; ending them lets watchers reconnect to another process. */
+    close() {
       clearInterval(credentialCheck);
       for (const watcher of watchers) watcher.end();
-    });
+    },
   };
 }
 
@@ -353,7 +302,7 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 /** The id of the last message the watcher has: the Last-Event-ID header (an EventSource reconnecting) or ?lastEventId=. */
-function resumePoint(request: BatchRequest): number {
+export function resumePoint(request: BatchRequest): number {
   const header = request.headers['last-event-id'];
   const given = header !== undefined ? header : request.query.lastEventId;
   if (given === undefined || given === '') return 0;

@@ -2923,18 +2923,12 @@ export interface Operations {
     output: ProductionSchedule;
   };
   'reporting.generateReport': {
-    input: {
-      kind:
-        | 'traceability_certificate'
-        | 'inventory_valuation'
-        | 'production_summary'
-        | 'quality_summary'
-        | 'cafe_performance';
-      title?: string;
-      parameters?: {
-        [k: string]: unknown | undefined;
-      };
-    };
+    input:
+      | GenerateTraceabilityCertificateInput
+      | GenerateInventoryValuationInput
+      | GenerateProductionSummaryInput
+      | GenerateQualitySummaryInput
+      | GenerateCafePerformanceInput;
     output: Report;
   };
   'reporting.getReport': {
@@ -5606,6 +5600,58 @@ export interface ScheduledBatch {
    * an exact decimal as a string
    */
   expectedLossPct: string;
+}
+export interface GenerateTraceabilityCertificateInput {
+  kind: 'traceability_certificate';
+  title?: string;
+  parameters?: {
+    certificateId?: string;
+    roastedLotId?: string;
+    orderLineId?: string;
+    publicBaseUrl?: string;
+  };
+}
+export interface GenerateInventoryValuationInput {
+  kind: 'inventory_valuation';
+  title?: string;
+  parameters?: {
+    asOf?: string;
+    /**
+     * @minItems 1
+     * @maxItems 100
+     */
+    locationIds?: [string, ...string[]];
+  };
+}
+export interface GenerateProductionSummaryInput {
+  kind: 'production_summary';
+  title?: string;
+  parameters?: {
+    from: string;
+    to: string;
+    locationId?: string;
+  };
+}
+export interface GenerateQualitySummaryInput {
+  kind: 'quality_summary';
+  title?: string;
+  parameters?: {
+    from: string;
+    to: string;
+  };
+}
+export interface GenerateCafePerformanceInput {
+  kind: 'cafe_performance';
+  title?: string;
+  parameters?: {
+    from: string;
+    to: string;
+    /**
+     * @minItems 1
+     * @maxItems 100
+     */
+    siteIds?: [string, ...string[]];
+  };
 }
 export interface Report {
   id: string;
@@ -9545,3 +9591,743 @@ export const OPERATIONS = {
 } as const satisfies Record<OperationName, { get: boolean; errors: readonly string[] }>;
 
 export type OperationErrorCode<N extends OperationName> = (typeof OPERATIONS)[N]['errors'][number];
+
+/**
+ * Every surface beside /rpc/v1/: its path parameters, query and body (`params`, `query`, `body`), and its answers by status.
+ */
+export interface Surfaces {
+  'health.live': {
+    answers: {
+      '200': {
+        status: 'ok';
+      };
+    };
+  };
+  'health.ready': {
+    answers: {
+      '200': {
+        status: 'ready' | 'unavailable';
+        database: 'ok' | 'unreachable';
+      };
+      '503': {
+        status: 'ready' | 'unavailable';
+        database: 'ok' | 'unreachable';
+      };
+    };
+  };
+  'docs.openapi': {
+    answers: {
+      '200': {
+        openapi: '3.1.0';
+        [k: string]: unknown | undefined;
+      };
+    };
+  };
+  'docs.reference': {
+    answers: {
+      '200': string;
+    };
+  };
+  'telemetry.postSamples': {
+    params: {
+      /**
+       * The roast batch (`rb_…`).
+       */
+      batchId: string;
+    };
+    body: {
+      seq: number;
+      /**
+       * @maxItems 2000
+       */
+      samples: {
+        t: number;
+        bt: number | null;
+        et: number | null;
+        /**
+         * Further named readings (inlet, exhaust, burner, airflow, drum speed, …).
+         */
+        channels?: {
+          [k: string]: number | null | undefined;
+        };
+      }[];
+      /**
+       * @maxItems 100
+       */
+      events?: {
+        type:
+          | 'charge'
+          | 'turning_point'
+          | 'dry_end'
+          | 'first_crack_start'
+          | 'first_crack_end'
+          | 'second_crack_start'
+          | 'second_crack_end'
+          | 'drop'
+          | 'cool_end';
+        t: number;
+      }[];
+    };
+    answers: {
+      '200': {
+        accepted: 0;
+        seq: number;
+        duplicate: true;
+      };
+      '202': {
+        accepted: number;
+        seq: number;
+      };
+    };
+  };
+  'telemetry.streamBatch': {
+    params: {
+      /**
+       * The roast batch (`rb_…`).
+       */
+      batchId: string;
+    };
+    query: {
+      /**
+       * A stream ticket (`fcs_…`), used once.
+       */
+      ticket?: string;
+      /**
+       * The id of the last message received, where Last-Event-ID cannot be sent.
+       */
+      lastEventId?: string;
+    };
+    answers: {
+      '200': string;
+    };
+  };
+  'telemetry.createStreamTicket': {
+    params: {
+      /**
+       * The roast batch (`rb_…`).
+       */
+      batchId: string;
+    };
+    body: {};
+    answers: {
+      '201': {
+        ticket: string;
+        expiresAt: string;
+      };
+    };
+  };
+  'traceability.publicCertificatePage': {
+    params: {
+      /**
+       * The certificate’s public token, as `issueCertificate` answered it.
+       */
+      token: string;
+    };
+    answers: {
+      '200': string;
+      '404': string;
+      '429': string;
+    };
+  };
+  'traceability.publicCertificateQrSvg': {
+    params: {
+      /**
+       * The certificate’s public token, as `issueCertificate` answered it.
+       */
+      token: string;
+    };
+    answers: {
+      '200': string;
+      '404': string;
+      '429': string;
+    };
+  };
+  'traceability.publicCertificateQrPng': {
+    params: {
+      /**
+       * The certificate’s public token, as `issueCertificate` answered it.
+       */
+      token: string;
+    };
+    answers: {
+      '200': string;
+      '404': string;
+      '429': string;
+    };
+  };
+  'cafe.postShots': {
+    params: {
+      /**
+       * The bar machine (`bm_…`).
+       */
+      machineId: string;
+    };
+    body: {
+      /**
+       * @minItems 1
+       * @maxItems 500
+       */
+      shots: [
+        {
+          shotId: string;
+          group: number;
+          startedAt: string;
+          durationS: number;
+          doseG: number;
+          yieldG: number;
+          /**
+           * @maxItems 600
+           */
+          pressureBar?: number[];
+          /**
+           * @maxItems 600
+           */
+          temperatureC?: number[];
+          /**
+           * @maxItems 600
+           */
+          flow?: number[];
+        },
+        ...{
+          shotId: string;
+          group: number;
+          startedAt: string;
+          durationS: number;
+          doseG: number;
+          yieldG: number;
+          /**
+           * @maxItems 600
+           */
+          pressureBar?: number[];
+          /**
+           * @maxItems 600
+           */
+          temperatureC?: number[];
+          /**
+           * @maxItems 600
+           */
+          flow?: number[];
+        }[]
+      ];
+    };
+    answers: {
+      '202': {
+        accepted: number;
+        duplicates: number;
+      };
+    };
+  };
+  'auth.token': {
+    body: {
+      grant_type: 'client_credentials';
+      /**
+       * Space-separated permission names or patterns, narrowing the client’s scopes.
+       */
+      scope?: string;
+      /**
+       * This service’s base URL, for a JWT.
+       */
+      resource?: string;
+      /**
+       * client_secret_post only (with client_secret); otherwise HTTP Basic client_id:client_secret.
+       */
+      client_id?: string;
+      client_secret?: string;
+    };
+    answers: {
+      '200': {
+        access_token: string;
+        token_type: 'Bearer';
+        expires_in: number;
+        scope: string;
+      };
+      '400': {
+        error: 'invalid_request' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_target';
+        error_description: string;
+      };
+      '401': {
+        error: 'invalid_client';
+        error_description: string;
+      };
+    };
+  };
+  'auth.introspect': {
+    body: {
+      token: string;
+      /**
+       * accepted and ignored
+       */
+      token_type_hint?: string;
+      /**
+       * client_secret_post only (with client_secret); otherwise HTTP Basic client_id:client_secret.
+       */
+      client_id?: string;
+      client_secret?: string;
+    };
+    answers: {
+      '200':
+        | {
+            active: false;
+          }
+        | {
+            active: true;
+            scope: string;
+            client_id: string;
+            token_type: 'Bearer';
+            exp: number;
+            iat: number;
+            sub: string;
+            iss: string;
+            org: string;
+            /**
+             * JWTs only
+             */
+            aud?: string | string[];
+            /**
+             * JWTs only
+             */
+            jti?: string;
+          };
+      '400': {
+        error: 'invalid_request';
+        error_description: string;
+      };
+      '401': {
+        error: 'invalid_client';
+        error_description: string;
+      };
+    };
+  };
+  'auth.jwks': {
+    answers: {
+      '200': {
+        keys: {
+          kty: 'EC';
+          crv: 'P-256';
+          x: string;
+          y: string;
+          kid: string;
+          alg: 'ES256';
+          use: 'sig';
+        }[];
+      };
+    };
+  };
+  'auth.metadata': {
+    answers: {
+      '200': {
+        issuer: string;
+        token_endpoint: string;
+        jwks_uri: string;
+        introspection_endpoint: string;
+        grant_types_supported: string[];
+        response_types_supported: string[];
+        token_endpoint_auth_methods_supported: string[];
+        introspection_endpoint_auth_methods_supported: string[];
+        scopes_supported: string[];
+        service_documentation: string;
+      };
+    };
+  };
+  'auth.login': {
+    body:
+      | {
+          email: string;
+          password: string;
+        }
+      | {
+          loginToken: string;
+        };
+    answers: {
+      '200': {
+        token: string;
+        expiresAt: string;
+        organizations: {
+          id: string;
+          name: string;
+          role: string;
+        }[];
+      };
+    };
+  };
+  'auth.logout': {
+    answers: {};
+  };
+  'reporting.downloadReportFile': {
+    params: {
+      /**
+       * `<report id>.pdf` or `<report id>.csv`.
+       */
+      file: string;
+    };
+    query: {
+      /**
+       * The organization the link was issued for.
+       */
+      org: string;
+      /**
+       * Unix seconds after which the link answers 410.
+       */
+      expires: string;
+      /**
+       * The signing key version.
+       */
+      v: string;
+      /**
+       * The signature, base64url.
+       */
+      sig: string;
+    };
+    answers: {
+      /**
+       * the file’s bytes
+       */
+      '200': string;
+    };
+  };
+  'production.roast.downloadRoastCurveFile': {
+    params: {
+      /**
+       * `<batch id>.json`, `<batch id>.alog` or `<batch id>.csv`.
+       */
+      file: string;
+    };
+    query: {
+      /**
+       * The organization the link was issued for.
+       */
+      org: string;
+      /**
+       * Unix seconds after which the link answers 410.
+       */
+      expires: string;
+      /**
+       * The signing key version.
+       */
+      v: string;
+      /**
+       * The signature, base64url.
+       */
+      sig: string;
+    };
+    answers: {
+      /**
+       * the file’s bytes
+       */
+      '200': string;
+    };
+  };
+  'console.root': {
+    answers: {};
+  };
+  'console.page': {
+    params: {
+      /**
+       * A page of the app, or an asset of the build.
+       */
+      '*': string;
+    };
+    answers: {
+      /**
+       * The page (HTML), or the asset asked for.
+       */
+      '200': string;
+    };
+  };
+}
+
+export type SurfaceName = keyof Surfaces;
+
+/** Per surface beside /rpc/v1/: its method and path, the credentials it takes, and every problem `code` it can answer. */
+export const SURFACES = {
+  "health.live": {
+    "method": "GET",
+    "path": "/healthz",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "rate_limited"
+    ]
+  },
+  "health.ready": {
+    "method": "GET",
+    "path": "/readyz",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "rate_limited"
+    ]
+  },
+  "docs.openapi": {
+    "method": "GET",
+    "path": "/openapi.json",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "rate_limited"
+    ]
+  },
+  "docs.reference": {
+    "method": "GET",
+    "path": "/docs",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "rate_limited"
+    ]
+  },
+  "telemetry.postSamples": {
+    "method": "POST",
+    "path": "/ingest/v1/roast/{batchId}/samples",
+    "credentials": [
+      "machine_bridge"
+    ],
+    "errors": [
+      "batch_not_live",
+      "body_too_large",
+      "bridge_token_required",
+      "invalid_input",
+      "live_session_full",
+      "malformed_json",
+      "not_found",
+      "organization_mismatch",
+      "organization_not_found",
+      "organization_required",
+      "rate_limited",
+      "unauthenticated",
+      "unsupported_media_type",
+      "wrong_machine"
+    ]
+  },
+  "telemetry.streamBatch": {
+    "method": "GET",
+    "path": "/stream/v1/roast/{batchId}",
+    "credentials": [
+      "api_key",
+      "oauth_token",
+      "user_session",
+      "stream_ticket"
+    ],
+    "errors": [
+      "batch_not_live",
+      "bridge_token_not_allowed",
+      "invalid_last_event_id",
+      "module_not_enabled",
+      "not_found",
+      "organization_mismatch",
+      "organization_not_found",
+      "organization_required",
+      "permission_denied",
+      "rate_limited",
+      "too_many_streams",
+      "unauthenticated"
+    ]
+  },
+  "telemetry.createStreamTicket": {
+    "method": "POST",
+    "path": "/stream/v1/roast/{batchId}/tickets",
+    "credentials": [
+      "api_key",
+      "oauth_token",
+      "user_session"
+    ],
+    "errors": [
+      "batch_not_live",
+      "body_too_large",
+      "bridge_token_not_allowed",
+      "invalid_input",
+      "malformed_json",
+      "module_not_enabled",
+      "not_found",
+      "organization_mismatch",
+      "organization_not_found",
+      "organization_required",
+      "permission_denied",
+      "rate_limited",
+      "unauthenticated",
+      "unsupported_media_type"
+    ]
+  },
+  "traceability.publicCertificatePage": {
+    "method": "GET",
+    "path": "/c/{token}",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "not_found",
+      "rate_limited"
+    ]
+  },
+  "traceability.publicCertificateQrSvg": {
+    "method": "GET",
+    "path": "/c/{token}/qr.svg",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "not_found",
+      "rate_limited"
+    ]
+  },
+  "traceability.publicCertificateQrPng": {
+    "method": "GET",
+    "path": "/c/{token}/qr.png",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "not_found",
+      "rate_limited"
+    ]
+  },
+  "cafe.postShots": {
+    "method": "POST",
+    "path": "/ingest/v1/cafe/machines/{machineId}/shots",
+    "credentials": [
+      "machine_bridge"
+    ],
+    "errors": [
+      "body_too_large",
+      "bridge_token_required",
+      "invalid_input",
+      "malformed_json",
+      "module_not_enabled",
+      "not_an_espresso_machine",
+      "not_found",
+      "organization_mismatch",
+      "organization_not_found",
+      "organization_required",
+      "rate_limited",
+      "unauthenticated",
+      "unsupported_media_type",
+      "wrong_machine"
+    ]
+  },
+  "auth.token": {
+    "method": "POST",
+    "path": "/api/auth/oauth2/token",
+    "credentials": [
+      "oauth_client"
+    ],
+    "errors": [
+      "body_too_large",
+      "rate_limited",
+      "unauthenticated",
+      "unsupported_media_type"
+    ]
+  },
+  "auth.introspect": {
+    "method": "POST",
+    "path": "/api/auth/oauth2/introspect",
+    "credentials": [
+      "oauth_client"
+    ],
+    "errors": [
+      "body_too_large",
+      "rate_limited",
+      "unauthenticated",
+      "unsupported_media_type"
+    ]
+  },
+  "auth.jwks": {
+    "method": "GET",
+    "path": "/api/auth/oauth2/jwks",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "rate_limited"
+    ]
+  },
+  "auth.metadata": {
+    "method": "GET",
+    "path": "/.well-known/oauth-authorization-server",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "rate_limited"
+    ]
+  },
+  "auth.login": {
+    "method": "POST",
+    "path": "/api/auth/login",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "body_too_large",
+      "invalid_input",
+      "malformed_json",
+      "rate_limited",
+      "unauthenticated",
+      "unsupported_media_type"
+    ]
+  },
+  "auth.logout": {
+    "method": "POST",
+    "path": "/api/auth/logout",
+    "credentials": [
+      "session_token"
+    ],
+    "errors": [
+      "rate_limited",
+      "unauthenticated"
+    ]
+  },
+  "reporting.downloadReportFile": {
+    "method": "GET",
+    "path": "/files/v1/reports/{file}",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "link_expired",
+      "link_invalid",
+      "not_found",
+      "rate_limited"
+    ]
+  },
+  "production.roast.downloadRoastCurveFile": {
+    "method": "GET",
+    "path": "/files/v1/curves/{file}",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "link_expired",
+      "link_invalid",
+      "not_found",
+      "rate_limited"
+    ]
+  },
+  "console.root": {
+    "method": "GET",
+    "path": "/app",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "rate_limited"
+    ]
+  },
+  "console.page": {
+    "method": "GET",
+    "path": "/app/{path}",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "console_not_built",
+      "rate_limited",
+      "route_not_found"
+    ]
+  }
+} as const satisfies Record<SurfaceName, { method: string; path: string; credentials: readonly string[]; errors: readonly string[] }>;
+
+export type SurfaceErrorCode<N extends SurfaceName> = (typeof SURFACES)[N]['errors'][number];

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import type { CredentialResolver } from '../../auth/credentials.js';
-import { PLAN_TERMS } from '../../auth/plans.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client.js';
 import { coalesce } from '../../lib/coalesce.js';
-import { bearerCredential, guardChain, noGrant, type BearerPolicy } from '../../http/guards.js';
-import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
+import { defineSurface } from '../../http/surface.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../rpc/errors.js';
 import { fieldErrors, id, unstorableText } from '../../rpc/schemas.js';
 import type { LiveBarStore, LiveShot } from './live.js';
@@ -16,21 +13,12 @@ import { judgeShot } from './targets.js';
 /**
  * The shot channel (an extension: the specification names no shot-recording operation): an espresso machine
  * posts the shots it pulled to POST /ingest/v1/cafe/machines/{machineId}/shots with its bar machine token
- * (cafe.issueBarMachineToken). It runs the one guard chain with its own budget, like roast telemetry; a post
+ * (cafe.issueBarMachineToken). Its surface declares its credential, its budget (`cafe_ingest`) and the cafe
+ * module, which the one guard chain checks, like roast telemetry's; a post
  * is stored all or nothing (the new shots and their rollups together, in one statement that may carry other
  * posts arriving at the same time) and answered after its commit, once the site's live session (all getLiveBar
  * reads) has been sent the new shots.
  */
-
-/**
- * Per bar machine token, apart from the API's budget. A machine posts each shot as it ends (one every
- * ~20 s per group head) or a backlog in batches after an outage: 120 posts a minute is six times a
- * six-group machine's pace, and the burst window lets a backlog through at 6 posts a second.
- */
-export const CAFE_INGEST_WINDOWS: RateWindow[] = [
-  { name: 'burst', points: 60, seconds: 10 },
-  { name: 'sustained', points: 120, seconds: 60 },
-];
 
 const MACHINE_CACHE_MS = 60_000;
 
@@ -42,26 +30,24 @@ type WriteOutcome = { stored: repo.JudgedShot[] } | { error: unknown };
 /** At most this many field errors are listed for one refused post. */
 const MAX_LISTED_ERRORS = 50;
 
-export interface ShotIngestDeps {
+export interface ShotWriterDeps {
   db: Database;
-  resolvers: CredentialResolver[];
-  limiter: RateLimiter;
   liveBar: LiveBarStore;
 }
 
-/** Shots are posted only with a machine token; which machine is checked against the path. */
-const MACHINE_TOKENS: BearerPolicy = {
-  accepts: (kind) => kind === 'machine_bridge',
-  refusal: () => new ProblemError(403, 'bridge_token_required', 'Shots are posted with the bar machine’s token (fcb_…), not an API key.'),
-};
-
 const machineIdSchema = id('machineId');
 
-type ShotRequest = FastifyRequest<{ Params: { machineId: string } }>;
+declare module '../../http/surface.js' {
+  interface SurfaceDeps {
+    /** The shot channel's machine cache and group commit (one per app). */
+    shotWriter: ShotWriter;
+  }
+}
 
-export function shotIngestRoutes(deps: ShotIngestDeps) {
-  const admit = guardChain({ authenticate: bearerCredential(deps.resolvers, MACHINE_TOKENS), limiter: deps.limiter, grant: noGrant });
+export type ShotWriter = ReturnType<typeof shotWriter>;
 
+/** What posting shots keeps between requests: the machines it has looked up, and each organization's group commit. */
+export function shotWriter(deps: ShotWriterDeps) {
   /**
    * A bar machine and its site's shot target, remembered for MACHINE_CACHE_MS: no operation changes a bar
    * machine, its site or the target once created, so the hot path then costs one statement. A machine
@@ -138,104 +124,75 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
     return writer;
   }
 
-  return async (app: FastifyInstance) => {
-    log = app.log;
-    await app.register(async (ingest) => {
-      // Before the body is read: an unauthenticated or rate-limited caller costs no parsing.
-      ingest.addHook('onRequest', async (request, reply) => void (await admit(request, reply)));
-
-      ingest.post('/ingest/v1/cafe/machines/:machineId/shots', async (request: ShotRequest, reply) => {
-        const principal = request.principal!;
-        const { machineId } = request.params;
-        if (!PLAN_TERMS[principal.plan].modules.has('cafe')) {
-          throw new ProblemError(403, 'module_not_enabled', 'The cafe module is not on this organization’s plan.');
-        }
-        if (principal.machineId !== machineId) {
-          throw new ProblemError(403, 'wrong_machine', `This token belongs to another machine than ${machineId}; a machine posts only its own shots.`);
-        }
-        if (!machineIdSchema.safeParse(machineId).success) throw notFound('bar machine', machineId, 'machineId');
-        // Text the database cannot store (a NUL, a lone surrogate) is refused like any invalid field, as on /rpc/v1.
-        const parsed = ShotsPost.safeParse(request.body);
-        const errors = [...unstorableText(request.body), ...(parsed.success ? [] : fieldErrors(parsed.error))];
-        if (!parsed.success || errors.length > 0) throw invalidInput(errors.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
-        const { shots } = parsed.data;
-
-        const found = await machineOf(principal.orgId, machineId);
-        // A roasting machine's bridge token names a machine that is not bar equipment: unknown here.
-        if (!found) throw notFound('bar machine', machineId, 'machineId');
-        const { machine, shotTarget } = found;
-        if (machine.kind !== 'espresso_machine') {
-          throw conflict('not_an_espresso_machine', `Bar machine ${machineId} is a ${machine.kind}; only espresso machines post shots.`);
-        }
-        const badGroups = shots.flatMap((shot, i) =>
-          shot.group > machine.groupCount ? [{ path: `shots[${i}].group`, message: `this machine has ${machine.groupCount} group head(s)` }] : [],
-        );
-        if (badGroups.length) throw invalidInput(badGroups.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
-        const judged = shots.map((shot) => ({ ...shot, ...judgeShot(shotTarget, shot) }));
-        const siteId = machine.siteId;
-        const outcome = await writerOf(principal.orgId)({ site: { id: siteId, timezone: found.timezone }, machineId, shots: judged });
-        if ('error' in outcome) throw outcome.error;
-        const stored = outcome.stored;
-        return reply.code(202).send({ accepted: stored.length, duplicates: shots.length - stored.length });
-      });
-    });
-  };
-}
-
-/** The shot channel's path for the OpenAPI document (/docs), written beside the route. */
-export function shotIngestOpenApiPaths(): Record<string, unknown> {
-  const problem = (description: string) => ({
-    description,
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-  });
-  const postSchema = z.toJSONSchema(ShotsPost, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
-  delete postSchema.$schema;
-  const budget = CAFE_INGEST_WINDOWS.map((w) => `${w.points} per ${w.seconds} s`).join(' and ');
   return {
-    '/ingest/v1/cafe/machines/{machineId}/shots': {
-      post: {
-        operationId: 'cafe.postShots',
-        tags: ['cafe'],
-        summary: 'Post the shots an espresso machine pulled (an extension: the specification names no shot-recording operation).',
-        description:
-          'Only with the bar machine token of this machine (cafe.issueBarMachineToken); another machine’s token is 403 `wrong_machine`. ' +
-          `Up to ${MAX_SHOTS_PER_POST} shots per post: \`shotId\` (the machine’s own id), \`group\` (1-based group head), \`startedAt\` ` +
-          '(RFC 3339), `durationS`, `doseG`, `yieldG`, optional `pressureBar`, `temperatureC`, `flow` series. A shotId the machine posted ' +
-          'before is counted in `duplicates` and stores nothing, so resending is harmless. One bad shot (a group the machine does not ' +
-          'have, a negative duration) refuses the whole post with 400 naming it. Each stored shot is judged against the site’s target, ' +
-          'added to the hourly rollup of its site, machine and group head in the same transaction, and then to the site’s live session. ' +
-          `Rate limit per token, apart from the API’s: ${budget}, with RateLimit headers.`,
-        security: [{ machineBridge: [] }],
-        parameters: [{ name: 'machineId', in: 'path', required: true, schema: { type: 'string' }, description: 'The bar machine (`bm_…`).' }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: postSchema,
-              example: { shots: [{ shotId: 'A-1042', group: 2, startedAt: '2026-11-25T08:14:03Z', durationS: 27.4, doseG: 18.1, yieldG: 38.2 }] },
-            },
-          },
-        },
-        responses: {
-          '202': {
-            description: 'Stored: `accepted` new shots, `duplicates` already stored.',
-            content: {
-              'application/json': {
-                schema: { type: 'object', properties: { accepted: { type: 'integer' }, duplicates: { type: 'integer' } } },
-                example: { accepted: 1, duplicates: 0 },
-              },
-            },
-          },
-          '400': problem('Malformed JSON or an invalid shot; `errors` names each path (`shots[2].group`). Nothing was stored.'),
-          '401': problem('No credential, or one that is invalid, expired or revoked.'),
-          '403': problem('An API key (`bridge_token_required`), another machine’s token (`wrong_machine`), or no cafe module on the plan.'),
-          '404': problem('No such bar machine in the token’s organization.'),
-          '409': problem('The machine is not an espresso machine (`not_an_espresso_machine`).'),
-          '413': problem('Body over 1 MiB.'),
-          '415': problem('Body is not application/json.'),
-          '429': problem('Shot budget exhausted; see Retry-After.'),
-        },
-      },
+    machineOf,
+    /** Stores the post in its organization's next group commit; resolves once committed and shown live. */
+    write(orgId: string, post: repo.ShotsToStore, logger: FastifyBaseLogger): Promise<WriteOutcome> {
+      log ??= logger;
+      return writerOf(orgId)(post);
     },
   };
 }
+
+const Accepted = z.strictObject({ accepted: z.number().int().min(0), duplicates: z.number().int().min(0) });
+
+export const shotIngestSurface = defineSurface({
+  name: 'cafe.postShots',
+  method: 'POST',
+  path: '/ingest/v1/cafe/machines/:machineId/shots',
+  tag: 'cafe',
+  summary: 'Post the shots an espresso machine pulled (an extension: the specification names no shot-recording operation).',
+  description:
+    'Only with the bar machine token of this machine (cafe.issueBarMachineToken); another machine’s token is 403 `wrong_machine`. ' +
+    `Up to ${MAX_SHOTS_PER_POST} shots per post: \`shotId\` (the machine’s own id), \`group\` (1-based group head), \`startedAt\` ` +
+    '(RFC 3339), `durationS`, `doseG`, `yieldG`, optional `pressureBar`, `temperatureC`, `flow` series. A shotId the machine posted ' +
+    'before is counted in `duplicates` and stores nothing, so resending is harmless. One bad shot (a group the machine does not ' +
+    'have, a negative duration) refuses the whole post with 400 naming it. Each stored shot is judged against the site’s target, ' +
+    'added to the hourly rollup of its site, machine and group head in the same transaction, and then to the site’s live session.',
+  credentials: ['machine_bridge'],
+  rate: [{ budget: 'cafe_ingest', per: 'credential' }],
+  grant: { module: 'cafe' },
+  params: z.strictObject({ machineId: z.string().describe('The bar machine (`bm_…`).') }),
+  body: { contentType: 'application/json', schema: ShotsPost, required: true },
+  answers: { 202: { description: 'Stored: `accepted` new shots, `duplicates` already stored.', schema: Accepted } },
+  errors: ['invalid_input', 'wrong_machine', 'not_found', 'not_an_espresso_machine'],
+  examples: {
+    params: { machineId: 'bm_01jq3m2c4e6g8j0k2m4p6r8t0v' },
+    request: {
+      shots: [
+        { shotId: 'A-1042', group: 2, startedAt: '2026-11-25T08:14:03Z', durationS: 27.4, doseG: 18.1, yieldG: 38.2 },
+        { shotId: 'A-1043', group: 1, startedAt: '2026-11-25T08:14:41Z', durationS: 31.9, doseG: 18.0, yieldG: 36.5, pressureBar: [2.1, 8.8, 9.1, 9.0, 8.6], temperatureC: [93.4, 93.2, 93.1, 93.1, 93.0] },
+      ],
+    },
+    answers: { 202: { accepted: 2, duplicates: 0 } },
+  },
+  async handler(request, reply, { deps }) {
+    const principal = request.principal!;
+    const { machineId } = request.params as { machineId: string };
+    if (principal.machineId !== machineId) {
+      throw new ProblemError(403, 'wrong_machine', `This token belongs to another machine than ${machineId}; a machine posts only its own shots.`);
+    }
+    if (!machineIdSchema.safeParse(machineId).success) throw notFound('bar machine', machineId, 'machineId');
+    // Text the database cannot store (a NUL, a lone surrogate) is refused like any invalid field, as on /rpc/v1.
+    const parsed = ShotsPost.safeParse(request.body);
+    const errors = [...unstorableText(request.body), ...(parsed.success ? [] : fieldErrors(parsed.error))];
+    if (!parsed.success || errors.length > 0) throw invalidInput(errors.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
+    const { shots } = parsed.data;
+
+    const found = await deps.shotWriter.machineOf(principal.orgId, machineId);
+    // A roasting machine's bridge token names a machine that is not bar equipment: unknown here.
+    if (!found) throw notFound('bar machine', machineId, 'machineId');
+    const { machine, shotTarget } = found;
+    if (machine.kind !== 'espresso_machine') {
+      throw conflict('not_an_espresso_machine', `Bar machine ${machineId} is a ${machine.kind}; only espresso machines post shots.`);
+    }
+    const badGroups = shots.flatMap((shot, i) =>
+      shot.group > machine.groupCount ? [{ path: `shots[${i}].group`, message: `this machine has ${machine.groupCount} group head(s)` }] : [],
+    );
+    if (badGroups.length) throw invalidInput(badGroups.slice(0, MAX_LISTED_ERRORS), 'The post is not valid; none of its shots was stored.');
+    const judged = shots.map((shot) => ({ ...shot, ...judgeShot(shotTarget, shot) }));
+    const outcome = await deps.shotWriter.write(principal.orgId, { site: { id: machine.siteId, timezone: found.timezone }, machineId, shots: judged }, request.log);
+    if ('error' in outcome) throw outcome.error;
+    return reply.code(202).send({ accepted: outcome.stored.length, duplicates: shots.length - outcome.stored.length });
+  },
+});

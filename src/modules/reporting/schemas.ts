@@ -48,17 +48,26 @@ export const KIND_PARAMETERS = {
 
 export type KindParameters<K extends ReportKind> = z.output<(typeof KIND_PARAMETERS)[K]>;
 
-export const GenerateReport = strict({
-  kind: z.enum(REPORT_KINDS),
-  title: name.optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
-}).superRefine((value, ctx) => {
-  const parsed = KIND_PARAMETERS[value.kind].safeParse(value.parameters ?? {});
-  if (parsed.success) return;
-  for (const issue of parsed.error.issues) {
-    ctx.addIssue({ ...issue, path: ['parameters', ...issue.path] } as z.core.$ZodRawIssue);
-  }
-});
+/** A kind's request: its own parameters, so the document and the typed client know each kind's. */
+const generate = <K extends ReportKind, P extends z.ZodType>(kind: K, parameters: P) =>
+  strict({
+    kind: z.literal(kind),
+    title: name.optional(),
+    // Absent is {}: a kind whose parameters are all optional needs none, the others name what is missing.
+    parameters: parameters.prefault({} as z.input<P>),
+  }).meta({ id: `Generate_${kind}` });
+
+export const GenerateReport = z.discriminatedUnion(
+  'kind',
+  [
+    generate('traceability_certificate', KIND_PARAMETERS.traceability_certificate),
+    generate('inventory_valuation', KIND_PARAMETERS.inventory_valuation),
+    generate('production_summary', KIND_PARAMETERS.production_summary),
+    generate('quality_summary', KIND_PARAMETERS.quality_summary),
+    generate('cafe_performance', KIND_PARAMETERS.cafe_performance),
+  ],
+  { error: `must be one of ${REPORT_KINDS.join(', ')}` },
+);
 
 export const ById = strict({ id: id() });
 

@@ -5,7 +5,8 @@ import QRCode from 'qrcode';
 import { startTestServer } from '../../testing/harness.js';
 import { importLot } from '../inventory/green/testing.js';
 import { confirmedOrder, makeCustomer, roastLot } from '../orders/testing.js';
-import { certificatePages } from './public-page.js';
+import { certificatePageSurfaces } from './public-page.js';
+import { mountSurfaces, type SurfaceDeps } from '../../http/surface.js';
 import { openRateLimiterFactory } from '../../ratelimit/limiter.js';
 import { buildChain, shipFromLot, type Chain } from './testing.js';
 import { assertProblem } from '../../testing/problems.js';
@@ -185,7 +186,8 @@ test('an unknown or malformed token gets one plain 404 page that reveals nothing
 test('the public page is rate limited per client address', async () => {
   const app = Fastify();
   const limiters = await openRateLimiterFactory();
-  await certificatePages(server.app.databases.service, { limiter: limiters.limiter('public', [{ name: 'burst', points: 3, seconds: 60 }]) })(app);
+  const limiter = limiters.limiter('public', [{ name: 'burst', points: 3, seconds: 60 }]);
+  await mountSurfaces(app, certificatePageSurfaces, { deps: { db: server.app.databases.service } as SurfaceDeps, resolvers: [], authenticators: {}, limiter: () => limiter });
   const statuses = [];
   for (let i = 0; i < 4; i++) statuses.push((await app.inject({ method: 'GET', url: '/c/unknown-token', remoteAddress: '203.0.113.7' })).statusCode);
   assert.deepEqual(statuses, [404, 404, 404, 429]);

@@ -1,9 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import type { Database } from '../../db/client.js';
-import { anonymousByAddress, guardChain, noGrant } from '../../http/guards.js';
-import { toProblem } from '../../http/problems.js';
-import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
+import { z } from 'zod';
+import { defineSurface, type Surface, type SurfaceDeps } from '../../http/surface.js';
 import { ProblemError } from '../../rpc/errors.js';
 import { TOKEN_PATTERN, certificatePath, findCertificateByToken, type PublicCertificate } from './repository.js';
 
@@ -11,15 +9,9 @@ import { TOKEN_PATTERN, certificatePath, findCertificateByToken, type PublicCert
  * The certificate's public page, GET /c/{token}, and its QR code at /c/{token}/qr.svg and /c/{token}/qr.png:
  * no credential, outside /rpc/v1/, readable on a phone, with no script and no external asset. The token is
  * the only key; an unknown token and a malformed one get the same plain 404 page. The guard chain takes
- * every caller as anonymous and counts it per client address (the API's budget is per credential, and
- * there is none here); failures are the same problems as elsewhere, shown as HTML pages.
+ * every caller as anonymous and counts it per client address (the `public_pages` budget: the API's is per
+ * credential, and there is none here); failures are the same problems as elsewhere, shown as HTML pages.
  */
-
-/** Per client address: a person scanning codes is far below this; a crawler guessing tokens is not. */
-export const PUBLIC_PAGE_WINDOWS: RateWindow[] = [
-  { name: 'burst', points: 60, seconds: 10 },
-  { name: 'sustained', points: 300, seconds: 60 },
-];
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -28,111 +20,6 @@ const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'X-Robots-Tag': 'noindex, nofollow',
 };
-
-type PageRequest = FastifyRequest<{ Params: { token: string } }>;
-
-/** `limiter`: the public pages' budget, from the rate limiter factory (src/ratelimit/limiter.ts). */
-export function certificatePages(db: Database, options: { limiter: RateLimiter }) {
-  const admit = guardChain({ authenticate: anonymousByAddress, limiter: options.limiter, grant: noGrant });
-
-  return async (app: FastifyInstance) => {
-    await app.register(async (pages) => {
-      pages.addHook('onRequest', async (_request, reply) => void reply.headers(SECURITY_HEADERS));
-      pages.addHook('onRequest', async (request, reply) => void (await admit(request, reply)));
-      // The one problem mapping, shown to a person: a page saying what happened, never a stack or a token.
-      pages.setErrorHandler((error: unknown, request, reply) => {
-        const problem = toProblem(error);
-        if (problem.status >= 500) request.log.error({ err: error }, 'public page failed');
-        reply.headers(problem.headers).code(problem.status).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(problemPage(problem));
-      });
-
-      /** The certificate the request names; 404 when the token is malformed or unknown, alike. */
-      const certificateFor = async (request: PageRequest) => {
-        const token = request.params.token;
-        const certificate = TOKEN_PATTERN.test(token) ? await findCertificateByToken(db, token) : undefined;
-        if (!certificate) throw new ProblemError(404, 'not_found', 'No certificate has this token.');
-        return { certificate, pageUrl: `${request.protocol}://${request.host}${certificatePath(token)}`, token };
-      };
-      // A certificate never changes once issued.
-      const CACHE_ISSUED = 'public, max-age=3600';
-
-      pages.get('/c/:token', async (request: PageRequest, reply) => {
-        const found = await certificateFor(request);
-        return reply.header('Cache-Control', CACHE_ISSUED).type('text/html; charset=utf-8').send(renderCertificatePage(found.certificate, found.token));
-      });
-
-      pages.get('/c/:token/qr.svg', async (request: PageRequest, reply) => {
-        const found = await certificateFor(request);
-        const svg = await QRCode.toString(found.pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-        return reply.header('Cache-Control', CACHE_ISSUED).type('image/svg+xml').send(svg);
-      });
-
-      pages.get('/c/:token/qr.png', async (request: PageRequest, reply) => {
-        const found = await certificateFor(request);
-        const png = await QRCode.toBuffer(found.pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
-        return reply.header('Cache-Control', CACHE_ISSUED).type('image/png').send(png);
-      });
-    });
-  };
-}
-
-/** The public pages in the OpenAPI document (written beside them, as they are not RPC operations). */
-export function certificatePagesOpenApiPaths(): Record<string, unknown> {
-  const token = { name: 'token', in: 'path', required: true, schema: { type: 'string', pattern: TOKEN_PATTERN.source }, description: 'The certificate’s public token, as `issueCertificate` answered it.' };
-  const budget = PUBLIC_PAGE_WINDOWS.map((w) => `${w.points} per ${w.seconds} s`).join(' and ');
-  const common = {
-    tags: ['public pages'],
-    security: [],
-    parameters: [token],
-  };
-  const html = (description: string, example: string) => ({ description, content: { 'text/html': { schema: { type: 'string' }, example } } });
-  const refusals = {
-    '404': html('No certificate has this token (a malformed token answers the same). The page reveals nothing more.', NOT_FOUND_PAGE),
-    '429': html(`More than ${budget} from this client address; see Retry-After.`, TOO_MANY_PAGE),
-  };
-  return {
-    '/c/{token}': {
-      get: {
-        ...common,
-        operationId: 'traceability.publicCertificatePage',
-        summary: 'The certificate’s public page: where the coffee of a roasted lot comes from, for anyone holding the link or QR code.',
-        description:
-          'No credential: the token is the only key. An HTML page readable on a phone, with no script and no external asset, showing the ' +
-          'chain frozen when the certificate was issued (producers, green lots, roast batches, the roasted lot) and the organization’s name; ' +
-          `customers and quantities are never shown. Counted per client address (${budget}), with the same RateLimit headers as the API. ` +
-          'Cacheable for an hour: a certificate never changes once issued.',
-        responses: {
-          '200': html('The page.', EXAMPLE_PAGE),
-          ...refusals,
-        },
-      },
-    },
-    '/c/{token}/qr.svg': {
-      get: {
-        ...common,
-        operationId: 'traceability.publicCertificateQrSvg',
-        summary: 'The QR code of the certificate’s page, as SVG.',
-        description: `Encodes the page’s absolute address (\`https://<host>/c/{token}\`). Same credential rule, budget and 404 as the page.`,
-        responses: {
-          '200': { description: 'The QR code.', content: { 'image/svg+xml': { schema: { type: 'string' }, example: EXAMPLE_QR_SVG } } },
-          ...refusals,
-        },
-      },
-    },
-    '/c/{token}/qr.png': {
-      get: {
-        ...common,
-        operationId: 'traceability.publicCertificateQrPng',
-        summary: 'The QR code of the certificate’s page, as a 512-pixel PNG for print.',
-        description: 'Encodes the page’s absolute address. Same credential rule, budget and 404 as the page.',
-        responses: {
-          '200': { description: 'The QR code (binary PNG; the example is its first bytes, base64).', content: { 'image/png': { schema: { type: 'string', contentEncoding: 'base64' }, example: 'iVBORw0KGgoAAAANSUhEUgAAAgAAAAIA' } } },
-          ...refusals,
-        },
-      },
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Rendering. Everything shown comes from the certificate's frozen snapshot, escaped.
@@ -290,3 +177,88 @@ a{color:#6f4e37}.certificate{margin-top:1.5rem}.note{color:#7a6455;font-size:.9r
 .qr{display:block;width:12.5rem;max-width:100%;height:auto;margin:1rem auto;background:#fff;padding:.5rem;border-radius:.4rem}
 </style></head><body>${body}</body></html>`;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The surfaces.
+
+/** The certificate the request names; 404 when the token is malformed or unknown, alike. */
+async function certificateFor(request: FastifyRequest, deps: SurfaceDeps) {
+  const token = (request.params as { token: string }).token;
+  const certificate = TOKEN_PATTERN.test(token) ? await findCertificateByToken(deps.db, token) : undefined;
+  if (!certificate) throw new ProblemError(404, 'not_found', 'No certificate has this token.');
+  return { certificate, pageUrl: `${request.protocol}://${request.host}${certificatePath(token)}`, token };
+}
+
+// A certificate never changes once issued.
+const CACHE_ISSUED = 'public, max-age=3600';
+
+const EXAMPLE_TOKEN = 'q3Vx8KpL2mN7RtY4wZb9Ce';
+
+/** What the page and its QR codes share: the token, the budget, the headers and the refusals shown as pages. */
+const pageSurface = (
+  surface: Pick<Surface, 'name' | 'path' | 'summary' | 'description' | 'handler'> & { answer: { contentType: string; description: string; example: string } },
+) =>
+  defineSurface({
+    name: surface.name,
+    method: 'GET',
+    path: surface.path,
+    tag: 'public pages',
+    summary: surface.summary,
+    description: surface.description,
+    credentials: ['none'],
+    rate: [{ budget: 'public_pages', per: 'address' }],
+    params: z.strictObject({ token: z.string().regex(TOKEN_PATTERN).describe('The certificate’s public token, as `issueCertificate` answered it.') }),
+    answers: {
+      200: { description: surface.answer.description, contentType: surface.answer.contentType, schema: z.string() },
+      404: { description: 'No certificate has this token (a malformed token answers the same). The page reveals nothing more.', contentType: 'text/html', schema: z.string() },
+      429: { description: 'Too many requests from this client address; see Retry-After.', contentType: 'text/html', schema: z.string() },
+    },
+    errors: ['not_found'],
+    examples: { params: { token: EXAMPLE_TOKEN }, answers: { 200: surface.answer.example, 404: NOT_FOUND_PAGE, 429: TOO_MANY_PAGE } },
+    replyHeaders: SECURITY_HEADERS,
+    // The one problem mapping, shown to a person: a page saying what happened, never a stack or a token.
+    renderProblem: (problem: ProblemError, reply: FastifyReply) =>
+      void reply.headers(problem.headers).code(problem.status).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(problemPage(problem)),
+    handler: surface.handler,
+  });
+
+export const certificatePageSurfaces = [
+  pageSurface({
+    name: 'traceability.publicCertificatePage',
+    path: '/c/:token',
+    summary: 'The certificate’s public page: where the coffee of a roasted lot comes from, for anyone holding the link or QR code.',
+    description:
+      'No credential: the token is the only key. An HTML page readable on a phone, with no script and no external asset, showing the ' +
+      'chain frozen when the certificate was issued (producers, green lots, roast batches, the roasted lot) and the organization’s name; ' +
+      'customers and quantities are never shown. Cacheable for an hour: a certificate never changes once issued.',
+    answer: { contentType: 'text/html', description: 'The page.', example: EXAMPLE_PAGE },
+    async handler(request, reply, { deps }) {
+      const found = await certificateFor(request, deps);
+      return reply.header('Cache-Control', CACHE_ISSUED).type('text/html; charset=utf-8').send(renderCertificatePage(found.certificate, found.token));
+    },
+  }),
+  pageSurface({
+    name: 'traceability.publicCertificateQrSvg',
+    path: '/c/:token/qr.svg',
+    summary: 'The QR code of the certificate’s page, as SVG.',
+    description: 'Encodes the page’s absolute address (`https://<host>/c/{token}`). Same credential rule, budget and 404 as the page.',
+    answer: { contentType: 'image/svg+xml', description: 'The QR code.', example: EXAMPLE_QR_SVG },
+    async handler(request, reply, { deps }) {
+      const found = await certificateFor(request, deps);
+      const svg = await QRCode.toString(found.pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+      return reply.header('Cache-Control', CACHE_ISSUED).type('image/svg+xml').send(svg);
+    },
+  }),
+  pageSurface({
+    name: 'traceability.publicCertificateQrPng',
+    path: '/c/:token/qr.png',
+    summary: 'The QR code of the certificate’s page, as a 512-pixel PNG for print.',
+    description: 'Encodes the page’s absolute address. Same credential rule, budget and 404 as the page.',
+    answer: { contentType: 'image/png', description: 'The QR code (binary PNG; the example is its first bytes, base64).', example: 'iVBORw0KGgoAAAANSUhEUgAAAgAAAAIA' },
+    async handler(request, reply, { deps }) {
+      const found = await certificateFor(request, deps);
+      const png = await QRCode.toBuffer(found.pageUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
+      return reply.header('Cache-Control', CACHE_ISSUED).type('image/png').send(png);
+    },
+  }),
+];

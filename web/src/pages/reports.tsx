@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { OperationOutput } from '../../../clients/typescript/src/index.ts';
+import type { OperationInput, OperationOutput } from '../../../clients/typescript/src/index.ts';
 import { call, problemFields, type Session } from '../session.ts';
 import { Badge, BusyButton, ErrorBox, Field, ListFooter, poll, Progress, useAction, usePaged, when } from '../ui.tsx';
 
@@ -73,16 +73,15 @@ function Generate({ session, onFinished }: { session: Session; onFinished: () =>
     e.preventDefault();
     const f = new FormData(e.target as HTMLFormElement);
     const value = (k: string) => String(f.get(k) ?? '').trim();
-    const parameters: Record<string, string> = {};
-    if (kind === 'inventory_valuation') {
-      if (value('asOf')) parameters.asOf = value('asOf');
-    } else {
-      parameters.from = value('from');
-      parameters.to = value('to');
-    }
+    const title = value('title') ? { title: value('title') } : {};
+    // This form asks for the kinds over a range of days, and the valuation; a certificate is asked for from its page.
+    const input: OperationInput<'reporting.generateReport'> =
+      kind === 'inventory_valuation'
+        ? { kind, parameters: value('asOf') ? { asOf: value('asOf') } : {}, ...title }
+        : { kind: kind as 'production_summary' | 'quality_summary' | 'cafe_performance', parameters: { from: value('from'), to: value('to') }, ...title };
     setDone(null);
     const report = await action.run('Asking for the report…', async (progress, signal) => {
-      const asked = await call(session, 'reporting.generateReport', { kind, parameters, ...(value('title') ? { title: value('title') } : {}) });
+      const asked = await call(session, 'reporting.generateReport', input);
       return follow(session, asked.id, (r) => progress(STEP[r.status][0], STEP[r.status][1]), signal);
     });
     if (report) {
