@@ -105,6 +105,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const resolvers = [new StoredCredentialResolver(databases.service), ...identity.resolvers()];
   const telemetry = telemetryChannel({
     db: databases.service,
+    resolvers,
     liveSessions: services.liveSessions,
     heartbeatMs: options.streamHeartbeatMs,
     streamCaps: options.streamCaps,

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestServer } from '../src/testing/harness.js';
-import { FAILED_AUTH_WINDOWS } from '../src/http/failed-auth.js';
+import { budgetWindows } from '../src/ratelimit/budgets.js';
 
 // The service's own budget, under a window name of its own so runs sharing a Redis do not count each other's.
-const [window] = FAILED_AUTH_WINDOWS;
+const [window] = budgetWindows('failed_auth');
 const server = await startTestServer({ failedAuthRateWindows: [{ ...window, name: `failed_auth_${randomBytes(4).toString('hex')}` }] });
 const org = await server.createOrg();
 

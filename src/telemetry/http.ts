@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { endedSources, type CredentialSource, type Principal } from '../auth/credentials.js';
+import { endedSources, type CredentialResolver, type CredentialSource, type Principal } from '../auth/credentials.js';
 import type { Database } from '../db/client.js';
 import { limit } from '../http/guards.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
@@ -58,6 +58,8 @@ const MAX_LISTED_ERRORS = 50;
 export interface TelemetryChannelDeps {
   /** The service database (row-level security per organization). */
   db: Database;
+  /** Asked, while a stream lasts, whether the credential it was opened with still holds. */
+  resolvers: CredentialResolver[];
   liveSessions: LiveSessionStore;
   heartbeatMs?: number;
   /** Open streams per credential and per organization in this process; MAX_STREAMS_PER_CREDENTIAL and MAX_STREAMS_PER_ORGANIZATION by default. */
