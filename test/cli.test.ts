@@ -176,7 +176,12 @@ function administer(env: NodeJS.ProcessEnv) {
   const replanned = run(['org', 'set-plan', '--org', organizationId, '--plan', 'starter'], env);
   assert.equal(replanned.status, 0, replanned.stderr);
   assert.match(replanned.stdout, /now on the starter plan/);
+  const zoned = run(['org', 'set-timezone', '--org', organizationId, '--timezone', 'Europe/Berlin'], env);
+  assert.equal(zoned.status, 0, zoned.stderr);
+  assert.match(zoned.stdout, /now prints times in Europe\/Berlin/);
   for (const [args, message] of [
+    [['org', 'set-timezone', '--org', organizationId, '--timezone', 'Mars/Olympus_Mons'], /not an IANA time zone/],
+    [['org', 'set-timezone', '--org', 'org_missing', '--timezone', 'UTC'], /no organization org_missing/],
     [['org', 'rename', '--org', organizationId, '--name', '   '], /organization name must not be empty/],
     [['org', 'rename', '--org', organizationId, '--name', 'x'.repeat(201)], /at most 200 characters/],
     [['org', 'rename', '--org', 'org_missing', '--name', 'Ghost'], /no organization org_missing/],

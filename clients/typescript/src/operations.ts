@@ -5203,6 +5203,7 @@ export interface OrderLine {
    */
   unallocatedKg: string;
   allocations: OrderAllocation[];
+  margin: OrderLineMargin;
 }
 export interface OrderAllocation {
   id: string;
@@ -5217,6 +5218,28 @@ export interface OrderAllocation {
   state: 'active' | 'fulfilled';
   fulfillmentId: string | null;
   createdAt: string;
+}
+export interface OrderLineMargin {
+  currency: string | null;
+  listPrice: string | null;
+  coffeeCost: string | null;
+  materialsCost: string | null;
+  unitCost: string | null;
+  margin: string | null;
+  marginPct: string | null;
+  missing:
+    | (
+        | 'no_product'
+        | 'no_list_price'
+        | 'no_net_weight'
+        | 'no_roasted_lot'
+        | 'coffee_not_costed'
+        | 'no_bill_of_materials'
+        | 'material_not_costed'
+        | 'mixed_currencies'
+      )
+    | null;
+  rule: string;
 }
 export interface OrderSummary {
   id: string;

@@ -5,6 +5,7 @@ import { grams, kgString } from '../../lib/grams.js';
 import * as lineageService from '../lineage/service.js';
 import * as roastedStock from '../inventory/roast/service.js';
 import { planClaims, type ClaimableLot } from './allocation.js';
+import { withMargins } from './margin.js';
 import { lineReferences } from './references.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../rpc/outputs.js';
@@ -407,8 +408,8 @@ async function requireStockForShipment(q: Queryable, orgId: string, parts: repo.
   }
 }
 
-async function orderOrThrow(q: Queryable, orgId: string, id: string): Promise<repo.Order> {
-  return (await repo.findOrder(q, orgId, id)) ?? throwNotFound('order', id);
+async function orderOrThrow(q: Queryable, orgId: string, id: string) {
+  return withMargins(q, orgId, (await repo.findOrder(q, orgId, id)) ?? throwNotFound('order', id));
 }
 
 function throwNotFound(what: string, id: string, path = 'id'): never {

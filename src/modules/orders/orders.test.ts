@@ -267,3 +267,44 @@ test('order states move draft → confirmed → … and every other move is 409 
   assertProblem(await org.call('orders.confirmOrder', { id: 'so_0000000000000000000000000a' }), 404, 'not_found', 'id');
   assertProblem(await org.call('orders.releaseOrderAllocation', { orderLineId: 'sol_000000000000000000000000a' }), 404, 'not_found', 'orderLineId');
 });
+
+test('an order line shows its margin per bag against the product’s list price: coffee at its roasted cost plus the bill of materials', async () => {
+  const org = await server.createOrg();
+  const call = async (operation: string, input: Record<string, unknown>) => {
+    const res = await org.call(operation, input);
+    assert.equal(res.status, 200, `${operation}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const green = await call('inventory.green.importGreenLot', { name: 'Gerba', lotCode: unique('GL'), weightKg: '100', unitCost: '7.85', currency: 'EUR' });
+  const roasted = await roastLot(org, { kg: '8', greenLotId: green.lot.id }); // charged 10 kg: 78.50 / 8 = 9.8125 per roasted kg
+  const bag = await call('inventory.material.createMaterial', { sku: unique('BAG'), name: 'Valve bag 250 g', kind: 'bag', unitCost: '0.185', currency: 'EUR' });
+  const label = await call('inventory.material.createMaterial', { sku: unique('LBL'), name: 'Label', kind: 'label', unitCost: '0.05', currency: 'EUR' });
+  const product = await call('catalog.product.createProduct', { sku: unique('SKU'), name: 'Gerba 250 g', format: 'whole_bean', netWeightKg: '0.25', listPrice: '12.90', currency: 'EUR' });
+  const bare = await call('catalog.product.createProduct', { sku: unique('SKU'), name: 'Gerba bulk', format: 'whole_bean', netWeightKg: '1' });
+  // A label spoils 10 %: 0.185 + 0.05 × 1.1 = 0.2400 per bag.
+  await call('inventory.material.setBillOfMaterials', { productId: product.id, name: 'Bag', lines: [{ materialId: bag.id, quantity: '1' }, { materialId: label.id, quantity: '1', wastePct: '10' }] });
+  const customer = await makeCustomer(org);
+  const order = await createOrder(org, {
+    customerId: customer.id,
+    currency: 'EUR',
+    lines: [
+      { roastedLotId: roasted.roastedLotId, productId: product.id, quantityKg: '1', unitPrice: '40' },
+      { roastedLotId: roasted.roastedLotId, productId: bare.id, quantityKg: '1', unitPrice: '30' },
+      { roastedLotId: roasted.roastedLotId, quantityKg: '1', unitPrice: '30' },
+    ],
+  });
+  const [costed, noPrice, noProduct] = order.lines.map((l: any) => l.margin);
+  // Coffee 9.8125 × 0.25 = 2.453125 → 2.4531; unit cost 2.6931; margin 12.90 − 2.6931 = 10.2069 = 79.12 %.
+  assert.deepEqual({ ...costed, rule: undefined }, {
+    currency: 'EUR', listPrice: '12.9000', coffeeCost: '2.4531', materialsCost: '0.2400', unitCost: '2.6931', margin: '10.2069', marginPct: '79.12', missing: null, rule: undefined,
+  });
+  assert.match(costed.rule, /list price − \(coffee \+ materials\)/);
+  assert.deepEqual([noPrice.missing, noPrice.margin, noPrice.unitCost], ['no_list_price', null, null]);
+  assert.deepEqual([noProduct.missing, noProduct.margin], ['no_product', null]);
+
+  // A material without a unit cost leaves the materials, and so the margin, missing (never counted as 0).
+  const foil = await call('inventory.material.createMaterial', { sku: unique('FOIL'), name: 'Foil', kind: 'other' });
+  await call('inventory.material.setBillOfMaterials', { productId: product.id, name: 'Bag v2', lines: [{ materialId: bag.id, quantity: '1' }, { materialId: foil.id, quantity: '1' }] });
+  const again = await call('orders.getOrder', { id: order.id });
+  assert.deepEqual([again.lines[0].margin.missing, again.lines[0].margin.margin, again.lines[0].margin.materialsCost], ['material_not_costed', null, null]);
+});

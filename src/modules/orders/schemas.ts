@@ -153,6 +153,32 @@ export const OrderAllocation = out({
   createdAt: timeOut,
 }).meta({ id: 'OrderAllocation' });
 
+export const MARGIN_MISSING_REASONS = [
+  'no_product', 'no_list_price', 'no_net_weight', 'no_roasted_lot', 'coffee_not_costed', 'no_bill_of_materials', 'material_not_costed', 'mixed_currencies',
+] as const;
+export type MarginMissingReason = (typeof MARGIN_MISSING_REASONS)[number];
+
+/** A line's margin per unit of its product against the product's list price: every figure, or none and why. */
+export const OrderLineMargin = out({
+  /** The product's currency; every figure is in it. */
+  currency: currencyOut.nullable(),
+  /** The product's list price per unit, 4 decimals. */
+  listPrice: decimalOut.nullable(),
+  /** The roasted coffee's cost per kg (claimed lots weighted by kg, else the named lot) × the product's net weight. */
+  coffeeCost: decimalOut.nullable(),
+  /** The active bill of materials at its materials' unit costs, per unit. */
+  materialsCost: decimalOut.nullable(),
+  /** coffeeCost + materialsCost. */
+  unitCost: decimalOut.nullable(),
+  /** listPrice − unitCost. */
+  margin: decimalOut.nullable(),
+  /** margin / listPrice × 100, 2 decimals. */
+  marginPct: decimalOut.nullable(),
+  /** Why the figures are missing (null when there): never a zero cost. */
+  missing: z.enum(MARGIN_MISSING_REASONS).nullable(),
+  rule: z.string(),
+}).meta({ id: 'OrderLineMargin' });
+
 export const OrderLine = out({
   id: idOut,
   /** 1..n in the order given. */
@@ -178,6 +204,8 @@ export const OrderLine = out({
   unallocatedKg: kgOut,
   /** Active and fulfilled claims, in the order they were made. */
   allocations: z.array(OrderAllocation),
+  /** Extension: the margin per unit of the product against its list price (`rule` says how). */
+  margin: OrderLineMargin,
 }).meta({ id: 'OrderLine' });
 
 /** An order's header with its customer and totals (what lists answer). */
