@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { startTestServer } from '../../../testing/harness.js';
+import { setOrganizationTimeZone } from '../../../auth/organizations.js';
 import { importRoastLog } from '../../../telemetry/importers/index.js';
 import { deriveMetrics, downsampleTo1Hz } from '../../../telemetry/metrics.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
@@ -211,6 +212,12 @@ describe('importLoggerRoast', () => {
     assert.equal((await generated(own, { kind: 'production_summary', parameters: { from: today, to: today } })).summary.batches, 0);
     const listed = await own.call('production.roast.listRoastBatches', { filter: { from: '2015-08-10', to: '2015-08-10' } }, { method: 'GET' });
     assert.equal(listed.body.items.length, 3);
+
+    // With neither location zoned, the organization's time zone is next (New York: UTC-4 in August).
+    assert.equal(await setOrganizationTimeZone(server.owner, own.id, 'America/New_York'), true);
+    const organizationZone = await call({ content: fixture('profile2.csv') });
+    assert.equal(organizationZone.body.startedAt, '2015-08-10T18:25:15.000Z');
+    assert.ok(organizationZone.body.warnings.some((w: string) => w.includes('read in America/New_York, the organization’s time zone')), JSON.stringify(organizationZone.body.warnings));
   });
 
   test('weights keep what the scale said: 130.0 g → 115.2 g is an 11.38 % loss (Artisan: 11.4 %), and the .alog gives 115.2 g back', async () => {

@@ -5,6 +5,7 @@ import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from '../../.
 import type { Curve } from '../../../telemetry/curve.js';
 import { ImportError, type ImportedRoast } from '../../../telemetry/importers/index.js';
 import { instantOfWallClock } from '../../../lib/time-zones.js';
+import { findOrganizationLetterhead } from '../../../auth/organizations.js';
 import { asWeighed, stockKg, tenthGrams, weighedGrams } from './weights.js';
 import { importRoastLogOffThread } from '../../../telemetry/importers/off-thread.js';
 import { findLocation } from '../../catalog/location/service.js';
@@ -533,7 +534,10 @@ async function roastTimeZone(ctx: OperationContext, machine: Machine | undefined
   if (machineLocation?.timezone) return { name: machineLocation.timezone, source: `the time zone of machine ${machine!.code}'s location ${machineLocation.code}` };
   const location = locationId && locationId !== machine?.locationId ? await findLocation(ctx.tx, ctx.orgId, locationId) : undefined;
   if (location?.timezone) return { name: location.timezone, source: `the time zone of the batch's location ${location.code}` };
-  return { name: 'UTC', source: 'as neither the machine’s location nor the batch’s location has a time zone' };
+  const { timeZone: organizationZone } = await findOrganizationLetterhead(ctx.tx, ctx.orgId);
+  return organizationZone === 'UTC'
+    ? { name: 'UTC', source: 'as neither the machine’s location, the batch’s location nor the organization has a time zone' }
+    : { name: organizationZone, source: 'the organization’s time zone (neither the machine’s location nor the batch’s location has one)' };
 }
 
 /**
