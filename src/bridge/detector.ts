@@ -6,7 +6,7 @@ export type AutoEvent = 'charge' | 'turning_point' | 'drop';
  * Charge, turning point and drop from BT as it arrives, after Artisan's rules: auto-charge is a sharp BT fall
  * from a preheated drum (the cold beans hitting the probe), auto-drop BT falling again late in the roast
  * (the beans leaving it), both dated at the last reading before the fall (Artisan's BTbreak marks the reading
- * before the break); the turning point is the lowest BT after charge (the latest on ties), marked once BT has
+ * before the break, here where the steep fall began); the turning point is the lowest BT after charge (the latest on ties), marked once BT has
  * risen tp_rise_c above it. Artisan compares the last readings at its sampling interval (3 s); at up to 10 Hz
  * a window of seconds says the same without reacting to one noisy reading.
  * Events known otherwise (marked by hand, or found in the journal or the batch) are never marked again, and a
@@ -47,7 +47,7 @@ export class Detector {
       if (c.auto_charge) {
         const peak = this.peakWithin(t, c.charge_window_s);
         if (peak && peak.bt >= c.charge_min_bt_c && peak.bt - bt >= c.charge_fall_c) {
-          emit('charge', peak.t);
+          emit('charge', this.fallStart(c.charge_fall_c / c.charge_window_s));
           this.low = { t, bt };
         }
       }
@@ -62,9 +62,21 @@ export class Detector {
     const afterTp = this.known.has('turning_point') || !c.turning_point;
     if (c.auto_drop && afterTp && t - charge >= c.drop_min_after_charge_s * 1000) {
       const peak = this.peakWithin(t, c.drop_window_s);
-      if (peak && peak.t > charge && peak.bt >= c.drop_min_bt_c && peak.bt - bt >= c.drop_fall_c) emit('drop', peak.t);
+      if (peak && peak.t > charge && peak.bt >= c.drop_min_bt_c && peak.bt - bt >= c.drop_fall_c) emit('drop', this.fallStart(c.drop_fall_c / c.drop_window_s));
     }
     return found;
+  }
+
+  /**
+   * When the fall that completed a charge or drop began: walking back from the newest reading, the first one
+   * BT did not fall steeply from (at least half the rule's average rate, °C/s). A drum cooling slowly while
+   * preheated, or BT still rising before drop, is not part of the fall.
+   */
+  private fallStart(ratePerS: number): number {
+    const w = this.window;
+    let i = w.length - 1;
+    while (i > 0 && (w[i - 1].bt - w[i].bt) / Math.max((w[i].t - w[i - 1].t) / 1000, 1e-3) >= ratePerS / 2) i--;
+    return w[i].t;
   }
 
   /** The highest reading within the last `seconds` (the latest of equals). */
