@@ -1,69 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestOrg, type TestServer } from '../testing/harness.js';
+import { startTestServer } from '../testing/harness.js';
 import { runCommand } from '../testing/processes.js';
 import { Bridge, counterOf, expandPattern } from './bridge.js';
 import { parseBridgeConfig, type ModbusChannel } from './config.js';
 import { Detector } from './detector.js';
-import { readRecording } from './journal.js';
-import { exampleConfig, modbusServer, mqttPublisher, MQTT_URL, ptyPair, SimulatedRoast, tc4Board } from './testing.js';
+import { assertRoastArrived, bridgeMachine, modbusServer, mqttPublisher, MQTT_URL, ptyPair, SimulatedRoast, tc4Board, testConfig } from './testing.js';
 
 const SPEED = 40;
-
-export async function bridgeMachine(org: TestOrg, code: string): Promise<{ machineId: string; token: string }> {
-  const machine = await org.call('catalog.machine.registerMachine', { name: `Roaster ${code}`, code, connectivity: 'bridge' });
-  assert.equal(machine.status, 200, JSON.stringify(machine.body));
-  const issued = await org.call('catalog.machine.issueMachineBridgeToken', { machineId: machine.body.id });
-  assert.equal(issued.status, 200, JSON.stringify(issued.body));
-  return { machineId: machine.body.id, token: issued.body.token };
-}
-
-/** A configuration from an example file, pointed at the test service and a fresh journal, recording at 10 Hz. */
-export function testConfig(example: string, server: TestServer, org: TestOrg, machine: { machineId: string; token: string }, source: Record<string, unknown>) {
-  const raw = exampleConfig(example);
-  return {
-    ...raw,
-    service: { url: server.url, machine: machine.machineId, bridge_token: machine.token, api_key: org.key },
-    source: { ...raw.source, ...source, poll_hz: 10 },
-    batch: { mode: 'start', number_pattern: 'SIM-{n:2}', charge_kg: '12', after_drop_s: 20 },
-    journal: { dir: mkdtempSync(join(tmpdir(), 'fc-bridge-')), fsync_interval_ms: 200 },
-    post: { interval_ms: 200, max_samples: 2000 },
-  };
-}
-
-/**
- * What arrived, checked against what the bridge journaled: the completed batch's full-fidelity curve holds
- * every journaled sample exactly once, in order, and the auto-marked events at the simulated roast's times.
- */
-export async function assertRoastArrived(server: TestServer, org: TestOrg, journalDir: string, batchId: string, roast: SimulatedRoast) {
-  const recording = readRecording(readFileSync(join(journalDir, `${batchId}.jsonl`), 'utf8'))!;
-  const journaled = recording.data.filter((d) => d.k === 's');
-  assert.ok(journaled.length > 150, `a whole roast read (${journaled.length} samples)`);
-  const completed = await org.call('production.roast.completeRoastBatch', { id: batchId, dropWeightKg: '10.2' });
-  assert.equal(completed.status, 200, JSON.stringify(completed.body));
-  const link = await org.call('production.roast.getRoastCurveLink', { id: batchId, format: 'full' });
-  assert.equal(link.status, 200, JSON.stringify(link.body));
-  const full = await (await fetch(new URL(link.body.url, server.url))).json();
-  assert.deepEqual(
-    full.samples.map((s: { t: number }) => s.t),
-    journaled.map((s) => s.t),
-    'every journaled sample is in the curve, once, in order',
-  );
-  assert.deepEqual(full.samples.at(-1), { t: journaled.at(-1)!.t, bt: journaled.at(-1)!.bt, et: journaled.at(-1)!.et, ...(journaled.at(-1)!.ch ? { channels: journaled.at(-1)!.ch } : {}) });
-  // The bridge's clock starts at the log's first sample (15 s before its charge).
-  const offset = -roast.samples[0].t;
-  const event = (type: string) => full.events.find((e: { type: string }) => e.type === type);
-  const logged = (type: string) => roast.events.find((e) => e.type === type)!.t + offset;
-  assert.deepEqual(full.events.map((e: { type: string }) => e.type), ['charge', 'turning_point', 'drop']);
-  const step = 100 * SPEED;
-  assert.ok(Math.abs(event('charge').t - logged('charge')) <= 2 * step + 1000, `charge at ${event('charge').t}, logged ${logged('charge')}`);
-  assert.ok(Math.abs(event('drop').t - logged('drop')) <= 10_000 + 2 * step, `drop at ${event('drop').t}, logged ${logged('drop')}`);
-  assert.ok(event('turning_point').t > event('charge').t && event('turning_point').t < logged('first_crack_start'), 'turning point between charge and first crack');
-  return { full, journaled, metrics: completed.body.metrics };
-}
 
 async function runBridge(configJson: object) {
   const logs: string[] = [];

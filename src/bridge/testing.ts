@@ -1,13 +1,18 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import ModbusSerial from 'modbus-serial';
 import type { ServerTCP as ServerTCPType } from 'modbus-serial/ServerTCP.js';
 import mqtt from 'mqtt';
 import { ReadlineParser, SerialPort } from 'serialport';
 import { parse as parseToml } from 'smol-toml';
 import { importRoastLog } from '../telemetry/importers/index.js';
+import type { TestOrg, TestServer } from '../testing/harness.js';
 import type { ModbusChannel } from './config.js';
+import { readRecording } from './journal.js';
 
 /**
  * Simulated roasting machines for the bridge's tests and bench: a real roast log from the shared fixtures
@@ -142,4 +147,56 @@ export async function tc4Board(roast: SimulatedRoast, path: string): Promise<{ r
     port.write(`21.5,${r.et.toFixed(2)},${r.bt.toFixed(2)},0.00,0.00\r\n`);
   });
   return { reads: () => reads, close: () => new Promise<void>((resolve) => port.close(() => resolve())) };
+}
+
+export async function bridgeMachine(org: TestOrg, code: string): Promise<{ machineId: string; token: string }> {
+  const machine = await org.call('catalog.machine.registerMachine', { name: `Roaster ${code}`, code, connectivity: 'bridge' });
+  assert.equal(machine.status, 200, JSON.stringify(machine.body));
+  const issued = await org.call('catalog.machine.issueMachineBridgeToken', { machineId: machine.body.id });
+  assert.equal(issued.status, 200, JSON.stringify(issued.body));
+  return { machineId: machine.body.id, token: issued.body.token };
+}
+
+/** A configuration from an example file, pointed at the test service and a fresh journal, recording at 10 Hz. */
+export function testConfig(example: string, server: TestServer, org: TestOrg, machine: { machineId: string; token: string }, source: Record<string, unknown>) {
+  const raw = exampleConfig(example);
+  return {
+    ...raw,
+    service: { url: server.url, machine: machine.machineId, bridge_token: machine.token, api_key: org.key },
+    source: { ...raw.source, ...source, poll_hz: 10 },
+    batch: { mode: 'start', number_pattern: 'SIM-{n:2}', charge_kg: '12', after_drop_s: 20 },
+    journal: { dir: mkdtempSync(join(tmpdir(), 'fc-bridge-')), fsync_interval_ms: 200 },
+    post: { interval_ms: 200, max_samples: 2000 },
+  };
+}
+
+/**
+ * What arrived, checked against what the bridge journaled: the completed batch's full-fidelity curve holds
+ * every journaled sample exactly once, in order, and the auto-marked events at the simulated roast's times.
+ */
+export async function assertRoastArrived(server: TestServer, org: TestOrg, journalDir: string, batchId: string, roast: SimulatedRoast) {
+  const recording = readRecording(readFileSync(join(journalDir, `${batchId}.jsonl`), 'utf8'))!;
+  const journaled = recording.data.filter((d) => d.k === 's');
+  assert.ok(journaled.length > 150, `a whole roast read (${journaled.length} samples)`);
+  const completed = await org.call('production.roast.completeRoastBatch', { id: batchId, dropWeightKg: '10.2' });
+  assert.equal(completed.status, 200, JSON.stringify(completed.body));
+  const link = await org.call('production.roast.getRoastCurveLink', { id: batchId, format: 'full' });
+  assert.equal(link.status, 200, JSON.stringify(link.body));
+  const full = await (await fetch(new URL(link.body.url, server.url))).json();
+  assert.deepEqual(
+    full.samples.map((s: { t: number }) => s.t),
+    journaled.map((s) => s.t),
+    'every journaled sample is in the curve, once, in order',
+  );
+  assert.deepEqual(full.samples.at(-1), { t: journaled.at(-1)!.t, bt: journaled.at(-1)!.bt, et: journaled.at(-1)!.et, ...(journaled.at(-1)!.ch ? { channels: journaled.at(-1)!.ch } : {}) });
+  // The bridge's clock starts at the log's first sample (15 s before its charge).
+  const offset = -roast.samples[0].t;
+  const event = (type: string) => full.events.find((e: { type: string }) => e.type === type);
+  const logged = (type: string) => roast.events.find((e) => e.type === type)!.t + offset;
+  assert.deepEqual(full.events.map((e: { type: string }) => e.type), ['charge', 'turning_point', 'drop']);
+  const step = 100 * roast.speed;
+  assert.ok(Math.abs(event('charge').t - logged('charge')) <= 2 * step + 1000, `charge at ${event('charge').t}, logged ${logged('charge')}`);
+  assert.ok(Math.abs(event('drop').t - logged('drop')) <= 10_000 + 2 * step, `drop at ${event('drop').t}, logged ${logged('drop')}`);
+  assert.ok(event('turning_point').t > event('charge').t && event('turning_point').t < logged('first_crack_start'), 'turning point between charge and first crack');
+  return { full, journaled, metrics: completed.body.metrics };
 }
