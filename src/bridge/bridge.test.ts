@@ -112,11 +112,22 @@ test('MQTT through the Mosquitto broker (JSON fields and plain numbers): a whole
   const prefix = `fc-test/${Math.random().toString(36).slice(2)}`;
   const raw: Record<string, any> = testConfig('mqtt.toml', server, org, machine, { url: MQTT_URL });
   for (const channel of Object.values(raw.channels as Record<string, { topic: string }>)) channel.topic = channel.topic.replace('roaster/1', prefix);
+  // Attached to the batch started in the console; first crack marked by hand (a key beside the roaster).
+  raw.batch = { mode: 'attach', after_drop_s: 20 };
+  const started = await org.call('production.roast.startRoastBatch', { batchNumber: 'CONSOLE-1', machineId: machine.machineId, chargeWeightKg: '12' });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
   const publisher = await mqttPublisher(roast, prefix, 40);
   try {
     roast.restart();
-    const { result } = await runBridge(raw);
-    const { full } = await assertRoastArrived(server, org, raw.journal.dir, result.batchId!, roast);
+    const bridge = new Bridge({ config: parseBridgeConfig(raw), once: true, speed: SPEED });
+    const running = bridge.run();
+    await new Promise((resolve) => setTimeout(resolve, roast.durationMs * 0.7));
+    bridge.markByHand('first_crack_start');
+    bridge.markByHand('first_crack_start');
+    const [result] = await running;
+    assert.equal(result.batchId, started.body.id);
+    assert.deepEqual(result.events.map((e) => `${e.type} ${e.by}`), ['charge auto', 'turning_point auto', 'first_crack_start hand', 'drop auto']);
+    const { full } = await assertRoastArrived(server, org, raw.journal.dir, result.batchId!, roast, ['charge', 'turning_point', 'first_crack_start', 'drop']);
     const sample = full.samples[Math.floor(full.samples.length / 2)];
     assert.deepEqual(Object.keys(sample.channels).sort(), ['burner', 'fan', 'inlet']);
   } finally {

@@ -358,7 +358,9 @@ export class Bridge {
           else events++;
           to++;
         }
-        const seq = (recording.posts.at(-1)?.seq ?? 0) + 1;
+        // A recording's seqs start from its start time (ms × 1000), so they never meet another sender's to the
+        // same batch (a replay, an earlier recording whose journal was lost): a shared seq would be taken as a duplicate.
+        const seq = (recording.posts.at(-1)?.seq ?? recording.startedAt * 1000) + 1;
         this.journal.append({ k: 'p', seq, to });
         post = recording.posts.at(-1)!;
       }
