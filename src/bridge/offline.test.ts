@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer } from '../testing/harness.js';
 import { Bridge } from './bridge.js';
@@ -65,8 +65,8 @@ test('kill -9 of the bridge mid-roast, then a restart: it resumes its journal an
   };
   try {
     const first = start();
-    // The simulated roast starts when the bridge does (tsx takes seconds to start it).
-    for (let i = 0; i < 600 && !/Bridge reading/.test(first.output()); i++) await sleep(20);
+    // The simulated roast starts when the bridge's clock does: its journal's first record (tsx takes seconds to start it).
+    for (let i = 0; i < 3000 && !existsSync(join(config.journal.dir, 'current.jsonl')); i++) await sleep(5);
     roast.restart();
     // Killed once it has recorded a good part of the roast (past charge and the turning point).
     for (let i = 0; i < 600 && !/turning_point at/.test(first.output()); i++) await sleep(50);
