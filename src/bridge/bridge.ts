@@ -213,7 +213,7 @@ export class Bridge {
   private async acquireBatch(): Promise<void> {
     const recording = this.journal.recording;
     const config = this.options.config;
-    for (let attempt = 0; !recording.batch && !this.signal?.aborted && !recording.done; attempt++) {
+    for (let attempt = 0; !recording.batch && !this.signal?.aborted && !recording.done && !this.nothingToAttach(); attempt++) {
       try {
         if (this.options.batchId && !this.finishedBatches.has(this.options.batchId)) {
           this.journal.append({ k: 'batch', id: this.options.batchId, batchNumber: this.options.batchId });
@@ -259,6 +259,12 @@ export class Bridge {
       }
     }
     if (recording.batch && recording.data.length > 0) await this.learnServiceEvents().catch(() => undefined);
+  }
+
+  /** An attaching bridge whose recording ended (drop and cooling) before any batch was started in the console. */
+  private nothingToAttach(): boolean {
+    const recording = this.journal.recording;
+    return recording.ended !== undefined && !recording.batch && this.options.config.batch.mode === 'attach' && !this.options.batchId;
   }
 
   /** Events the batch already holds that this journal did not post (marked elsewhere) count: they are never marked again. */
@@ -326,6 +332,12 @@ export class Bridge {
       if (this.signal?.aborted) return;
       const batch = recording.batch;
       if (!batch) {
+        if (this.nothingToAttach()) {
+          stopped.reason = 'no batch was started on this machine while it roasted';
+          this.log(`Recording ended without a batch: ${stopped.reason}; its readings stay in the journal.`);
+          this.journal.finish(stopped.reason);
+          return;
+        }
         await sleep(100, this.signal);
         continue;
       }
