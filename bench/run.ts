@@ -10,6 +10,7 @@ import { benchCafe } from './cafe.js';
 import { benchIdentity } from './identity.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchReporting } from './reporting.js';
+import { benchBridge } from './bridge.js';
 
 await benchCatalogRead();
 await benchRoastComplete();
@@ -21,3 +22,4 @@ await benchCafe();
 await benchIdentity();
 await benchWebhooks();
 await benchReporting();
+await benchBridge();

@@ -405,6 +405,91 @@ const replayRoastCommand: Command = {
   },
 };
 
+const HAND_KEYS: Record<string, string> = { c: 'charge', t: 'turning_point', d: 'dry_end', f: 'first_crack_start', F: 'first_crack_end', s: 'second_crack_start', S: 'second_crack_end', x: 'drop', o: 'cool_end' };
+
+const bridgeCommand: Command = {
+  path: ['bridge'],
+  summary: "read a roasting machine (Modbus TCP/RTU, MQTT or a TC4-style serial line) and post its telemetry live, journaling everything first",
+  details:
+    'Runs beside the roaster with the machine\'s bridge token. --config names a TOML (or .json) file: the service, the source and ' +
+    'its channels (bt and et in °C or °F, any others), the batch rules, the auto-event thresholds and the journal (README "Machine bridge", ' +
+    'examples/bridge/). mode "start" starts each batch itself (startRoastBatch, numbered from batch.number_pattern); mode "attach" follows ' +
+    'the batch started in the console on this machine (or --batch). Charge, turning point and drop are marked automatically; on a terminal, ' +
+    'keys mark events by hand: c charge, t turning point, d dry end, f/F first crack start/end, s/S second crack start/end, x drop, o cool end. ' +
+    'Every reading is written to the journal before it is posted; while the service is unreachable or out of budget the bridge keeps reading ' +
+    'and posts the backlog, in order and with the same seq, when it can. Restarted, it resumes the journal\'s recording. ' +
+    'FIRSTCRACK_BRIDGE_TOKEN and FIRSTCRACK_API_KEY override the file\'s credentials. Exit codes: 2 a bad configuration or option, 1 the machine or service failed.',
+  options: {
+    config: { type: 'string', value: 'PATH', description: 'the configuration file (.toml or .json)', required: true },
+    check: { type: 'boolean', description: 'read every channel once, print the values and exit (check the wiring before charging)' },
+    batch: { type: 'string', value: 'ID', description: 'record into this live batch (rb_…) instead of starting or finding one' },
+    once: { type: 'boolean', description: 'stop after one batch is recorded and all of it posted' },
+    speed: { type: 'string', value: 'N', description: 'roast time runs N times as fast as the clock, 1 to 1000 (simulated machines only; default 1)' },
+    json: { type: 'boolean', description: 'print --check readings, and each finished batch, as JSON lines; no status line' },
+  },
+  async run({ values }) {
+    const speed = values.speed === undefined ? 1 : Number(values.speed);
+    if (!Number.isFinite(speed) || speed < 1 || speed > 1000) throw new UsageError('--speed must be a number from 1 to 1000', this);
+    const { loadBridgeConfig, BridgeConfigError } = await import('../bridge/config.js');
+    let config;
+    try {
+      config = loadBridgeConfig(text(values, 'config'));
+    } catch (error) {
+      if (error instanceof BridgeConfigError) throw new UsageError(error.message, this);
+      throw error;
+    }
+    const { Bridge, checkChannels } = await import('../bridge/bridge.js');
+    const { statusLine, formatReadings } = await import('../bridge/status.js');
+    if (values.check) {
+      try {
+        const { label, readings } = await checkChannels(config);
+        console.log(values.json ? JSON.stringify(readings) : `${label}\n${formatReadings(config, readings)}`);
+      } catch (error) {
+        throw new CliError(`bridge --check: ${(error as Error).message}`, 1);
+      }
+      return;
+    }
+    if (config.batch.mode === 'attach' && !values.batch && !config.service.api_key) {
+      throw new UsageError('batch.mode = "attach" finds the live batch with service.api_key (or FIRSTCRACK_API_KEY); without one, name it with --batch', this);
+    }
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const live = process.stdout.isTTY && !values.json;
+    const bridge = new Bridge({
+      config,
+      batchId: values.batch as string | undefined,
+      once: values.once === true,
+      speed,
+      signal: abort.signal,
+      log: (line) => console.log(live ? `\r\x1b[2K${line}` : line),
+      onStatus: live ? (status) => process.stdout.write(`\r\x1b[2K${statusLine(status)}`) : undefined,
+    });
+    const stdin = process.stdin;
+    if (stdin.isTTY) {
+      stdin.setRawMode(true);
+      stdin.setEncoding('utf8');
+      stdin.on('data', (key: string) => {
+        if (key === '\u0003') return stop();
+        if (HAND_KEYS[key]) bridge.markByHand(HAND_KEYS[key]);
+      });
+    }
+    console.log(`Bridge reading ${config.source.kind} at ${config.source.poll_hz} Hz for machine ${config.service.machine}; journal in ${config.journal.dir}.`);
+    try {
+      const results = await bridge.run();
+      if (values.json) for (const result of results) console.log(JSON.stringify(result));
+    } catch (error) {
+      throw new CliError(`bridge: ${(error as Error).message}`, 1);
+    } finally {
+      if (stdin.isTTY) (stdin.setRawMode(false), stdin.pause());
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      if (live) process.stdout.write('\n');
+    }
+  },
+};
+
 // ---------------------------------------------------------------------------------------------------
 // Identity: OAuth clients, signing keys, users (src/modules/identity).
 
@@ -661,5 +746,5 @@ const simulateBar: Command = {
 export const COMMANDS: Command[] = [
   serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, orgSetTimezone, apikeyCreate, apikeyList, apikeyRevoke,
   oauthClientCreate, oauthClientList, oauthClientRevoke, keysRotate, userCreate, userAddMembership, userRemoveMembership, userResetPassword,
-  simulateBar, replayRoastCommand,
+  simulateBar, replayRoastCommand, bridgeCommand,
 ];
