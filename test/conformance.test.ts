@@ -67,6 +67,19 @@ function enumValues(s: Schema | undefined): string[] {
   return [];
 }
 
+/**
+ * An input that is alternatives told apart by a field (generateReport's kinds) as one object: every field of any
+ * alternative (each taking what any alternative takes), required when every alternative requires it.
+ */
+function merged(schema: Schema & { oneOf?: { $ref?: string }[]; $defs?: Record<string, Schema> }): Schema {
+  if (!schema.oneOf) return schema;
+  const alternatives = schema.oneOf.map((a) => (a.$ref ? schema.$defs![a.$ref.replace('#/$defs/', '')] : (a as Schema)));
+  const properties: Record<string, Schema> = {};
+  for (const a of alternatives) for (const [name, p] of Object.entries(a.properties ?? {})) properties[name] = { anyOf: [...(properties[name]?.anyOf ?? []), p] };
+  const required = Object.keys(properties).filter((name) => alternatives.every((a) => a.required?.includes(name)));
+  return { type: 'object', properties, required };
+}
+
 function types(s: Schema): string[] {
   if (s.anyOf) return s.anyOf.flatMap(types);
   return s.type === undefined ? [] : ([] as string[]).concat(s.type);
@@ -91,7 +104,7 @@ test('the registry matches the specification', async (t) => {
       assert.equal(op.permission, s.permission, 'permission');
       assert.equal(op.module, s.module, 'module');
       assert.equal(op.get, s.get, 'GET flag');
-      const schema = inputJsonSchema(op) as Schema;
+      const schema = merged(inputJsonSchema(op) as Schema);
       const properties = schema.properties ?? {};
       const required = new Set(schema.required ?? []);
       const extensions = EXTENSIONS[op.name] ?? [];
