@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { loadConfig, type Config } from '../src/config.js';
 import { createApp, type AppOptions, type RunningApp } from '../src/app.js';
@@ -21,7 +22,10 @@ export async function startBenchApp(
   /** e.g. `{ redisUrl }` for a benchmark that measures the server-mode stores, or a scratch `dataDir`. */
   configOverrides: Partial<Config> = {},
 ): Promise<{ app: RunningApp; url: string; kind: string; poolSize: number; close(): Promise<void> }> {
-  const config = { ...loadConfig(), logLevel: process.env.BENCH_LOG_LEVEL ?? 'silent', redisUrl: undefined, ...configOverrides };
+  const base = loadConfig();
+  // A server needs its secret key (sealed page cursors, encrypted secrets): a benchmark's own when none is set.
+  const secretKey = base.secretKey ?? (base.databaseUrl ? randomBytes(32).toString('base64') : undefined);
+  const config = { ...base, secretKey, logLevel: process.env.BENCH_LOG_LEVEL ?? 'silent', redisUrl: undefined, ...configOverrides };
   // As `firstcrack serve` runs: measured with the heap setting it ships with.
   limitHeapGrowth(config.heapGrowthPercent);
   keepWorkerThreadStarted(checkPostOffThread);

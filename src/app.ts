@@ -18,6 +18,7 @@ import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 import { shotWriter } from './modules/cafe/ingest.js';
 import { configuredKeyEncryption } from './auth/key-encryption.js';
+import { loadSecretKey } from './crypto/secrets.js';
 import { Identity, type Clock } from './modules/identity/authority.js';
 import { identityAuthenticators } from './modules/identity/routes.js';
 import { JOBS } from './jobs/catalog.js';
@@ -65,6 +66,9 @@ export interface RunningApp {
 
 /** Wires configuration to infrastructure: embedded (PGlite, memory) or server mode (PostgreSQL, Redis). */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
+  // Page cursors are sealed, and webhook secrets and signing keys encrypted, under the secret key: a server
+  // without it (or with a malformed one) could not page a list, so it does not start.
+  loadSecretKey(config);
   const databases = options.databases ?? (await openDatabases(config));
   // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.
   const limiters = await openRateLimiterFactory({ redisUrl: config.redisUrl });
@@ -147,9 +151,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...(options.plugins ?? []),
     ],
   });
-  if (config.databaseUrl && !config.secretKey) {
-    server.log.warn('FIRSTCRACK_SECRET_KEY is not set: webhook endpoints cannot be created or delivered to, and lists cannot page, until it is (the same key in every process).');
-  }
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, { blobs: services.blobs });
   return {
     server,

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '../src/testing/harness.js';
 import { runCommand } from '../src/testing/processes.js';
 import { COMMANDS } from '../src/cli/commands.js';
@@ -352,11 +353,27 @@ test('server mode: the first start on an empty database names the organization a
   const database = await createTestDatabase(process.env.DATABASE_URL);
   t.after(database.drop);
   const { REDIS_URL: _redis, ...rest } = process.env;
-  const env = { ...rest, DATABASE_URL: database.url, PORT: '0' };
+  const env = { ...rest, DATABASE_URL: database.url, PORT: '0', FIRSTCRACK_SECRET_KEY: randomBytes(32).toString('base64') };
   const first = await serve(env);
   const organizationId = assertFirstStartBanner(first.output());
   await stop(first.child);
   renameAsTheBannerSays(first.output(), organizationId, env);
+});
+
+test('server mode: serve without FIRSTCRACK_SECRET_KEY stops at start naming it (exit 2), as lists could not page', async (t) => {
+  if (!process.env.DATABASE_URL) return t.skip('DATABASE_URL is not set');
+  const database = await createTestDatabase(process.env.DATABASE_URL);
+  t.after(database.drop);
+  const { REDIS_URL: _redis, FIRSTCRACK_SECRET_KEY: _key, ...rest } = process.env;
+  for (const [key, message] of [
+    [undefined, /FIRSTCRACK_SECRET_KEY must be set in server mode/],
+    ['c2hvcnQ=', /FIRSTCRACK_SECRET_KEY/],
+  ] as const) {
+    const result = await runAsync(['serve'], { ...rest, DATABASE_URL: database.url, PORT: '0', ...(key ? { FIRSTCRACK_SECRET_KEY: key } : {}) });
+    assert.equal(result.status, 2, result.stdout + result.stderr);
+    assert.match(result.stderr, message);
+    assert.doesNotMatch(result.stdout, /listening/);
+  }
 });
 
 test('npx firstcrack: the package bin runs the built CLI', () => {

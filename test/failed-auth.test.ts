@@ -24,7 +24,7 @@ test('an address that keeps failing to authenticate is answered 429 on every sur
   const refused = answers.at(-1)!;
   assert.equal(refused.headers.get('www-authenticate'), null, 'the 429 does not ask for a credential');
   assert.equal((await refused.json()).code, 'rate_limited');
-  assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  assert.ok(Number(refused.headers.get('retry-after')) > 0, 'the 429 says when to retry');
 
   const blocked = await list(`fc_live_unknown_again`);
   assert.equal(blocked.status, 429, 'the block holds without looking the credential up');

@@ -98,7 +98,7 @@ const KINDS: Kind[] = [
         headers: bearer(key),
         async end() {
           const [{ id }] = await server.owner.query<{ id: string }>(`select id from credentials where secret_hash = $1`, [hashSecret(key)]);
-          assert.ok(await revokeCredential(server.owner, id));
+          assert.ok(await revokeCredential(server.owner, id), 'the key was live and is now revoked');
         },
       };
     },

@@ -17,6 +17,7 @@ import { ApiKeyRefusedError, createApiKey, revokeCredential } from '../auth/cred
 import { PLANS, type Plan } from '../auth/plans.js';
 import { ROLES, type Role } from '../auth/permissions.js';
 import { CliError, UsageError, type Command, type CommandInput } from './run.js';
+import { SecretKeyError } from '../crypto/secrets.js';
 
 /**
  * Every firstcrack command, one entry each. A new command (say `worker`) is one more entry here; its
@@ -113,6 +114,7 @@ const serve: Command = {
       app = await createApp(cfg, { workers: !apiOnly });
     } catch (error) {
       if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
+      if (error instanceof SecretKeyError) throw new CliError(error.message, 2);
       throw error;
     }
     const [{ count }] = await app.databases.owner.query<{ count: number }>(`select count(*)::int as count from organizations`);
@@ -155,6 +157,7 @@ const worker: Command = {
       workers = await runWorkers(cfg);
     } catch (error) {
       if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
+      if (error instanceof SecretKeyError) throw new CliError(error.message, 2);
       throw error;
     }
     console.log(`Firstcrack worker running jobs (${cfg.databaseUrl ? 'PostgreSQL' : `embedded, data in ${cfg.dataDir}`}).`);

@@ -30,7 +30,9 @@ export function loadSecretKey(config: Pick<Config, 'secretKey' | 'databaseUrl' |
   if (config.secretKey) {
     const cached = cache.get(`env:${config.secretKey}`);
     if (cached) return cached;
-    const key = keyOf(Buffer.from(config.secretKey, 'base64'));
+    const bytes = Buffer.from(config.secretKey, 'base64');
+    if (bytes.length !== 32) throw new SecretKeyError('FIRSTCRACK_SECRET_KEY must be base64 of 32 random bytes (`openssl rand -base64 32`).');
+    const key = keyOf(bytes);
     cache.set(`env:${config.secretKey}`, key);
     return key;
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
@@ -87,5 +88,7 @@ export async function killProcess(started: StartedProcess): Promise<void> {
  */
 export function processEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const { DATABASE_APP_URL: _appUrl, ...inherited } = process.env;
-  return { ...inherited, DATABASE_URL: databaseUrl, PORT: '0', ...extra };
+  // One key for every process started with this environment, as a deployment shares one.
+  const secretKey = inherited.FIRSTCRACK_SECRET_KEY ?? randomBytes(32).toString('base64');
+  return { ...inherited, DATABASE_URL: databaseUrl, PORT: '0', FIRSTCRACK_SECRET_KEY: secretKey, ...extra };
 }

@@ -222,7 +222,7 @@ describe('importLoggerRoast', () => {
 
   test('weights keep what the scale said: 130.0 g → 115.2 g is an 11.38 % loss (Artisan: 11.4 %), and the .alog gives 115.2 g back', async () => {
     const content = fixture('profile2.alog').replace("'weight': [1646.0, 1395.0, 'g']", "'weight': [130.0, 115.2, 'g']");
-    assert.ok(content.includes("[130.0, 115.2, 'g']"));
+    assert.ok(content.includes("[130.0, 115.2, 'g']"), 'the exported .alog gives back the weights as weighed');
     const res = await importRoast({ content });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const b = res.body;
