@@ -6,7 +6,7 @@ import { PgliteDatabase, PostgresDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { limitHeapGrowth } from '../src/lib/heap.js';
 import { keepWorkerThreadStarted } from '../src/lib/off-thread.js';
-import { checkPostOffThread } from '../src/telemetry/http.js';
+import { checkPostOffThread } from '../src/modules/production/roast/telemetry/http.js';
 import type { Databases } from '../src/db/open.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
 import { preparePostgresTemplate, withDatabase } from '../src/testing/template.js';

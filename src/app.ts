@@ -8,7 +8,7 @@ import { buildServer, type ServerDeps } from './http/server.js';
 import { FAILED_AUTH_WINDOWS, failedAuthenticationBudget } from './http/failed-auth.js';
 import { createBlobStore, createServices } from './services.js';
 import type { Services } from './rpc/define.js';
-import { INGEST_WINDOWS, telemetryRoutes } from './telemetry/http.js';
+import { INGEST_WINDOWS, telemetryRoutes } from './modules/production/roast/telemetry/http.js';
 import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
 import { FILE_LINK_WINDOWS, fileRoutes } from './http/signed-files.js';
 import { FILE_FAMILIES } from './http/surfaces.js';

@@ -6,8 +6,8 @@ import type { JobSender } from './jobs/queue.js';
 import { FsBlobStore, blobDir } from './blobs/fs.js';
 import { S3BlobStore } from './blobs/s3.js';
 import type { BlobStore } from './blobs/store.js';
-import { DiskLiveSessionStore } from './telemetry/live-disk.js';
-import { RedisLiveSessionStore } from './telemetry/live-redis.js';
+import { DiskLiveSessionStore } from './streaming/live-disk.js';
+import { RedisLiveSessionStore } from './streaming/live-redis.js';
 import { MemoryLiveBarStore, RedisLiveBarStore } from './modules/cafe/live.js';
 
 /** Builds the infrastructure behind the handlers: embedded implementations, or server ones when configured. */

@@ -104,7 +104,7 @@ const serve: Command = {
       import('../app.js'),
       import('../db/open.js'),
       import('../lib/off-thread.js'),
-      import('../telemetry/http.js'),
+      import('../modules/production/roast/telemetry/http.js'),
     ]);
     keepWorkerThreadStarted(checkPostOffThread);
     let app;
@@ -344,8 +344,8 @@ const replayRoastCommand: Command = {
     const isOle2 = bytes.subarray(0, 4).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]));
     const content = isOle2 ? bytes.toString('base64') : bytes.toString('utf8');
     const baseUrl = (values.url as string | undefined) ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? '8080'}`;
-    const { replayRoast, ReplayError } = await import('../telemetry/replay.js');
-    const { ImportError } = await import('../telemetry/importers/index.js');
+    const { replayRoast, ReplayError } = await import('../modules/production/roast/telemetry/replay.js');
+    const { ImportError } = await import('../modules/production/roast/telemetry/importers/index.js');
     const controller = new AbortController();
     const interrupt = () => controller.abort(new CliError('interrupted; the batch stays live', 130));
     process.once('SIGINT', interrupt);

@@ -1,5 +1,5 @@
 import { healthOpenApiPaths } from './health.js';
-import { telemetryOpenApiPaths } from '../telemetry/openapi.js';
+import { telemetryOpenApiPaths } from '../modules/production/roast/telemetry/openapi.js';
 import { certificatePagesOpenApiPaths } from '../modules/traceability/public-page.js';
 import { reportFiles } from '../modules/reporting/downloads.js';
 import { curveFiles } from '../modules/production/roast/curve-files.js';

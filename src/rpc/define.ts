@@ -3,7 +3,7 @@ import type { Queryable } from '../db/client.js';
 import type { Permission } from '../auth/permissions.js';
 import type { Module } from '../auth/plans.js';
 import type { Principal } from '../auth/credentials.js';
-import type { LiveSessionStore } from '../telemetry/live.js';
+import type { LiveSessionStore } from '../streaming/live.js';
 import type { LiveBarStore } from '../modules/cafe/live.js';
 import type { BlobStore } from '../blobs/store.js';
 import type { EventDefinition, EventPayload } from '../events/define.js';

@@ -9,7 +9,7 @@ import { startTestServer, type TestOrg, type TestServer } from '../../testing/ha
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 import { configuredKeyEncryption } from '../../auth/key-encryption.js';
 import { newId } from '../../lib/ids.js';
-import { machineWithToken, watchStream } from '../../telemetry/testing.js';
+import { machineWithToken, watchStream } from '../production/roast/telemetry/testing.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { makeOAuthClient } from './tenancy.cases.js';
 

@@ -1,7 +1,7 @@
 import type { OperationContext } from '../../../rpc/define.js';
 import { invalidInput } from '../../../rpc/errors.js';
-import type { Curve } from '../../../telemetry/curve.js';
-import { deriveMetrics, downsampleTo1Hz, type MetricsOptions, type RoastMetrics } from '../../../telemetry/metrics.js';
+import type { Curve } from './telemetry/curve.js';
+import { deriveMetrics, downsampleTo1Hz, type MetricsOptions, type RoastMetrics } from './telemetry/metrics.js';
 import { grams } from '../../../lib/grams.js';
 import * as green from '../../inventory/green/service.js';
 import * as roasted from '../../inventory/roast/service.js';

@@ -1,7 +1,7 @@
 import type { FileFamily } from '../../../http/signed-files.js';
 import { safeFilename } from '../../../http/signed-files.js';
-import type { Curve } from '../../../telemetry/curve.js';
-import type { MetricsOptions } from '../../../telemetry/metrics.js';
+import type { Curve } from './telemetry/curve.js';
+import type { MetricsOptions } from './telemetry/metrics.js';
 import * as repo from './repository.js';
 
 /**

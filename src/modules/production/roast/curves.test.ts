@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
 import { startTestServer } from '../../../testing/harness.js';
 import { assertProblem } from '../../../testing/problems.js';
-import type { Curve, CurveSample, RoastEvent } from '../../../telemetry/curve.js';
+import type { Curve, CurveSample, RoastEvent } from './telemetry/curve.js';
 import { bridgeToken, makeRoaster, postCurve, startBatch, unique } from './testing.js';
 
 // The fixture round trip downloads some sixty files from one address: more than a person's download budget.

@@ -1,10 +1,10 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation, type OperationContext } from '../../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
-import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from '../../../telemetry/metrics.js';
-import type { Curve } from '../../../telemetry/curve.js';
-import { ImportError } from '../../../telemetry/importers/index.js';
-import { importRoastLogOffThread } from '../../../telemetry/importers/off-thread.js';
+import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from './telemetry/metrics.js';
+import type { Curve } from './telemetry/curve.js';
+import { ImportError } from './telemetry/importers/index.js';
+import { importRoastLogOffThread } from './telemetry/importers/off-thread.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { findMachine, type Machine } from '../../catalog/machine/service.js';
 import { grams, kgString } from '../../../lib/grams.js';
@@ -31,7 +31,7 @@ import {
 } from './schemas.js';
 import { CURVE_EXTENSIONS, curveFileKey, curveFilename, curveFiles, type FullCurve } from './curve-files.js';
 import { issueFileLink, linkExpiry } from '../../../http/signed-files.js';
-import { toArtisanAlog, toArtisanCsv } from '../../../telemetry/exports.js';
+import { toArtisanAlog, toArtisanCsv } from './telemetry/exports.js';
 import { roastBatchAborted, roastBatchCompleted, roastBatchImported, roastBatchStarted } from './events.js';
 import { roastedLotCreated } from '../../inventory/roast/events.js';
 import { pageOut } from '../../../rpc/outputs.js';

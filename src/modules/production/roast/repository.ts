@@ -2,11 +2,11 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
-import type { CurveSample, RoastEvent } from '../../../telemetry/curve.js';
-import { METRIC_KEYS, type RoastMetrics } from '../../../telemetry/metrics.js';
+import type { CurveSample, RoastEvent } from './telemetry/curve.js';
+import { METRIC_KEYS, type RoastMetrics } from './telemetry/metrics.js';
 
 const NO_METRICS = Object.fromEntries(METRIC_KEYS.map((key) => [key, null])) as unknown as RoastMetrics;
-import type { ImportFormat } from '../../../telemetry/importers/index.js';
+import type { ImportFormat } from './telemetry/importers/index.js';
 import type { BatchSource, BatchState, RoastBatchFilterInput } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@ import { decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js'
 import { RoastedLot } from '../../inventory/roast/schemas.js';
 import { linkLifetime } from '../../../http/signed-files.js';
 import { CURVE_FORMATS } from './curve-files.js';
-import { METRIC_DOCS } from '../../../telemetry/metric-docs.js';
-import { AUC_BEGINS, METRIC_KEYS, type AucBegin, type RoastMetrics as RoastMetricValues } from '../../../telemetry/metrics.js';
+import { METRIC_DOCS } from './telemetry/metric-docs.js';
+import { AUC_BEGINS, METRIC_KEYS, type AucBegin, type RoastMetrics as RoastMetricValues } from './telemetry/metrics.js';
 
 export const BATCH_STATES = ['live', 'completed', 'aborted'] as const;
 export const BATCH_SOURCES = ['live', 'import'] as const;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import type { TestOrg } from '../testing/harness.js';
-import type { LiveRun } from './frames.js';
-import type { LiveMessage } from './live.js';
-import { SseParser, type SseMessage } from './sse-client.js';
+import type { TestOrg } from '../../../../testing/harness.js';
+import type { LiveRun } from '../../../../streaming/frames.js';
+import type { LiveMessage } from '../../../../streaming/live.js';
+import { SseParser, type SseMessage } from '../../../../streaming/sse-client.js';
 
 /** A machine registered in `org` and a bridge token for it. */
 export async function machineWithToken(org: TestOrg, code: string): Promise<{ machineId: string; token: string }> {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { FRAME_CHUNK_BYTES, frameRun, runFrom } from './frames.js';
 import { messagesOf, type LiveMessage } from './live.js';
 import { elementsOf, frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
-import { messagesOfRun } from './testing.js';
+import { messagesOfRun } from '../modules/production/roast/telemetry/testing.js';
 
 // Samples, events with text of several bytes a character, and a final status: enough for several chunks.
 const messages: LiveMessage[] = [

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskLiveSessionStore } from './live-disk.js';
 import type { LiveMessage } from './live.js';
-import { messagesOfRun } from './testing.js';
+import { messagesOfRun } from '../modules/production/roast/telemetry/testing.js';
 
 const orgId = 'org_disk';
 const batchId = 'rb_disk';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { INGEST_POINT_BYTES, INGEST_WINDOWS } from './http.js';
-import { MAX_SESSION_MESSAGES } from './live.js';
+import { MAX_SESSION_MESSAGES } from '../../../../streaming/live.js';
 import { ROAST_EVENT_TYPES, TelemetryPost } from './schemas.js';
-import { STREAM_TICKET_TTL_SECONDS } from './tickets.js';
+import { STREAM_TICKET_TTL_SECONDS } from '../../../../streaming/tickets.js';
 
 /** What the examples below show: one batch on one machine, two seconds after charge. */
 const EXAMPLE_BATCH = 'rb_01jq3k8m7v5x2n4p6r8t0w2y4a';

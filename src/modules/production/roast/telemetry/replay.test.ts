@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startTestServer } from '../testing/harness.js';
-import { runCommand } from '../testing/processes.js';
+import { startTestServer } from '../../../../testing/harness.js';
+import { runCommand } from '../../../../testing/processes.js';
 import { importRoastLog } from './importers/index.js';
 import { replayRoast } from './replay.js';
 import { machineWithToken } from './testing.js';
 
-const LOG = new URL('../../../shared/fixtures/roast-logs/profile2.alog', import.meta.url).pathname;
+const LOG = new URL('../../../../../../shared/fixtures/roast-logs/profile2.alog', import.meta.url).pathname;
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) => runCommand(args, env);
 

@@ -1,4 +1,4 @@
-import { offThread } from '../../lib/off-thread.js';
+import { offThread } from '../../../../../lib/off-thread.js';
 import { ImportError, importRoastLog, type ImportedRoast } from './index.js';
 import type { ParseOutcome } from './parse-task.js';
 

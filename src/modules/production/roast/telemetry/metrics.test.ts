@@ -6,7 +6,7 @@ import { importRoastLog } from './importers/index.js';
 import { METRIC_KEYS, burnerFromChannel, deriveMetrics, downsampleTo1Hz, type RoastMetrics } from './metrics.js';
 
 /** The shared fixtures, found from the main checkout (/work/main) or a worktree (/work/wt/<name>). */
-const FIXTURES = [new URL('../../../shared/fixtures/roast-logs/', import.meta.url), new URL('../../../../shared/fixtures/roast-logs/', import.meta.url)].find((url) => existsSync(url))!;
+const FIXTURES = [new URL('../../../../../../shared/fixtures/roast-logs/', import.meta.url), new URL('../../../../../../../shared/fixtures/roast-logs/', import.meta.url)].find((url) => existsSync(url))!;
 
 type Kind = 'time' | 'temp' | 'delta' | 'ror' | 'pct' | 'auc' | 'btu' | 'kwh';
 

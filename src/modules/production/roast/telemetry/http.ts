@@ -1,17 +1,17 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import type { CredentialResolver, Principal } from '../auth/credentials.js';
-import type { Database } from '../db/client.js';
-import { API_CALLERS, bearerCredential, guardChain, limit, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../http/guards.js';
-import type { RateLimiter, RateWindow } from '../ratelimit/limiter.js';
-import { offThread } from '../lib/off-thread.js';
-import { ProblemError, conflict, invalidInput, malformedJson, notFound, type FieldError } from '../rpc/errors.js';
-import { fieldErrors, id, strict } from '../rpc/schemas.js';
-import type { Frames, LiveRun } from './frames.js';
-import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveSessionInfo, type LiveSessionStore, type PostText } from './live.js';
+import type { CredentialResolver, Principal } from '../../../../auth/credentials.js';
+import type { Database } from '../../../../db/client.js';
+import { API_CALLERS, bearerCredential, guardChain, limit, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../../../../http/guards.js';
+import type { RateLimiter, RateWindow } from '../../../../ratelimit/limiter.js';
+import { offThread } from '../../../../lib/off-thread.js';
+import { ProblemError, conflict, invalidInput, malformedJson, notFound, type FieldError } from '../../../../rpc/errors.js';
+import { fieldErrors, id, strict } from '../../../../rpc/schemas.js';
+import type { Frames, LiveRun } from '../../../../streaming/frames.js';
+import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveSessionInfo, type LiveSessionStore, type PostText } from '../../../../streaming/live.js';
 import type { PostCheck } from './post-check-task.js';
 import { checkTelemetryPost } from './schemas.js';
-import { issueStreamTicket, streamTicket } from './tickets.js';
+import { issueStreamTicket, streamTicket } from '../../../../streaming/tickets.js';
 
 /**
  * The telemetry channel (DESIGN.md, "The telemetry channel"): machine bridges post samples to

@@ -1,4 +1,4 @@
-import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import type { Curve, CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import type { LiveRun } from './frames.js';
 
 /**

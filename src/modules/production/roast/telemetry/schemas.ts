@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
-import type { FieldError } from '../rpc/errors.js';
-import { fieldErrors, strict } from '../rpc/schemas.js';
+import type { FieldError } from '../../../../rpc/errors.js';
+import { fieldErrors, strict } from '../../../../rpc/schemas.js';
 import type { RoastEventType } from './curve.js';
 
 /** The roast events a bridge may report, in roast order. */

@@ -1,4 +1,4 @@
-import type { FieldError } from '../rpc/errors.js';
+import type { FieldError } from '../../../../rpc/errors.js';
 import { checkTelemetryPost } from './schemas.js';
 
 /** A post's JSON checked on a worker thread: what the ingest route needs of a valid one is its seq and sizes. */

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import type { Curve, CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import { frameRun, type LiveRun } from './frames.js';
 import { Journal, SEGMENT_BYTES } from './journal.js';
 import {

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { hashSecret, revokeCredential } from '../auth/credentials.js';
-import { newId } from '../lib/ids.js';
-import { startTestServer } from '../testing/harness.js';
-import { frameRun, type Frames } from './frames.js';
+import { hashSecret, revokeCredential } from '../../../../auth/credentials.js';
+import { newId } from '../../../../lib/ids.js';
+import { startTestServer } from '../../../../testing/harness.js';
+import { frameRun, type Frames } from '../../../../streaming/frames.js';
 import { FanOut, MAX_STREAMS_PER_CREDENTIAL, MAX_STREAMS_PER_ORGANIZATION } from './http.js';
-import { SseParser, type SseMessage } from './sse-client.js';
+import { SseParser, type SseMessage } from '../../../../streaming/sse-client.js';
 import { dataOf, machineWithToken, watchStream, type Watch } from './testing.js';
 
 // Registered before the server starts, so it runs before the server's own teardown closes the session store.

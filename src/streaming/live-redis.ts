@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Curve, CurveSample, RoastEvent } from './curve.js';
+import type { Curve, CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import { runFrom, type LiveRun } from './frames.js';
 import {
   MAX_SESSION_MESSAGES,

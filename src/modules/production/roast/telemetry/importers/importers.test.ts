@@ -6,7 +6,7 @@ import { readDelimited } from './delimited.js';
 import { detectFormat, importRoastLog, ImportError, type ImportedRoast } from './index.js';
 import { parsePythonLiteral } from './python-literal.js';
 
-const FIXTURES = new URL('../../../../shared/fixtures/roast-logs/', import.meta.url);
+const FIXTURES = new URL('../../../../../../../shared/fixtures/roast-logs/', import.meta.url);
 
 /** Fixture content as callers pass it: text as UTF-8, the binary .xls base64-encoded. */
 function fixture(name: string): string {

@@ -1,4 +1,4 @@
-import type { CurveSample, RoastEvent } from './curve.js';
+import type { CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import { RunFramer, type LiveRun } from './frames.js';
 import { entrySize, messagesOf, type LiveEntry } from './live.js';
 
