@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { loadConfig, type Config } from '../src/config.js';
 import { createApp, type AppOptions, type RunningApp } from '../src/app.js';
+import { MODULES } from '../src/modules/index.js';
 import { appRoleUrl } from '../src/config.js';
 import { PgliteDatabase, PostgresDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
@@ -17,7 +18,7 @@ import { preparePostgresTemplate, withDatabase } from '../src/testing/template.j
  * limiter is exercised but never refuses.
  */
 export async function startBenchApp(
-  options: AppOptions = {},
+  options: Partial<AppOptions> = {},
   /** e.g. `{ redisUrl }` for a benchmark that measures the server-mode stores, or a scratch `dataDir`. */
   configOverrides: Partial<Config> = {},
 ): Promise<{ app: RunningApp; url: string; kind: string; poolSize: number; close(): Promise<void> }> {
@@ -45,7 +46,7 @@ export async function startBenchApp(
     await migrate(db);
     databases = { owner: db, service: db, close: () => db.close() };
   }
-  const app = await createApp(config, { rateWindows: GENEROUS_WINDOWS, ...options, databases });
+  const app = await createApp(config, { modules: MODULES, rateWindows: GENEROUS_WINDOWS, ...options, databases });
   const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
   return {
     app,

@@ -7,7 +7,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { operations } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations } = REGISTRY;
 import { hoistDefinitions, inputJsonSchema, outputJsonSchema, problemCodesOf } from '../src/rpc/openapi.js';
 
 export const GENERATED_PATH = fileURLToPath(new URL('../clients/typescript/src/operations.ts', import.meta.url));

@@ -2,26 +2,22 @@ import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabases, type Databases } from './db/open.js';
-import { StoredCredentialResolver } from './auth/credentials.js';
+import { StoredCredentialResolver, type CredentialResolver } from './auth/credentials.js';
 import { API_WINDOWS, openRateLimiterFactory, type RateWindow } from './ratelimit/limiter.js';
 import { buildServer, type ServerDeps } from './http/server.js';
 import { FAILED_AUTH_WINDOWS, failedAuthenticationBudget } from './http/failed-auth.js';
 import { createBlobStore, createServices } from './services.js';
 import type { Services } from './rpc/define.js';
-import { INGEST_WINDOWS, telemetryRoutes } from './modules/production/roast/telemetry/http.js';
-import { PUBLIC_PAGE_WINDOWS, certificatePages } from './modules/traceability/public-page.js';
+import type { ModuleManifest, SurfaceContext, SurfaceRuntime } from './rpc/module.js';
+import { buildRegistry, type Registry } from './rpc/registry.js';
 import { FILE_LINK_WINDOWS, fileRoutes } from './http/signed-files.js';
-import { FILE_FAMILIES } from './http/surfaces.js';
 import { consolePages } from './http/console.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
-import { CAFE_INGEST_WINDOWS, shotIngestRoutes } from './modules/cafe/ingest.js';
-import { configuredKeyEncryption } from './auth/key-encryption.js';
-import { Identity, type Clock } from './modules/identity/authority.js';
-import { identityRoutes, LOGIN_ACCOUNT_WINDOWS, LOGIN_ADDRESS_WINDOWS } from './modules/identity/routes.js';
-import { JOBS } from './jobs/catalog.js';
 
 export interface AppOptions {
+  /** The modules served (src/modules/index.ts has the service's list). */
+  modules: readonly ModuleManifest[];
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
   rateWindows?: RateWindow[];
   /** Overrides the failed-authentication budget per client address (src/http/failed-auth.ts). */
@@ -45,61 +41,60 @@ export interface AppOptions {
   /** On close, how long running jobs get to finish (default 30 s). */
   shutdownTimeoutMs?: number;
   /** The clock tokens, sessions and signing keys are issued and judged by (tests move it). */
-  clock?: Clock;
+  clock?: () => Date;
   /** Overrides the login throttles (per account, per address). */
   loginWindows?: { account: RateWindow[]; address: RateWindow[] };
 }
 
 export interface RunningApp {
   server: FastifyInstance;
-  /** The authorization server: tokens, signing keys, sessions. */
-  identity: Identity;
+  registry: Registry;
+  /** Each module's started HTTP side, by module name. */
+  surfaces: ReadonlyMap<string, SurfaceRuntime>;
   databases: Databases;
   services: Services;
   jobs: JobQueue;
   close(): Promise<void>;
 }
 
-/** Wires configuration to infrastructure: embedded (PGlite, memory) or server mode (PostgreSQL, Redis). */
-export async function createApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
+/** Wires configuration to infrastructure (embedded: PGlite, memory; server mode: PostgreSQL, Redis) and the modules to the platform. */
+export async function createApp(config: Config, options: AppOptions): Promise<RunningApp> {
+  const registry = buildRegistry(options.modules);
   const databases = options.databases ?? (await openDatabases(config));
   // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.
   const limiters = await openRateLimiterFactory({ redisUrl: config.redisUrl });
   // Every process declares the queues, so an API-only process can send before any worker has started.
-  const jobs = new JobQueue(databases, JOBS, config);
+  const jobs = new JobQueue(databases, registry.jobs, config, registry.leasedWork);
   await jobs.prepare();
-  const services = createServices(config, jobs);
+  const { services, close: closeServices } = createServices(config, jobs, registry);
   const rateLimiter = limiters.limiter('api', options.rateWindows ?? API_WINDOWS);
-  const ingestRateLimiter = limiters.limiter('ingest', options.ingestRateWindows ?? INGEST_WINDOWS, { leased: true });
-  const cafeIngestLimiter = limiters.limiter('cafe_ingest', options.cafeIngestRateWindows ?? CAFE_INGEST_WINDOWS, { leased: true });
-  const publicPageLimiter = limiters.limiter('public', options.publicPageRateWindows ?? PUBLIC_PAGE_WINDOWS);
-  const downloadLimiter = limiters.limiter('downloads', options.publicPageRateWindows ?? FILE_LINK_WINDOWS);
-  const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
+  // Windows the app was given for a budget, by the budget's name (tests and benchmarks).
+  const overrides: Record<string, RateWindow[] | undefined> = {
+    ingest: options.ingestRateWindows,
+    cafe_ingest: options.cafeIngestRateWindows,
+    public: options.publicPageRateWindows,
+    downloads: options.publicPageRateWindows,
+    'login-account': options.loginWindows?.account,
+    'login-address': options.loginWindows?.address,
+  };
   let server: RunningApp['server'] | undefined;
-  const identity = new Identity({
+  const context: SurfaceContext = {
+    config,
     db: databases.service,
-    keyEncryption: configuredKeyEncryption(config),
+    services,
+    apiRateLimiter: rateLimiter,
+    limiter: (name, windows, limiterOptions) => limiters.limiter(name, overrides[name] ?? windows, limiterOptions),
     // FIRSTCRACK_BASE_URL names the service as its clients reach it (the JWT issuer and audience); unset, the address it listens on.
     baseUrl: () => process.env.FIRSTCRACK_BASE_URL || listeningUrl(server),
-    clock: options.clock,
-  });
-  const resolvers = [new StoredCredentialResolver(databases.service), ...identity.resolvers()];
-  const identityHttp = identityRoutes({
-    identity,
-    apiRateLimiter: rateLimiter,
-    loginAccountLimiter: limiters.limiter('login-account', options.loginWindows?.account ?? LOGIN_ACCOUNT_WINDOWS),
-    loginAddressLimiter: limiters.limiter('login-address', options.loginWindows?.address ?? LOGIN_ADDRESS_WINDOWS),
-  });
-  const telemetry = telemetryRoutes({
-    db: databases.service,
-    resolvers,
-    liveSessions: services.liveSessions,
-    apiRateLimiter: rateLimiter,
-    ingestRateLimiter,
-    heartbeatMs: options.streamHeartbeatMs,
-    streamCaps: options.streamCaps,
-  });
+    settings: { streamHeartbeatMs: options.streamHeartbeatMs, streamCaps: options.streamCaps, clock: options.clock },
+  };
+  const surfaces = new Map<string, SurfaceRuntime>();
+  for (const m of registry.modules) if (m.surfaces) surfaces.set(m.name, await m.surfaces.start(context));
+  const resolvers: CredentialResolver[] = [new StoredCredentialResolver(databases.service), ...[...surfaces.values()].flatMap((s) => s.resolvers ?? [])];
+  const downloadLimiter = context.limiter('downloads', FILE_LINK_WINDOWS);
+  const failedAuthLimiter = limiters.limiter('failed-auth', options.failedAuthRateWindows ?? FAILED_AUTH_WINDOWS);
   server = await buildServer({
+    registry,
     db: databases.service,
     resolvers,
     rateLimiter,
@@ -112,11 +107,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // they take, not only their connections. PGlite has one connection and runs one transaction at a time anyway.
     heavyLaneSize: databases.service.kind === 'postgres' ? Math.min(Math.max(2, availableParallelism()), poolLessAQuarter(config.databasePoolSize)) : 1,
     plugins: [
-      telemetry,
-      shotIngestRoutes({ db: databases.service, resolvers, limiter: cafeIngestLimiter, liveBar: services.liveBar }),
-      certificatePages(databases.service, { limiter: publicPageLimiter }),
-      identityHttp,
-      fileRoutes(databases.service, services.blobs, { limiter: downloadLimiter }, FILE_FAMILIES),
+      ...[...surfaces.values()].map((surface) => (app: FastifyInstance) => surface.routes(app, resolvers)),
+      fileRoutes(databases.service, services.blobs, { limiter: downloadLimiter }, [...registry.files]),
       consolePages(),
       ...(options.plugins ?? []),
     ],
@@ -127,18 +119,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, { blobs: services.blobs });
   return {
     server,
+    registry,
+    surfaces,
     databases,
     services,
     jobs,
-    identity,
     async close() {
       // New requests and new jobs stop at once; running jobs get until the timeout.
       await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
-      await services.liveSessions.close();
-      await services.liveBar.close();
-      await services.blobs.close();
+      await closeServices();
       await limiters.close();
-      identity.dispose();
+      for (const surface of surfaces.values()) await surface.close?.();
       if (!options.databases) await databases.close();
     },
   };
@@ -161,10 +152,11 @@ export interface RunningWorkers {
 /** A process that only runs jobs (`firstcrack worker`): no HTTP server, same databases and job catalog. */
 export async function runWorkers(
   config: Config,
-  options: { databases?: Databases; jobWorkers?: WorkerOptions; shutdownTimeoutMs?: number } = {},
+  options: { modules: readonly ModuleManifest[]; databases?: Databases; jobWorkers?: WorkerOptions; shutdownTimeoutMs?: number },
 ): Promise<RunningWorkers> {
+  const registry = buildRegistry(options.modules);
   const databases = options.databases ?? (await openDatabases(config));
-  const jobs = new JobQueue(databases, JOBS, config);
+  const jobs = new JobQueue(databases, registry.jobs, config, registry.leasedWork);
   const blobs = createBlobStore(config);
   try {
     await jobs.prepare();

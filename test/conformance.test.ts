@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { operations, registry } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations, byName: registry } = REGISTRY;
 import { inputJsonSchema } from '../src/rpc/openapi.js';
 import { PERMISSIONS, ROLE_PERMISSIONS, ROLES } from '../src/auth/permissions.js';
 import { MODULES } from '../src/auth/plans.js';

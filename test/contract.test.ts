@@ -48,9 +48,10 @@ test('a problem code the operation does not declare, or an unknown one, is a con
 });
 
 test('every registered operation is declared completely, and the OpenAPI document carries it', async () => {
-  const { operations, eventCatalog } = await import('../src/rpc/registry.js');
+  const { REGISTRY } = await import('../src/modules/index.js');
+  const { operations, eventCatalog } = REGISTRY;
   const { buildOpenApi, inputJsonSchema } = await import('../src/rpc/openapi.js');
-  const doc = buildOpenApi() as { paths: Record<string, any>; webhooks: Record<string, any> };
+  const doc = buildOpenApi(REGISTRY) as { paths: Record<string, any>; webhooks: Record<string, any> };
   for (const op of operations) {
     assert.ok(op.summary.length > 0 && !op.summary.includes('\n') && op.summary.length <= 160, `${op.name}: a one-line summary`);
     assert.ok(op.description.trim().length > 0, `${op.name}: a description`);

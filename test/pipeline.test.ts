@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg, type TestServer } from '../src/testing/harness.js';
-import { operations } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations } = REGISTRY;
 import { PLAN_TERMS } from '../src/auth/plans.js';
 import { hashSecret } from '../src/auth/credentials.js';
 

@@ -100,8 +100,9 @@ const serve: Command = {
     const cfg = config();
     limitHeapGrowth(cfg.heapGrowthPercent);
     const apiOnly = values['no-workers'] === true;
-    const [{ createApp }, { DataDirInUseError }, { keepWorkerThreadStarted }, { checkPostOffThread }] = await Promise.all([
+    const [{ createApp }, { MODULES }, { DataDirInUseError }, { keepWorkerThreadStarted }, { checkPostOffThread }] = await Promise.all([
       import('../app.js'),
+      import('../modules/index.js'),
       import('../db/open.js'),
       import('../lib/off-thread.js'),
       import('../modules/production/roast/telemetry/http.js'),
@@ -109,7 +110,7 @@ const serve: Command = {
     keepWorkerThreadStarted(checkPostOffThread);
     let app;
     try {
-      app = await createApp(cfg, { workers: !apiOnly });
+      app = await createApp(cfg, { modules: MODULES, workers: !apiOnly });
     } catch (error) {
       if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
       throw error;
@@ -148,10 +149,10 @@ const worker: Command = {
   async run() {
     const cfg = config();
     limitHeapGrowth(cfg.heapGrowthPercent);
-    const [{ runWorkers }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
+    const [{ runWorkers }, { MODULES }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../modules/index.js'), import('../db/open.js')]);
     let workers;
     try {
-      workers = await runWorkers(cfg);
+      workers = await runWorkers(cfg, { modules: MODULES });
     } catch (error) {
       if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
       throw error;

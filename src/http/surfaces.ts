@@ -1,28 +1,18 @@
 import { healthOpenApiPaths } from './health.js';
-import { telemetryOpenApiPaths } from '../modules/production/roast/telemetry/openapi.js';
-import { certificatePagesOpenApiPaths } from '../modules/traceability/public-page.js';
-import { reportFiles } from '../modules/reporting/downloads.js';
-import { curveFiles } from '../modules/production/roast/curve-files.js';
-import { fileRoutesOpenApiPaths, type FileFamily } from './signed-files.js';
+import { fileRoutesOpenApiPaths } from './signed-files.js';
 import { consoleOpenApiPaths } from './console.js';
-import { shotIngestOpenApiPaths } from '../modules/cafe/ingest.js';
-import { identityOpenApiPaths } from '../modules/identity/openapi.js';
-
-/** Stored files served through signed links (src/http/signed-files.ts). */
-export const FILE_FAMILIES: FileFamily[] = [reportFiles, curveFiles];
+import type { Registry } from '../rpc/registry.js';
 
 /**
- * The OpenAPI paths of every HTTP surface that is not an RPC operation. Each surface documents itself beside
- * its routes; this list is what the document merges (src/rpc/openapi.ts).
+ * The OpenAPI paths of every HTTP surface that is not an RPC operation: the platform's (health, signed file
+ * links, the console) and each module's (its manifest's `surfaces`). This is what the document merges
+ * (src/rpc/openapi.ts).
  */
-export function surfaceOpenApiPaths(): Record<string, unknown> {
-  return {
-    ...healthOpenApiPaths(),
-    ...telemetryOpenApiPaths(),
-    ...certificatePagesOpenApiPaths(),
-    ...shotIngestOpenApiPaths(),
-    ...identityOpenApiPaths(),
-    ...fileRoutesOpenApiPaths(FILE_FAMILIES),
-    ...consoleOpenApiPaths(),
-  };
+export function surfaceOpenApiPaths(registry: Registry): Record<string, unknown> {
+  return Object.assign(
+    { ...healthOpenApiPaths() },
+    ...registry.modules.map((m) => m.surfaces?.openApiPaths() ?? {}),
+    fileRoutesOpenApiPaths([...registry.files]),
+    consoleOpenApiPaths(),
+  );
 }

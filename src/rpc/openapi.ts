@@ -1,6 +1,6 @@
 import { PERMISSIONS } from '../auth/permissions.js';
 import { z } from 'zod';
-import { eventCatalog, operations } from './registry.js';
+import type { Registry } from './registry.js';
 import type { Operation } from './define.js';
 import { PIPELINE_CODES, PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
 import { surfaceOpenApiPaths } from '../http/surfaces.js';
@@ -45,7 +45,7 @@ function errorResponses(op: Operation) {
 }
 
 /** The event catalog as OpenAPI webhooks: what a subscriber receives for each type. */
-function eventWebhooks(toComponents: (schema: Record<string, unknown>, suffix: string) => Record<string, unknown>) {
+function eventWebhooks(eventCatalog: Registry['eventCatalog'], toComponents: (schema: Record<string, unknown>, suffix: string) => Record<string, unknown>) {
   const webhooks: Record<string, unknown> = {};
   for (const event of eventCatalog.values()) {
     const { $schema: _, ...payload } = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -109,11 +109,11 @@ export function hoistDefinitions(schema: JsonSchema, suffix: string, shared: Rec
   return rename(rest) as JsonSchema;
 }
 
-export function buildOpenApi() {
+export function buildOpenApi(registry: Registry) {
   const named: Record<string, JsonSchema> = {};
   const toComponents = (schema: JsonSchema, suffix: string) => hoistDefinitions(schema, suffix, named, '#/components/schemas/');
   const paths: Record<string, unknown> = {};
-  for (const op of operations) {
+  for (const op of registry.operations) {
     const schema = toComponents(inputJsonSchema(op), 'Input');
     const emits = op.emits.map((e) => e.type);
     const common = {
@@ -159,7 +159,7 @@ export function buildOpenApi() {
     };
   }
   // The surfaces that are not RPC (health, telemetry ingest and stream, public pages) document themselves.
-  Object.assign(paths, surfaceOpenApiPaths());
+  Object.assign(paths, surfaceOpenApiPaths(registry));
   return {
     openapi: '3.1.0',
     info: {
@@ -170,7 +170,7 @@ export function buildOpenApi() {
     },
     servers: [{ url: '/' }],
     paths,
-    webhooks: eventWebhooks(toComponents),
+    webhooks: eventWebhooks(registry.eventCatalog, toComponents),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`fck_…`), bound to one organization, carrying a role and optional scopes.' },

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FRAME_CHUNK_BYTES, frameRun, runFrom } from './frames.js';
-import { messagesOf, type LiveMessage } from './live.js';
+import { messagesOf } from './live.js';
+import type { LiveMessage } from './messages.js';
 import { elementsOf, frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
-import { messagesOfRun } from '../modules/production/roast/telemetry/testing.js';
+import { messagesOfRun } from './testing.js';
 
 // Samples, events with text of several bytes a character, and a final status: enough for several chunks.
 const messages: LiveMessage[] = [
-  ...Array.from({ length: 600 }, (_, i): LiveMessage => ({ id: 41 + i, event: 'sample', data: { t: i * 100, bt: 150 + i / 10, et: 220 } })),
+  ...Array.from({ length: 600 }, (_, i): LiveMessage => ({ id: 41 + i, event: 'sample', data: { t: i * 100, bt: 150 + i / 10, et: 220 } as LiveMessage['data'] })),
   { id: 641, event: 'roast_event', data: { type: 'first_crack', t: 59_000, note: 'Ætna — café crème ☕'.repeat(40) } as never },
   { id: 642, event: 'status', data: { state: 'completed' } },
 ];

@@ -1,4 +1,4 @@
-import type { LiveMessage } from './live.js';
+import type { LiveMessage } from './messages.js';
 
 /**
  * A run's SSE bytes. A chunk holds whole messages, FRAME_CHUNK_BYTES or a message more, and has memory of its

@@ -4,12 +4,14 @@ import { appendFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskLiveSessionStore } from './live-disk.js';
-import type { LiveMessage } from './live.js';
-import { messagesOfRun } from '../modules/production/roast/telemetry/testing.js';
+import type { LiveMessage } from './messages.js';
+import { messagesOfRun } from './testing.js';
 
 const orgId = 'org_disk';
 const batchId = 'rb_disk';
 const sample = (t: number) => ({ t, bt: 150, et: 220 });
+/** A store of this test's points: samples as above, events with a type. */
+const openStore = (root: string) => new DiskLiveSessionStore<ReturnType<typeof sample>, { type: string; t: number }>(root);
 
 async function scratch(t: { after(fn: () => Promise<void>): void }) {
   const root = await mkdtemp(join(tmpdir(), 'fc-live-disk-'));
@@ -19,14 +21,14 @@ async function scratch(t: { after(fn: () => Promise<void>): void }) {
 
 test('a new store on the same directory (a restart) has every acknowledged post, status and seq', async (t) => {
   const root = await scratch(t);
-  const before = new DiskLiveSessionStore(root);
+  const before = openStore(root);
   await before.open({ orgId, batchId, machineId: 'mch_a' });
   await before.append(orgId, batchId, 1, [sample(1000), sample(0)], [{ type: 'charge', t: 0 }]);
   await before.publishStatus(orgId, batchId, 'roasting');
   await before.append(orgId, batchId, 2, [sample(2000)], []);
   await before.close();
 
-  const after = new DiskLiveSessionStore(root);
+  const after = openStore(root);
   assert.deepEqual(await after.get(orgId, batchId), { orgId, batchId, machineId: 'mch_a' });
   assert.deepEqual(await after.readCurve(orgId, batchId), { samples: [sample(0), sample(1000), sample(2000)], events: [{ type: 'charge', t: 0 }] });
   assert.deepEqual(await after.append(orgId, batchId, 2, [sample(9000)], []), { duplicate: true, accepted: 0 });
@@ -43,27 +45,27 @@ test('a new store on the same directory (a restart) has every acknowledged post,
 
 test('a torn last line (a crash mid-write) is cut off, and later posts survive the next restart', async (t) => {
   const root = await scratch(t);
-  const first = new DiskLiveSessionStore(root);
+  const first = openStore(root);
   await first.open({ orgId, batchId, machineId: 'mch_a' });
   await first.append(orgId, batchId, 1, [sample(0)], []);
   await first.close();
   const log = join(root, 'journal', '0000000001.log');
   await appendFile(log, `${orgId}/${batchId}\t{"seq":2,"samples":[{"t":1000,"b`); // never acknowledged
 
-  const second = new DiskLiveSessionStore(root);
+  const second = openStore(root);
   assert.deepEqual((await second.readCurve(orgId, batchId))!.samples, [sample(0)]);
   assert.deepEqual(await second.append(orgId, batchId, 2, [sample(1000)], []), { duplicate: false, accepted: 1 });
   await second.close();
   assert.equal((await readFile(log, 'utf8')).split('\n').filter(Boolean).length, 2);
 
-  const third = new DiskLiveSessionStore(root);
+  const third = openStore(root);
   assert.deepEqual((await third.readCurve(orgId, batchId))!.samples, [sample(0), sample(1000)]);
   await third.close();
 });
 
 test('an append queued behind a discard is refused, never written to a log that is gone', async (t) => {
   const root = await scratch(t);
-  const store = new DiskLiveSessionStore(root);
+  const store = openStore(root);
   await store.open({ orgId, batchId, machineId: 'mch_a' });
   await store.append(orgId, batchId, 1, [sample(0)], []);
   const discarding = store.discard(orgId, batchId);
@@ -76,7 +78,7 @@ test('an append queued behind a discard is refused, never written to a log that 
 
 test('concurrent posts of many sessions share the journal, and each session gets back exactly its own, in order', async (t) => {
   const root = await scratch(t);
-  const before = new DiskLiveSessionStore(root);
+  const before = openStore(root);
   const batches = Array.from({ length: 20 }, (_, i) => `rb_many_${i}`);
   for (const id of batches) await before.open({ orgId, batchId: id, machineId: 'mch_a' });
   // Each session posts 10 times back to back while the others do the same: writes are grouped across sessions.
@@ -85,7 +87,7 @@ test('concurrent posts of many sessions share the journal, and each session gets
   }));
   await before.close();
 
-  const after = new DiskLiveSessionStore(root);
+  const after = openStore(root);
   for (const [i, id] of batches.entries()) {
     assert.deepEqual((await after.readCurve(orgId, id))!.samples.map((s) => s.t), Array.from({ length: 10 }, (_, seq) => seq * 1000 + i));
   }

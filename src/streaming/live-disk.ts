@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Curve, CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import { frameRun, type LiveRun } from './frames.js';
 import { Journal, SEGMENT_BYTES } from './journal.js';
 import {
@@ -18,12 +17,13 @@ import {
   type LiveSessionStore,
   type PostText,
 } from './live.js';
+import type { LiveCurve, LivePoint } from './messages.js';
 
 /** A post as logged: `events` is absent when the bridge sent none (the log holds the post's own text). */
 interface Post {
   seq: number;
-  samples: CurveSample[];
-  events?: RoastEvent[];
+  samples: LivePoint[];
+  events?: LivePoint[];
 }
 
 /** A status message in the log: logged like a post, so its id is not handed out again after a restart. */
@@ -52,7 +52,7 @@ interface Session {
  * is acknowledged, so a restart loses no acknowledged sample. Concurrent posts of many machines share a
  * durable write. The journal is read once after a start; each session takes its lines on first use.
  */
-export class DiskLiveSessionStore implements LiveSessionStore {
+export class DiskLiveSessionStore<Sample extends LivePoint = LivePoint, Event extends LivePoint = LivePoint> implements LiveSessionStore<Sample, Event> {
   private readonly sessions = new Map<string, Promise<Session | null>>();
   private readonly journal: Journal;
   /** The journal's lines per session key, read at first use; a session's lines leave when it is loaded. */
@@ -143,7 +143,7 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     return (await this.load(orgId, batchId))?.info ?? null;
   }
 
-  async append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult> {
+  async append(orgId: string, batchId: string, seq: number, samples: Sample[], events: Event[], postJson?: string): Promise<AppendResult> {
     const session = await this.load(orgId, batchId);
     if (!session) throw new SessionClosedError(batchId, 'gone');
     const result = session.tail.then(async (): Promise<AppendResult> => {
@@ -158,11 +158,11 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     return result;
   }
 
-  appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult> {
+  appendText(orgId: string, batchId: string, post: PostText<Sample, Event>): Promise<AppendResult> {
     // This store keeps a session's posts as objects (its watchers and curve read them): without them, it
     // parses the text.
     const json = post.json.toString();
-    const { samples, events = [] } = post.parsed ?? (JSON.parse(json) as { samples: CurveSample[]; events?: RoastEvent[] });
+    const { samples, events = [] } = post.parsed ?? (JSON.parse(json) as { samples: Sample[]; events?: Event[] });
     return this.append(orgId, batchId, post.seq, samples, events, json);
   }
 
@@ -180,11 +180,12 @@ export class DiskLiveSessionStore implements LiveSessionStore {
     if (messages.length > 0) session.feed.emit('run', frameRun(messages));
   }
 
-  async readCurve(orgId: string, batchId: string): Promise<Curve | null> {
+  async readCurve(orgId: string, batchId: string): Promise<LiveCurve<Sample, Event> | null> {
     const session = await this.load(orgId, batchId);
     if (!session) return null;
     await session.tail;
-    return curveOf(session.entries);
+    // The entries hold what append was given: points of this store's types.
+    return curveOf(session.entries) as LiveCurve<Sample, Event>;
   }
 
   async publishStatus(orgId: string, batchId: string, state: string): Promise<void> {

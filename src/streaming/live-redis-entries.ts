@@ -1,6 +1,6 @@
-import type { CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import { RunFramer, type LiveRun } from './frames.js';
 import { entrySize, messagesOf, type LiveEntry } from './live.js';
+import type { LiveCurve } from './messages.js';
 
 /**
  * A stored post or status as the Redis store keeps it in its log and publishes it (live-redis.ts): the id of
@@ -15,7 +15,7 @@ export interface StoredPost<Text extends string | Buffer = string> {
 
 /** A stored post (or status) parsed, numbered so its last message has `lastId`. */
 export function storedEntry({ lastId, post, status }: StoredPost<string | Buffer>): LiveEntry {
-  const parsed = post.length > 0 ? (JSON.parse(post.toString()) as { samples: CurveSample[]; events?: RoastEvent[] }) : { samples: [] };
+  const parsed = post.length > 0 ? (JSON.parse(post.toString()) as Partial<LiveCurve> & Pick<LiveCurve, 'samples'>) : { samples: [] };
   const entry: LiveEntry = { firstId: 0, samples: parsed.samples, events: parsed.events ?? [] };
   if (status.length > 0) entry.status = JSON.parse(status.toString()) as { state: string };
   entry.firstId = lastId - entrySize(entry) + 1;

@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import type { Curve, CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import { runFrom, type LiveRun } from './frames.js';
 import {
   MAX_SESSION_MESSAGES,
@@ -13,6 +12,7 @@ import {
   type LiveSessionStore,
   type PostText,
 } from './live.js';
+import type { LiveCurve, LivePoint } from './messages.js';
 import { frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
 
 /**
@@ -39,7 +39,7 @@ import { frameStored, storedEntry, type StoredPost } from './live-redis-entries.
  * and no duplicate at the seam. A gap seen on the channel (posts published while the subscriber connection
  * was reconnecting) is filled from the log before anything newer is delivered.
  */
-export class RedisLiveSessionStore implements LiveSessionStore {
+export class RedisLiveSessionStore<Sample extends LivePoint = LivePoint, Event extends LivePoint = LivePoint> implements LiveSessionStore<Sample, Event> {
   private readonly subscriber: Redis;
   private readonly feeds = new Map<string, Feed>();
   /**
@@ -85,11 +85,11 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     return info;
   }
 
-  append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult> {
+  append(orgId: string, batchId: string, seq: number, samples: Sample[], events: Event[], postJson?: string): Promise<AppendResult> {
     return this.appendText(orgId, batchId, { seq, samples: samples.length, events: events.length, json: postLine(seq, samples, events, postJson) });
   }
 
-  async appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult> {
+  async appendText(orgId: string, batchId: string, post: PostText<Sample, Event>): Promise<AppendResult> {
     // Only the post's sizes are used after the round trip: its objects, if it came with them, are not held across it.
     const accepted = post.samples;
     const outcome = await this.store(orgId, batchId, String(post.seq), post.json, '', post.samples + post.events);
@@ -102,13 +102,14 @@ export class RedisLiveSessionStore implements LiveSessionStore {
     return outcome === DUPLICATE ? { duplicate: true, accepted: 0 } : { duplicate: false, accepted };
   }
 
-  async readCurve(orgId: string, batchId: string): Promise<Curve | null> {
+  async readCurve(orgId: string, batchId: string): Promise<LiveCurve<Sample, Event> | null> {
     const k = this.keys(orgId, batchId);
     const [[, exists], [, entries]] = (await this.redis.multi().exists(k.info).xrange(k.log, '-', '+').exec()) as [
       [unknown, number],
       [unknown, StreamEntry[]],
     ];
-    return exists ? curveOf(entries.map(entryOf)) : null;
+    // The log holds the posts append was given: points of this store's types.
+    return exists ? (curveOf(entries.map(entryOf)) as LiveCurve<Sample, Event>) : null;
   }
 
   async publishStatus(orgId: string, batchId: string, state: string): Promise<void> {

@@ -1,18 +1,5 @@
-import type { Curve, CurveSample, RoastEvent } from '../modules/production/roast/telemetry/curve.js';
 import type { LiveRun } from './frames.js';
-
-/**
- * A batch's live roast session: the buffer the machine bridge posts into while the batch is in the
- * drum, and the feed watchers stream from. It is the only copy of the curve until completeRoastBatch
- * has written the curve to object storage and the database, so it must be durable: embedded it lives
- * on local disk (a restart loses no sample), in server mode in Redis (shared by every API process).
- */
-export interface LiveMessage {
-  /** Increasing per batch from 1; the SSE `id:`, so Last-Event-ID resumes without gaps. */
-  id: number;
-  event: 'sample' | 'roast_event' | 'status';
-  data: CurveSample | RoastEvent | { state: string };
-}
+import type { LiveCurve, LiveMessage, LivePoint } from './messages.js';
 
 export interface AppendResult {
   /** The post's seq was stored before: nothing was stored now. */
@@ -51,7 +38,13 @@ export class SessionFullError extends Error {
   }
 }
 
-export interface LiveSessionStore {
+/**
+ * A batch's live roast session: the buffer the machine bridge posts into while the batch is in the
+ * drum, and the feed watchers stream from. It is the only copy of the curve until completeRoastBatch
+ * has written the curve to object storage and the database, so it must be durable: embedded it lives
+ * on local disk (a restart loses no sample), in server mode in Redis (shared by every API process).
+ */
+export interface LiveSessionStore<Sample extends LivePoint = LivePoint, Event extends LivePoint = LivePoint> {
   /** Opens the session (idempotent for the same batch). */
   open(info: LiveSessionInfo): Promise<void>;
   /** The session, or null when none is open (never opened, or discarded after completion). */
@@ -63,15 +56,15 @@ export interface LiveSessionStore {
    * given, is the post's JSON text as received (validated to hold exactly these seq, samples and events, on
    * one line): the store keeps it as is instead of serialising the post again.
    */
-  append(orgId: string, batchId: string, seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): Promise<AppendResult>;
+  append(orgId: string, batchId: string, seq: number, samples: Sample[], events: Event[], postJson?: string): Promise<AppendResult>;
   /**
    * append for a post known by its JSON text (valid, on one line) and sizes, and its objects only when the
    * caller parsed it in place (a large post is parsed and checked on a worker thread): a store that keeps
    * posts as text never holds the objects; one that keeps objects parses the text when they are absent.
    */
-  appendText(orgId: string, batchId: string, post: PostText): Promise<AppendResult>;
+  appendText(orgId: string, batchId: string, post: PostText<Sample, Event>): Promise<AppendResult>;
   /** The whole buffered curve, samples sorted by t (out-of-order posts are placed by time). */
-  readCurve(orgId: string, batchId: string): Promise<Curve | null>;
+  readCurve(orgId: string, batchId: string): Promise<LiveCurve<Sample, Event> | null>;
   /** Publishes a status message (e.g. `{ state: 'completed' }`) to watchers. */
   publishStatus(orgId: string, batchId: string, state: string): Promise<void>;
   /**
@@ -96,17 +89,17 @@ export interface LiveSessionStore {
 }
 
 /** A valid post's JSON on one line (its bytes as received), with its seq and how many samples and events it holds. */
-export interface PostText {
+export interface PostText<Sample extends LivePoint = LivePoint, Event extends LivePoint = LivePoint> {
   seq: number;
   samples: number;
   events: number;
   json: string | Buffer;
   /** Its objects, when the caller has them. */
-  parsed?: { samples: CurveSample[]; events: RoastEvent[] };
+  parsed?: LiveCurve<Sample, Event>;
 }
 
 /** A post's JSON text on one line: the received text when there is one, otherwise the post serialised. */
-export function postLine(seq: number, samples: CurveSample[], events: RoastEvent[], postJson?: string): string {
+export function postLine(seq: number, samples: LivePoint[], events: LivePoint[], postJson?: string): string {
   return postJson ?? JSON.stringify({ seq, samples, events });
 }
 
@@ -117,8 +110,8 @@ export function postLine(seq: number, samples: CurveSample[], events: RoastEvent
  */
 export interface LiveEntry {
   firstId: number;
-  samples: CurveSample[];
-  events: RoastEvent[];
+  samples: LivePoint[];
+  events: LivePoint[];
   status?: { state: string };
 }
 
@@ -139,7 +132,7 @@ export function messagesOf(entry: LiveEntry, afterId = 0): LiveMessage[] {
 }
 
 /** The buffered curve from a session's entries: samples placed by time, events in time order. */
-export function curveOf(entries: LiveEntry[]): Curve {
+export function curveOf(entries: LiveEntry[]): LiveCurve {
   const samples = entries.flatMap((entry) => entry.samples);
   const events = entries.flatMap((entry) => entry.events);
   return { samples: samples.sort((a, b) => a.t - b.t), events: events.sort((a, b) => a.t - b.t) };

@@ -3,6 +3,7 @@ import { conflict, notFound } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
 import { MAX_LINK_SECONDS, issueFileLink, linkExpiry } from '../../http/signed-files.js';
 import { KINDS } from './kinds.js';
+import { renderReportJob } from './render.js';
 import { downloadFilename, reportFiles } from './downloads.js';
 import * as repo from './repository.js';
 import { ById, DownloadLinks, GenerateReport, GetDownloadUrl, KIND_PARAMETERS, ListReports, Report, type ReportKind } from './schemas.js';
@@ -43,7 +44,7 @@ export const reportingOperations = [
       const stored = await definition.prepare(ctx.tx, ctx.orgId, parameters, now);
       const title = input.title ?? definition.defaultTitle(parameters, now);
       const report = await repo.insertReport(ctx.tx, ctx.orgId, ctx.principal.credentialId, { kind, title, parameters: stored });
-      await ctx.enqueue('render-report', { orgId: ctx.orgId, reportId: report.id });
+      await ctx.enqueue(renderReportJob, { orgId: ctx.orgId, reportId: report.id });
       return report;
     },
   }),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineOperation, type OperationContext } from '../../rpc/define.js';
 import { conflict, invalidInput, notFound, ProblemError } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
-import { eventCatalog } from '../../rpc/registry.js';
+import type { CatalogEvent } from '../../events/define.js';
 import { readEventFeed } from '../../events/feed.js';
 import { encryptSecret, loadSecretKey } from '../../crypto/secrets.js';
 import * as repo from './repository.js';
@@ -48,7 +48,7 @@ export const webhookOperations = [
     errors: ['webhook_url_refused'],
     async handler(ctx, input) {
       await checkUrl(ctx, input.url);
-      const eventTypes = checkEventTypes(input.eventTypes ?? []);
+      const eventTypes = checkEventTypes(ctx.services.eventCatalog, input.eventTypes ?? []);
       const secret = newSigningSecret();
       const endpoint = await repo.insertEndpoint(ctx.tx, ctx.orgId, {
         url: input.url,
@@ -106,7 +106,7 @@ export const webhookOperations = [
     emits: [endpointDisabled],
     async handler(ctx, { id, ...changes }) {
       const current = (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
-      const eventTypes = changes.eventTypes && checkEventTypes(changes.eventTypes, 'eventTypes');
+      const eventTypes = changes.eventTypes && checkEventTypes(ctx.services.eventCatalog, changes.eventTypes, 'eventTypes');
       const disabling = changes.status === 'disabled' && current.status === 'active';
       const endpoint = await repo.updateEndpoint(ctx.tx, ctx.orgId, id, {
         description: changes.description,
@@ -191,9 +191,9 @@ export const webhookOperations = [
     input: ListEventTypes,
     output: EventTypes,
     errors: [],
-    async handler() {
+    async handler(ctx) {
       return {
-        items: [...eventCatalog.values()].map((event) => {
+        items: [...ctx.services.eventCatalog.values()].map((event) => {
           const { $schema: _, ...payloadSchema } = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
           return { type: event.type, description: event.summary, payloadSchema, emittedBy: event.emittedBy };
         }),
@@ -245,7 +245,7 @@ export const webhookOperations = [
 ];
 
 /** Every pattern must name a published type, or a prefix some published type has. */
-function checkEventTypes(patterns: string[], path = 'eventTypes'): string[] {
+function checkEventTypes(eventCatalog: ReadonlyMap<string, CatalogEvent>, patterns: string[], path = 'eventTypes'): string[] {
   const published = [...eventCatalog.keys()];
   const errors = patterns.flatMap((pattern, i) => {
     const known = pattern.endsWith('.*') ? published.some((type) => type.startsWith(pattern.slice(0, -1))) : eventCatalog.has(pattern);

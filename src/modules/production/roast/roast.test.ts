@@ -6,7 +6,8 @@ import { deriveMetrics, downsampleTo1Hz } from './telemetry/metrics.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
 import { assertLedgerInvariants, importLot } from '../../inventory/green/testing.js';
 import { assertProblem } from '../../../testing/problems.js';
-import { messagesOfRun, postSamples } from './telemetry/testing.js';
+import { postSamples } from './telemetry/testing.js';
+import { messagesOfRun } from '../../../streaming/testing.js';
 import { NO_TELEMETRY_WARNING } from './completion.js';
 import {
   bridgeToken,

@@ -319,7 +319,7 @@ describe('stream', () => {
 
   test('a heartbeat comment keeps an idle stream open; a session discarded without a status ends it', async (t) => {
     const config = { ...loadConfig(), dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
-    const app = await createApp(config, { databases: server.app.databases, streamHeartbeatMs: 100 });
+    const app = await createApp(config, { modules: server.app.registry.modules, databases: server.app.databases, streamHeartbeatMs: 100 });
     const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(async () => {
       await app.close();
@@ -409,7 +409,7 @@ describe('budget', () => {
   /** An API process of its own with these budgets, and a live batch of a new organization's machine. */
   async function budgeted(t: TestContext, options: Pick<AppOptions, 'rateWindows' | 'ingestRateWindows'>) {
     const config = { ...loadConfig(), dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
-    const app = await createApp(config, { databases: server.app.databases, ...options });
+    const app = await createApp(config, { modules: server.app.registry.modules, databases: server.app.databases, ...options });
     const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(async () => {
       await app.close();
@@ -480,7 +480,7 @@ describe('durability and processes', () => {
     t.after(() => rmSync(config.dataDir, { recursive: true, force: true }));
     const { machineId, token } = await machine();
 
-    const first = await createApp(config, { databases: server.app.databases });
+    const first = await createApp(config, { modules: server.app.registry.modules, databases: server.app.databases });
     const firstUrl = await first.server.listen({ port: 0, host: '127.0.0.1' });
     const batchId = await openSession(machineId, org, first.services.liveSessions);
     const watcher = await watchStream(`${firstUrl}/stream/v1/roast/${batchId}`, { authorization: `Bearer ${org.key}` });
@@ -493,7 +493,7 @@ describe('durability and processes', () => {
     await first.close();
     await watcher.until((w) => w.ended); // closing the process ends its streams
 
-    const second = await createApp(config, { databases: server.app.databases });
+    const second = await createApp(config, { modules: server.app.registry.modules, databases: server.app.databases });
     const secondUrl = await second.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(() => second.close());
     assert.ok(second.services.liveSessions instanceof (config.redisUrl ? RedisLiveSessionStore : DiskLiveSessionStore), `the second process keeps live sessions ${config.redisUrl ? 'in Redis' : 'on disk'} too`);
@@ -514,7 +514,7 @@ describe('durability and processes', () => {
   test('with Redis, a post to one API process reaches a watcher on another, and tickets work across them', async (t) => {
     const config = { ...loadConfig(), logLevel: 'silent' };
     if (!config.redisUrl) return t.skip('REDIS_URL is not set');
-    const second = await createApp({ ...config, dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')) }, { databases: server.app.databases });
+    const second = await createApp({ ...config, dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')) }, { modules: server.app.registry.modules, databases: server.app.databases });
     const secondUrl = await second.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(() => second.close());
     const { machineId, token } = await machine();

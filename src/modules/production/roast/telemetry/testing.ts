@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { TestOrg } from '../../../../testing/harness.js';
-import type { LiveRun } from '../../../../streaming/frames.js';
-import type { LiveMessage } from '../../../../streaming/live.js';
 import { SseParser, type SseMessage } from '../../../../streaming/sse-client.js';
 
 /** A machine registered in `org` and a bridge token for it. */
@@ -106,10 +104,3 @@ export async function watchStream(url: string, headers: Record<string, string> =
 
 /** The data of every message of one kind, parsed. */
 export const dataOf = (watch: Watch, event: string) => watch.messages.filter((m) => m.event === event).map((m) => JSON.parse(m.data));
-
-/** A run's messages as a watcher parses them from its bytes. */
-export function messagesOfRun(run: LiveRun): LiveMessage[] {
-  const messages: LiveMessage[] = [];
-  new SseParser((m) => messages.push({ id: Number(m.id), event: m.event as LiveMessage['event'], data: JSON.parse(m.data) })).push(Buffer.concat(run.frames.chunks).toString('utf8'));
-  return messages;
-}

@@ -1,0 +1,45 @@
+import { Redis } from 'ioredis';
+import { defineModule } from '../../rpc/module.js';
+import { cafeOperations } from './operations.js';
+import * as events from './events.js';
+import { CAFE_INGEST_WINDOWS, shotIngestOpenApiPaths, shotIngestRoutes } from './ingest.js';
+import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore } from './live.js';
+
+declare module '../../rpc/define.js' {
+  interface ModuleServices {
+    /** Cafe sites' live bar sessions (the shots of the last hour): memory embedded, Redis in server mode. */
+    liveBar: LiveBarStore;
+  }
+}
+
+export default defineModule({
+  name: 'cafe',
+  operations: cafeOperations,
+  events: Object.values(events),
+  tables: [
+    'cafe_sites',
+    'cafe_machines',
+    'cafe_shots',
+    'cafe_shot_rollups',
+    'cafe_pos_sales',
+    'cafe_sale_rollups',
+    'cafe_reconciliations',
+    'cafe_shot_day_rollups',
+    'cafe_shot_hour_of_day_rollups',
+    'cafe_sale_day_rollups',
+    'cafe_sale_hour_of_day_rollups',
+  ],
+  services: (config) => ({
+    liveBar: config.redisUrl
+      ? // No auto-pipelining: the shot channel already sends one write per site for all the posts it stores together.
+        new RedisLiveBarStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ownsClient: true })
+      : new MemoryLiveBarStore(),
+  }),
+  surfaces: {
+    openApiPaths: shotIngestOpenApiPaths,
+    start: (ctx) => {
+      const limiter = ctx.limiter('cafe_ingest', CAFE_INGEST_WINDOWS, { leased: true });
+      return { routes: (app, resolvers) => shotIngestRoutes({ db: ctx.db, resolvers: [...resolvers], limiter, liveBar: ctx.services.liveBar })(app) };
+    },
+  },
+});

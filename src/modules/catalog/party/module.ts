@@ -1,0 +1,10 @@
+import { defineModule } from '../../../rpc/module.js';
+import { partyOperations } from './operations.js';
+import * as events from './events.js';
+
+export default defineModule({
+  name: 'catalog/party',
+  operations: partyOperations,
+  events: Object.values(events),
+  tables: ['partners', 'producers'],
+});

@@ -1,0 +1,10 @@
+import { defineModule } from '../../../rpc/module.js';
+import { blendOperations } from './operations.js';
+import * as events from './events.js';
+
+export default defineModule({
+  name: 'inventory/blend',
+  operations: blendOperations,
+  events: Object.values(events),
+  tables: ['blends', 'blend_components'],
+});

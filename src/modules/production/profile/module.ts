@@ -1,0 +1,10 @@
+import { defineModule } from '../../../rpc/module.js';
+import { profileOperations } from './operations.js';
+import * as events from './events.js';
+
+export default defineModule({
+  name: 'production/profile',
+  operations: profileOperations,
+  events: Object.values(events),
+  tables: ['roast_profiles'],
+});
