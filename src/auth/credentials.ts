@@ -138,6 +138,15 @@ export async function createApiKey(q: Queryable, orgId: string, role: Role, scop
   return { id, apiKey, role, scopes };
 }
 
+/** Which of the organization's credentials `ids` were revoked or have expired. */
+export async function endedCredentials(q: Queryable, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await q.query<{ id: string }>(
+    `select id from credentials where org_id = $1 and id = any($2::text[]) and (revoked_at is not null or expires_at <= now())`,
+    [orgId, [...ids]],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Revokes by id; answers whether a live credential was revoked. */
 export async function revokeCredential(q: Queryable, credentialId: string): Promise<boolean> {
   const rows = await q.query(`update credentials set revoked_at = now() where id = $1 and revoked_at is null returning id`, [credentialId]);

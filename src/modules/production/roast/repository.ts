@@ -103,6 +103,12 @@ export async function insertBatch(q: Queryable, orgId: string, credentialId: str
   return toBatch(row);
 }
 
+/** The batch's state, or null when there is no such batch. */
+export async function batchState(q: Queryable, orgId: string, id: string): Promise<string | null> {
+  const [row] = await q.query<{ state: string }>(`select state from roast_batches where org_id = $1 and id = $2`, [orgId, id]);
+  return row?.state ?? null;
+}
+
 export async function findBatch(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<RoastBatch | undefined> {
   const [row] = await q.query<BatchRow>(
     `select * from roast_batches where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import type { CredentialResolver, Principal } from '../../../../auth/credentials.js';
+import { endedCredentials, type CredentialResolver, type Principal } from '../../../../auth/credentials.js';
 import type { Database } from '../../../../db/client.js';
 import { API_CALLERS, bearerCredential, guardChain, limit, noGrant, type Authenticate, type BearerPolicy, type Requirement } from '../../../../http/guards.js';
 import type { RateLimiter, RateWindow } from '../../../../ratelimit/limiter.js';
@@ -11,6 +11,7 @@ import type { Frames, LiveRun } from '../../../../streaming/frames.js';
 import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveSessionInfo, type LiveSessionStore, type PostText } from '../../../../streaming/live.js';
 import type { PostCheck } from './post-check-task.js';
 import { checkTelemetryPost } from './schemas.js';
+import * as repo from '../repository.js';
 import { issueStreamTicket, streamTicket } from '../../../../streaming/tickets.js';
 
 /**
@@ -120,15 +121,7 @@ export function telemetryRoutes(deps: TelemetryRoutesDeps) {
     const byOrg = new Map<string, Set<string>>();
     for (const w of watchers) byOrg.set(w.orgId, (byOrg.get(w.orgId) ?? new Set()).add(w.credentialId));
     for (const [orgId, credentialIds] of byOrg) {
-      const ended = await deps.db.transaction(
-        (tx) =>
-          tx.query<{ id: string }>(
-            `select id from credentials where org_id = $1 and id = any($2::text[]) and (revoked_at is not null or expires_at <= now())`,
-            [orgId, [...credentialIds]],
-          ),
-        { orgId, readOnly: true },
-      );
-      const gone = new Set(ended.map((r) => r.id));
+      const gone = await deps.db.transaction((tx) => endedCredentials(tx, orgId, [...credentialIds]), { orgId, readOnly: true });
       for (const w of watchers) if (w.orgId === orgId && gone.has(w.credentialId)) w.close('credential_revoked', 'The credential this stream was opened with was revoked or has expired.');
     }
   }
@@ -508,22 +501,6 @@ class Watcher implements Recipient {
   }
 }
 
-/**
- * The batch's state in roast_batches (production.roast's table), read only when no live session answers, to
- * tell a finished batch (409) from one that never existed here (404). Before that table exists every such
- * batch is unknown.
- */
-async function storedBatchState(db: Database, orgId: string, batchId: string): Promise<string | null> {
-  try {
-    const [row] = await db.transaction(
-      (tx) => tx.query<{ state: string }>(`select state from roast_batches where org_id = $1 and id = $2`, [orgId, batchId]),
-      { orgId, readOnly: true },
-    );
-    return row?.state ?? null;
-  } catch (error) {
-    if ((error as { code?: string }).code === UNDEFINED_TABLE) return null;
-    throw error;
-  }
-}
-
-const UNDEFINED_TABLE = '42P01';
+/** The batch's stored state, read only when no live session answers, to tell a finished batch (409) from one that never existed (404). */
+const storedBatchState = (db: Database, orgId: string, batchId: string): Promise<string | null> =>
+  db.transaction((tx) => repo.batchState(tx, orgId, batchId), { orgId, readOnly: true });
