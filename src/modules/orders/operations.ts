@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
-import { ProblemError, conflict, invalidInput, notFound, type FieldError } from '../../rpc/errors.js';
+import { ProblemError, conflict, invalidInput, type FieldError, throwNotFound } from '../../rpc/errors.js';
 import { grams, kgString } from '../../lib/grams.js';
 import * as lineageService from '../lineage/service.js';
 import * as roastedStock from '../inventory/roast/service.js';
@@ -410,6 +410,3 @@ async function orderOrThrow(q: Queryable, orgId: string, id: string): Promise<re
   return (await repo.findOrder(q, orgId, id)) ?? throwNotFound('order', id);
 }
 
-function throwNotFound(what: string, id: string, path = 'id'): never {
-  throw notFound(what, id, path);
-}

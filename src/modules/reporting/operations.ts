@@ -1,5 +1,5 @@
 import { defineOperation } from '../../rpc/define.js';
-import { conflict, notFound } from '../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
 import { MAX_LINK_SECONDS, issueFileLink, linkExpiry } from '../../http/signed-files.js';
 import { KINDS } from './kinds.js';
@@ -60,7 +60,7 @@ export const reportingOperations = [
     output: Report,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      const found = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const found = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound('report', id);
       const { stored: _files, ...report } = found;
       return report;
     },
@@ -97,7 +97,7 @@ export const reportingOperations = [
     output: DownloadLinks,
     errors: ['not_found', 'report_not_ready'],
     async handler(ctx, { id, expiresInSeconds }) {
-      const report = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const report = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound('report', id);
       if (report.status !== 'ready' || !report.stored) {
         throw conflict('report_not_ready', `Report ${id} is ${report.status}${report.failureReason ? `: ${report.failureReason}` : ''}; only a ready report can be downloaded.`, {
           status: report.status,
@@ -112,6 +112,3 @@ export const reportingOperations = [
   }),
 ];
 
-function throwNotFound(id: string): never {
-  throw notFound('report', id);
-}

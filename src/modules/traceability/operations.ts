@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
-import { conflict, notFound } from '../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../rpc/errors.js';
 import { findRoastedLot } from '../inventory/roast/service.js';
 import * as lineage from '../lineage/service.js';
 import { customersOf, readableSteps } from './readable.js';
@@ -197,6 +197,3 @@ async function requireFulfillment(q: Queryable, orgId: string, fulfillmentId: st
 
 const notInChain = (detail: string, path: string) => conflict('not_in_chain', detail, { errors: [{ path, message: 'not part of this roasted lot’s chain' }] });
 
-function throwNotFound(what: string, id: string, path = 'id'): never {
-  throw notFound(what, id, path);
-}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, type OperationContext } from '../../rpc/define.js';
-import { conflict, invalidInput, notFound, ProblemError } from '../../rpc/errors.js';
+import { conflict, invalidInput, notFound, ProblemError, throwNotFound } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
 import type { CatalogEvent } from '../../events/define.js';
 import { readEventFeed } from '../../events/feed.js';
@@ -71,7 +71,7 @@ export const webhookOperations = [
     output: Endpoint,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findEndpoint(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findEndpoint(ctx.tx, ctx.orgId, id)) ?? throwNotFound('webhook endpoint', id);
     },
   }),
 
@@ -105,7 +105,7 @@ export const webhookOperations = [
     errors: ['not_found'],
     emits: [endpointDisabled],
     async handler(ctx, { id, ...changes }) {
-      const current = (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('webhook endpoint', id);
       const eventTypes = changes.eventTypes && checkEventTypes(ctx.services.eventCatalog, changes.eventTypes, 'eventTypes');
       const disabling = changes.status === 'disabled' && current.status === 'active';
       const endpoint = await repo.updateEndpoint(ctx.tx, ctx.orgId, id, {
@@ -134,7 +134,7 @@ export const webhookOperations = [
     output: Endpoint,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('webhook endpoint', id);
       await repo.cancelPendingDeliveries(ctx.tx, ctx.orgId, id);
       return repo.deleteEndpoint(ctx.tx, ctx.orgId, id);
     },
@@ -154,7 +154,7 @@ export const webhookOperations = [
     output: EndpointWithSecret,
     errors: ['not_found'],
     async handler(ctx, { id, overlapMinutes }) {
-      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('webhook endpoint', id);
       const secret = newSigningSecret();
       const endpoint = await repo.rotateSecret(ctx.tx, ctx.orgId, id, encryptSecret(loadSecretKey(ctx.services.config), secret), overlapMinutes);
       return { ...endpoint, secret };
@@ -266,9 +266,6 @@ async function checkUrl(ctx: OperationContext, url: string): Promise<void> {
   if ('refused' in resolved) refuse(`must not resolve to a private address (${resolved.refused})`);
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('webhook endpoint', id);
-}
 
 function throwDeliveryNotFound(id: string): never {
   throw notFound('webhook delivery', id);

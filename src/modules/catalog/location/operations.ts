@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import * as repo from './repository.js';
 import { ById, CreateLocation, ListLocations, Location, UpdateLocation } from './schemas.js';
@@ -37,7 +37,7 @@ export const locationOperations = [
     output: Location,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findLocation(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findLocation(ctx.tx, ctx.orgId, id)) ?? throwNotFound('location', id);
     },
   }),
 
@@ -68,7 +68,7 @@ export const locationOperations = [
     errors: ['not_found', 'location_archived'],
     emits: [locationUpdated],
     async handler(ctx, { id, ...changes }) {
-      const current = (await repo.findLocation(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findLocation(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('location', id);
       if (current.archivedAt) throw conflict('location_archived', `Location ${id} is archived and cannot be changed.`);
       const location = await repo.updateLocation(ctx.tx, ctx.orgId, id, changes);
       await ctx.emit('catalog.location.updated', { location });
@@ -88,7 +88,7 @@ export const locationOperations = [
     errors: ['not_found', 'location_archived'],
     emits: [locationArchived],
     async handler(ctx, { id }) {
-      const current = (await repo.findLocation(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findLocation(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('location', id);
       if (current.archivedAt) throw conflict('location_archived', `Location ${id} is already archived.`);
       const location = await repo.archiveLocation(ctx.tx, ctx.orgId, id);
       await ctx.emit('catalog.location.archived', { location });
@@ -97,6 +97,3 @@ export const locationOperations = [
   }),
 ];
 
-function throwNotFound(id: string): never {
-  throw notFound('location', id);
-}

@@ -3,7 +3,7 @@ import { issueBridgeToken, revokeBridgeTokens, type Principal } from '../../../a
 import { lockOrganization } from '../../../auth/organizations.js';
 import { PLAN_TERMS } from '../../../auth/plans.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { ProblemError, conflict, invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
 import { findLocation } from '../location/service.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
@@ -51,7 +51,7 @@ export const machineOperations = [
     output: Machine,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findMachine(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findMachine(ctx.tx, ctx.orgId, id)) ?? throwNotFound('machine', id);
     },
   }),
 
@@ -88,7 +88,7 @@ export const machineOperations = [
     async handler(ctx, { id, ...changes }) {
       // Lock order org → machine → location, the same as registerMachine's org → location, so the two never deadlock.
       if (changes.isActive === true) await lockOrganization(ctx.tx, ctx.orgId);
-      const current = (await repo.findMachine(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findMachine(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('machine', id);
       if (changes.locationId && changes.locationId !== current.locationId) await requireOpenLocation(ctx.tx, ctx.orgId, changes.locationId);
       requireBatchRange({ ...current, ...changes }, new Set(Object.keys(changes)));
       const reactivating = changes.isActive === true && !current.isActive;
@@ -117,7 +117,7 @@ export const machineOperations = [
     emits: [machineBridgeTokenIssued],
     async handler(ctx, { machineId, expiresInHours }) {
       // Locked so a concurrent deactivation (which revokes tokens) cannot miss this one.
-      const machine = (await repo.findMachine(ctx.tx, ctx.orgId, machineId, { forUpdate: true })) ?? throwNotFound(machineId, 'machineId');
+      const machine = (await repo.findMachine(ctx.tx, ctx.orgId, machineId, { forUpdate: true })) ?? throwNotFound('machine', machineId, 'machineId');
       if (!machine.isActive) throw conflict('machine_inactive', `Machine ${machineId} is inactive; activate it before issuing a bridge token.`);
       const expiresAt = new Date(Date.now() + expiresInHours * 3_600_000);
       const { id, token } = await issueBridgeToken(ctx.tx, ctx.orgId, machineId, expiresAt);
@@ -187,6 +187,3 @@ const grams = (kg: string): bigint => {
   return BigInt(whole + fraction.padEnd(3, '0'));
 };
 
-function throwNotFound(id: string, path = 'id'): never {
-  throw notFound('machine', id, path);
-}

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { invalidInput, notFound } from '../../../rpc/errors.js';
+import { invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreatePartner, CreateProducer, ListPartners, ListProducers, Partner, Producer, UpdatePartner, UpdateProducer } from './schemas.js';
@@ -170,6 +170,3 @@ function requireAltitudeRange(min: number | null | undefined, max: number | null
   throw invalidInput([{ path: blame, message }], 'altitudeMinM may not exceed altitudeMaxM.');
 }
 
-function throwNotFound(what: 'partner' | 'producer', id: string): never {
-  throw notFound(what, id);
-}

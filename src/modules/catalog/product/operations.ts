@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { invalidInput, notFound } from '../../../rpc/errors.js';
+import { invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreateProduct, ListProducts, Product, UpdateProduct } from './schemas.js';
@@ -39,7 +39,7 @@ export const productOperations = [
     output: Product,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findProduct(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findProduct(ctx.tx, ctx.orgId, id)) ?? throwNotFound('product', id);
     },
   }),
 
@@ -73,7 +73,7 @@ export const productOperations = [
     errors: ['not_found', 'duplicate'],
     emits: [productUpdated],
     async handler(ctx, { id, ...changes }) {
-      const current = (await repo.findProduct(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findProduct(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('product', id);
       const listPrice = changes.listPrice === undefined ? current.listPrice : changes.listPrice;
       const currency = changes.currency === undefined ? current.currency : changes.currency;
       if (listPrice !== null && currency === null) {
@@ -86,6 +86,3 @@ export const productOperations = [
   }),
 ];
 
-function throwNotFound(id: string): never {
-  throw notFound('product', id);
-}

@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { notFound } from '../../../rpc/errors.js';
+import { notFound, throwNotFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { missingLotIds } from '../green/service.js';
 import * as recipes from './recipes.js';
@@ -50,7 +50,7 @@ export const blendOperations = [
     output: Blend,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await recipes.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
+      return (await recipes.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound('blend', id, 'id');
     },
   }),
 
@@ -83,7 +83,7 @@ export const blendOperations = [
     output: BlendAvailability,
     errors: ['not_found'],
     async handler(ctx, { blendId, requestedKg }) {
-      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
+      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound('blend', blendId, 'blendId');
       const components = await recipes.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);
       const sum = (pick: (c: recipes.ComponentAvailability) => string) => kgString(components.reduce((total, c) => total + grams(pick(c)), 0n));
       const totalShortKg = sum((c) => c.shortKg);
@@ -102,6 +102,3 @@ export const blendOperations = [
   }),
 ];
 
-function throwNotFound(id: string, path: string): never {
-  throw notFound('blend', id, path);
-}

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { newId } from '../../../lib/ids.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { conflict, invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import * as lineageService from '../../lineage/service.js';
@@ -458,9 +458,6 @@ export const greenOperations = [
 
 // ---------------------------------------------------------------------------------------------------
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}
 
 const throwLotNotFound = (id: string, path = 'id'): never => throwNotFound('green lot', id, path);
 

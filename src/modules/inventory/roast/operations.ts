@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import * as repo from './repository.js';
@@ -26,7 +26,7 @@ export const roastedLotOperations = [
     errors: ['not_found', 'insufficient_stock', 'concurrent_update'],
     emits: [roastedLotAdjusted],
     async handler(ctx, { id, deltaKg, reason, comment }) {
-      const lot = (await repo.lockRoastedLot(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const lot = (await repo.lockRoastedLot(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roasted lot', id);
       if (reason !== 'recount' && lot.onHand + grams(deltaKg) < 0n) {
         throw conflict('insufficient_stock', `Roasted lot ${lot.lotCode} holds ${kgString(lot.onHand)} kg; only a recount may take it below zero.`, {
           onHandKg: kgString(lot.onHand),
@@ -79,12 +79,9 @@ export const roastedLotOperations = [
 
 /** A roasted lot with its whole ledger, oldest first. */
 async function roastedLotWithLedger(q: Queryable, orgId: string, id: string) {
-  const lot = (await repo.findRoastedLot(q, orgId, id)) ?? throwNotFound(id);
+  const lot = (await repo.findRoastedLot(q, orgId, id)) ?? throwNotFound('roasted lot', id);
   const refs = [{ kind: 'roasted_lot' as const, id }, ...(lot.roastBatchId ? [{ kind: 'roast_batch' as const, id: lot.roastBatchId }] : [])];
   const cuppings = [...(await publishedCupping(q, orgId, refs)).values()].flat().sort((a, b) => (a.finalizedAt === b.finalizedAt ? b.sessionId.localeCompare(a.sessionId) : a.finalizedAt < b.finalizedAt ? 1 : -1));
   return { ...lot, transactions: await repo.listRoastedLedger(q, orgId, id), cupping: cuppings[0] ?? null };
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('roasted lot', id);
-}

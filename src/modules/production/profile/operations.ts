@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { notFound } from '../../../rpc/errors.js';
+import { notFound, throwNotFound } from '../../../rpc/errors.js';
 import { findMachine } from '../../catalog/machine/service.js';
 import * as repo from './repository.js';
 import { ById, CreateProfile, ListProfiles, Profile } from './schemas.js';
@@ -44,7 +44,7 @@ export const profileOperations = [
     output: Profile,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findProfile(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findProfile(ctx.tx, ctx.orgId, id)) ?? throwNotFound('profile', id);
     },
   }),
 
@@ -64,6 +64,3 @@ export const profileOperations = [
   }),
 ];
 
-function throwNotFound(id: string): never {
-  throw notFound('profile', id);
-}

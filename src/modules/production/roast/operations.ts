@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation, type OperationContext } from '../../../rpc/define.js';
-import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { ProblemError, conflict, invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
 import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from './telemetry/metrics.js';
 import type { Curve } from './telemetry/curve.js';
 import { ImportError } from './telemetry/importers/index.js';
@@ -112,7 +112,7 @@ export const roastOperations = [
     errors: ['not_found', 'batch_not_live', 'insufficient_stock', 'duplicate', 'concurrent_update'],
     emits: [roastBatchCompleted, roastedLotCreated],
     async handler(ctx, { id, dropWeightKg, notes }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('roast batch', id);
       const live = ctx.services.liveSessions;
       if (batch.state === 'completed') {
         // A retry, or the buffer outlived a completion that committed: the writes are confirmed, so it can go.
@@ -160,7 +160,7 @@ export const roastOperations = [
     errors: ['not_found', 'batch_not_live', 'concurrent_update'],
     emits: [roastBatchAborted],
     async handler(ctx, { id, reason }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('roast batch', id);
       if (batch.state === 'aborted') await refuseAborted(ctx, batch, 'aborted');
       if (batch.state !== 'live') {
         throw conflict('batch_not_live', `Roast batch ${batch.batchNumber} is ${batch.state}; only a live batch can be aborted.`, {
@@ -273,7 +273,7 @@ export const roastOperations = [
     output: RoastBatchView,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return batchView(ctx.tx, ctx.orgId, (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id));
+      return batchView(ctx.tx, ctx.orgId, (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roast batch', id));
     },
   }),
 
@@ -293,7 +293,7 @@ export const roastOperations = [
     output: RoastCurve,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roast batch', id);
       if (batch.state === 'live') {
         const buffered = await ctx.services.liveSessions.readCurve(ctx.orgId, id);
         const samples = downsampleTo1Hz(buffered?.samples ?? []);
@@ -349,7 +349,7 @@ export const roastOperations = [
     output: RoastCurveLink,
     errors: ['not_found', 'batch_not_completed', 'no_telemetry'],
     async handler(ctx, { id, format, expiresInSeconds }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roast batch', id);
       if (batch.state !== 'completed') {
         throw conflict('batch_not_completed', `Roast batch ${batch.batchNumber} is ${batch.state}; only a completed batch has a stored curve.`, {
           state: batch.state,
@@ -498,9 +498,6 @@ function throwRefNotFound(what: string, id: string, path: string): never {
   throw notFound(what, id, path);
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('roast batch', id);
-}
 
 /**
  * A live batch's energy inputs: the machine's burner rating and fuel (extension fields) with the curve's `burner`

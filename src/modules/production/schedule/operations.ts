@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, notFound, throwNotFound } from '../../../rpc/errors.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { listActiveMachineSizes } from '../../catalog/machine/service.js';
 import { roastableKg } from '../../inventory/green/service.js';
@@ -115,7 +115,7 @@ export const scheduleOperations = [
     errors: ['not_found', 'schedule_already_released'],
     emits: [scheduleReleased],
     async handler(ctx, { id }) {
-      const current = (await repo.findSchedule(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findSchedule(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('production schedule', id);
       if (current.state === 'released') {
         throw conflict('schedule_already_released', `Schedule ${current.name} was released at ${current.releasedAt}.`, { releasedAt: current.releasedAt });
       }
@@ -128,7 +128,7 @@ export const scheduleOperations = [
 ];
 
 async function scheduleWithBatches(q: Queryable, orgId: string, id: string) {
-  const schedule = (await repo.findSchedule(q, orgId, id)) ?? throwNotFound(id);
+  const schedule = (await repo.findSchedule(q, orgId, id)) ?? throwNotFound('production schedule', id);
   const batches = await repo.listScheduledBatches(q, orgId, id);
   const total = (pick: (b: (typeof batches)[number]) => string) => kgString(batches.reduce((sum, b) => sum + grams(pick(b)), 0n));
   return {
@@ -138,6 +138,3 @@ async function scheduleWithBatches(q: Queryable, orgId: string, id: string) {
   };
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('production schedule', id);
-}

@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { newId } from '../../../lib/ids.js';
 import { blindCodes } from './blind-codes.js';
@@ -214,6 +214,3 @@ export const cuppingOperations = [
   }),
 ];
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { conflict, invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import * as partyService from '../../catalog/party/service.js';
@@ -414,9 +414,6 @@ export const contractOperations = [
 
 // ---------------------------------------------------------------------------------------------------
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}
 
 function requireNotEnded(contract: repo.ContractSummary, path: string): void {
   if (ENDED_STATUSES.includes(contract.status)) {

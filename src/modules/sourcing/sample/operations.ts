@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { conflict, invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams } from '../../../lib/grams.js';
 import * as partyService from '../../catalog/party/service.js';
@@ -198,6 +198,3 @@ export const sampleOperations = [
   }),
 ];
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}
