@@ -28,7 +28,7 @@ export interface AppOptions {
   cafeIngestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' and report downloads' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
-  /** Open streams allowed per credential and per organization in this process (src/telemetry/http.ts has the defaults). */
+  /** Open streams allowed per credential and per organization in this process (the roast module's telemetry/http.ts has the defaults). */
   streamCaps?: { perCredential: number; perOrganization: number };
   /** Overrides the stream heartbeat interval (tests). */
   streamHeartbeatMs?: number;

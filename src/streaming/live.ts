@@ -72,7 +72,7 @@ export interface LiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
    * function is called. Works across processes in server mode. Messages come in runs, framed for the wire
    * (frames.ts): a run published live (one stored post's, or a status) is framed once and the same run is
    * handed to every watcher of the batch in this process. What was buffered before the call comes as one run,
-   * however many posts it holds: a watcher's backlog limit (src/telemetry/http.ts) applies between runs, and
+   * however many posts it holds: a watcher's backlog limit (src/modules/production/roast/telemetry/http.ts) applies between runs, and
    * the catch-up a watcher asked for must not count against itself.
    */
   subscribe(orgId: string, batchId: string, afterId: number, onRun: (run: LiveRun) => void): Promise<() => void>;
