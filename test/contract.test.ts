@@ -14,7 +14,7 @@ const op = defineOperation({
   summary: 'Does a thing.',
   description: 'A test operation.',
   permission: 'catalog.location.write',
-  module: 'core',
+  feature: 'core',
   get: false,
   input: z.strictObject({}),
   output: out({ id: z.string() }),

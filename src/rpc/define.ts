@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Queryable } from '../db/client.js';
 import type { Permission } from '../auth/permissions.js';
-import type { Module } from '../auth/plans.js';
+import type { Feature } from '../auth/plans.js';
 import type { Principal } from '../auth/credentials.js';
 import type { BlobStore } from '../blobs/store.js';
 
@@ -62,7 +62,8 @@ export interface Operation<
   /** `namespace.operation`, e.g. `catalog.location.getLocation`. */
   name: string;
   permission: Permission;
-  module: Module;
+  /** The plan feature it belongs to (the API's `module`: a plan without it answers module_not_enabled). */
+  feature: Feature;
   /** Also callable as GET with `?input=<URL-encoded JSON>`, cacheable with an ETag. */
   get: boolean;
   /** One line: what the operation does. */

@@ -124,12 +124,12 @@ export function buildOpenApi(registry: Registry) {
         op.description,
         op.extension ? 'An extension: registered beyond the specification’s operations.' : undefined,
         op.cost ? `Costs ${op.cost} rate-limit points a call and runs in the heavy lane.` : undefined,
-        `Permission \`${op.permission}\`, module \`${op.module}\`.${emits.length ? ` Emits ${emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
+        `Permission \`${op.permission}\`, module \`${op.feature}\`.${emits.length ? ` Emits ${emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
       ]
         .filter(Boolean)
         .join('\n\n'),
       'x-permission': op.permission,
-      'x-module': op.module,
+      'x-module': op.feature,
       ...(op.extension ? { 'x-extension': true } : {}),
       ...(op.cost ? { 'x-rate-limit-cost': op.cost } : {}),
       ...(emits.length ? { 'x-emits': emits } : {}),

@@ -147,7 +147,7 @@ export function shotIngestRoutes(deps: ShotIngestDeps) {
       ingest.post('/ingest/v1/cafe/machines/:machineId/shots', async (request: ShotRequest, reply) => {
         const principal = request.principal!;
         const { machineId } = request.params;
-        if (!PLAN_TERMS[principal.plan].modules.has('cafe')) {
+        if (!PLAN_TERMS[principal.plan].features.has('cafe')) {
           throw new ProblemError(403, 'module_not_enabled', 'The cafe module is not on this organization’s plan.');
         }
         if (principal.machineId !== machineId) {

@@ -8,7 +8,7 @@ import { downloadFilename, reportFiles } from './downloads.js';
 import * as repo from './repository.js';
 import { ById, DownloadLinks, GenerateReport, GetDownloadUrl, KIND_PARAMETERS, ListReports, Report, type ReportKind } from './schemas.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 const PARAMETERS_DOC =
   'Parameters per kind (an unknown or malformed one is a 400 naming `parameters.<field>`): ' +
@@ -29,7 +29,7 @@ export const reportingOperations = [
       PARAMETERS_DOC +
       ' quality_summary reads finalized cupping results, gradings and quarantines through the quality and green modules; cafe_performance reads the cafe module’s hourly rollups.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: false,
     // A report reads a snapshot of the organization's data and renders a PDF: it weighs as ten calls.
     cost: 10,
@@ -54,7 +54,7 @@ export const reportingOperations = [
     summary: 'A report and its status; poll until it is ready.',
     description: 'Answers the status (queued, rendering, ready, failed), the failure reason, the totals (`summary`) and file sizes once ready. Another organization’s report is a 404 exactly like a missing one.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Report,
@@ -71,7 +71,7 @@ export const reportingOperations = [
     summary: 'Reports, newest first.',
     description: 'Filters: `kind`, `status`, `createdFrom` and `createdTo` (UTC days the report was asked for, inclusive). Cursor paging.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: true,
     input: ListReports,
     output: pageOut(Report),
@@ -91,7 +91,7 @@ export const reportingOperations = [
       'S3 presigned URLs with the same lifetime. A report that is not ready is 409 report_not_ready (naming its status); another ' +
       'organization’s report is a 404.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: false,
     input: GetDownloadUrl,
     output: DownloadLinks,

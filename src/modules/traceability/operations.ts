@@ -21,7 +21,7 @@ import {
   type TraceKind,
 } from './schemas.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 const KIND_WORDS: Record<TraceKind, string> = {
   producer: 'producer',
@@ -50,7 +50,7 @@ export const traceabilityOperations = [
     description: TRACE_ANSWER,
     cost: 5,
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: Trace,
     output: TraceGraph,
@@ -68,7 +68,7 @@ export const traceabilityOperations = [
       TRACE_ANSWER,
     cost: 5,
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: Trace,
     output: TraceGraph,
@@ -87,7 +87,7 @@ export const traceabilityOperations = [
       'plus the lineage graph and its readable steps from origin to roasted lot, and `cupScores`: the latest published cupping of ' +
       'the lot, its batches and green lots. 404 when the lot does not exist in this organization.',
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastedLotTraceability,
@@ -108,7 +108,7 @@ export const traceabilityOperations = [
       'must have shipped some of it, else 409 not_in_chain; a roasted lot, order line or fulfilment that does not exist ' +
       'answers 404 naming the field.',
     permission: 'traceability.read',
-    module,
+    feature,
     get: false,
     input: IssueCertificate,
     output: Certificate,
@@ -137,7 +137,7 @@ export const traceabilityOperations = [
     summary: 'Certificates with their frozen snapshots, newest first.',
     description: 'Filters: roastedLotId, issuedFrom and issuedTo (days the certificate was issued, UTC, inclusive).',
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: ListCertificates,
     output: pageOut(Certificate),

@@ -27,7 +27,7 @@ import { endpointDisabled } from './events.js';
 import { checkUrlShape, hostOf, resolveChecked } from './ssrf.js';
 import { newSigningSecret } from './signing.js';
 
-const module = 'api' as const;
+const feature = 'api' as const;
 
 export const webhookOperations = [
   defineOperation({
@@ -41,7 +41,7 @@ export const webhookOperations = [
       'including types added later; an unknown type or a wildcard matching no published type is 400 naming the entry. ' +
       'The secret (`whsec_` + base64 of 32 random bytes) is stored encrypted (AES-256-GCM) and no answer shows it again.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: CreateEndpoint,
     output: EndpointWithSecret,
@@ -65,7 +65,7 @@ export const webhookOperations = [
     summary: 'A webhook endpoint (never its secret).',
     description: 'A deleted endpoint, and another organization’s, answer 404 like a missing one; its deliveries stay listed by webhooks.listDeliveries.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Endpoint,
@@ -80,7 +80,7 @@ export const webhookOperations = [
     summary: 'Webhook endpoints, oldest first.',
     description: 'Filter: `status` (active, disabled). Deleted endpoints are left out.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListEndpoints,
     output: pageOut(Endpoint),
@@ -98,7 +98,7 @@ export const webhookOperations = [
       '(deliveries canceled while it was disabled stay canceled; webhooks.redeliver sends one again). `status: disabled` stops deliveries at once ' +
       '(pending ones are canceled) and emits `webhooks.endpoint.disabled` with reason `manual`. `eventTypes` follows the rules of createEndpoint.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: UpdateEndpoint,
     output: Endpoint,
@@ -128,7 +128,7 @@ export const webhookOperations = [
     summary: 'Delete an endpoint: deliveries stop at once; its delivery history stays readable.',
     description: 'Pending deliveries are canceled. The endpoint answers 404 from then on (deleting twice too); webhooks.listDeliveries still lists its deliveries.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Endpoint,
@@ -148,7 +148,7 @@ export const webhookOperations = [
       'space-separated in Service-Signature, the new secret’s first; either verifies. 0 cuts over at once. Rotating again during an overlap ' +
       'ends that overlap: only the secret in force until now signs alongside the new one.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: RotateSecret,
     output: EndpointWithSecret,
@@ -171,7 +171,7 @@ export const webhookOperations = [
       'nothing new is there): keep polling with it. Filters: `types` (exact types or prefix wildcards such as `inventory.*`), `from` (created at ' +
       'or after) and `to` (created before); keep the same filter while following one cursor. An unreadable cursor is 400 naming `cursor`.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListEvents,
     output: EventFeed,
@@ -186,7 +186,7 @@ export const webhookOperations = [
     summary: 'Every published event type, with its description and the JSON Schema of its data.',
     description: 'Read off the operations’ declarations (the event catalog); `emittedBy` names the operations that emit each type. Sorted by type.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListEventTypes,
     output: EventTypes,
@@ -209,7 +209,7 @@ export const webhookOperations = [
       '(pending, succeeded, failed: schedule spent, canceled: the endpoint was disabled or deleted first). `nextAttemptAt` is when the next ' +
       'attempt is due while pending.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListDeliveries,
     output: pageOut(Delivery),
@@ -226,7 +226,7 @@ export const webhookOperations = [
       'Any delivery, whatever its status: it becomes pending with the first attempt due now, and an attempt already in flight no longer counts. ' +
       'Its endpoint must be active (409 `endpoint_not_active` when disabled or deleted). Receivers deduplicate on Service-Event-Id.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Delivery,

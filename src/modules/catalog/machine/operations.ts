@@ -10,7 +10,7 @@ import { pageOut } from '../../../rpc/outputs.js';
 import { ById, IssueMachineBridgeToken, ListMachines, Machine, MachineBridgeToken, RegisterMachine, UpdateMachine } from './schemas.js';
 import { machineBridgeTokenIssued, machineRegistered, machineUpdated } from './events.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 export const machineOperations = [
   defineOperation({
@@ -23,7 +23,7 @@ export const machineOperations = [
       'Extension fields (not in the specification): `burnerRatingKw` (burner or heater power at 100 %, kW) and `fuel` (lpg, natural_gas, electric); ' +
       'with both, and burner power in % in the telemetry (a live `burner` channel, or an imported log\'s burner column), completed batches report energy and CO2 as Artisan computes them.',
     permission: 'catalog.machine.write',
-    module,
+    feature,
     get: false,
     input: RegisterMachine,
     output: Machine,
@@ -45,7 +45,7 @@ export const machineOperations = [
     summary: 'A roasting machine, active or not.',
     description: 'Its bridge tokens are never shown again after issue. Another organization’s machine answers 404 exactly like a missing one.',
     permission: 'catalog.machine.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Machine,
@@ -60,7 +60,7 @@ export const machineOperations = [
     summary: 'Roasting machines, oldest first.',
     description: 'Filters: `machineType`, `connectivity`, `locationId`, `isActive`, `q` (case-insensitive search in name, code, brand and model). Inactive machines are listed unless `isActive` says otherwise.',
     permission: 'catalog.machine.read',
-    module,
+    feature,
     get: true,
     input: ListMachines,
     output: pageOut(Machine),
@@ -79,7 +79,7 @@ export const machineOperations = [
       '(409 `location_archived`). Re-activating counts against the plan’s cap (402 `machine_cap_reached`); deactivating revokes the machine’s ' +
       'bridge tokens (the `catalog.machine.updated` event counts them). The extension fields `burnerRatingKw` and `fuel` (see registerMachine) change like the others.',
     permission: 'catalog.machine.write',
-    module,
+    feature,
     get: false,
     input: UpdateMachine,
     output: Machine,
@@ -109,7 +109,7 @@ export const machineOperations = [
       'The token is answered once; only its hash is kept. `expiresInHours`: 1–8760, default 720 (30 days). ' +
       'An inactive machine is refused (409 `machine_inactive`); deactivating a machine revokes its tokens.',
     permission: 'catalog.machine.write',
-    module,
+    feature,
     get: false,
     input: IssueMachineBridgeToken,
     output: MachineBridgeToken,

@@ -5,7 +5,7 @@ import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreateProduct, ListProducts, Product, UpdateProduct } from './schemas.js';
 import { productCreated, productUpdated } from './events.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 export const productOperations = [
   defineOperation({
@@ -15,7 +15,7 @@ export const productOperations = [
       '`sku` is unique per organization, and so is `barcode` (8–14 digits): 409 `duplicate` naming the field. ' +
       '`netWeightKg` answers as a kilogram string with three decimals; `listPrice` as a decimal string, and it requires `currency` (400).',
     permission: 'catalog.product.write',
-    module,
+    feature,
     get: false,
     input: CreateProduct,
     output: Product,
@@ -33,7 +33,7 @@ export const productOperations = [
     summary: 'A product, active or not.',
     description: 'Another organization’s product answers 404 exactly like a missing one.',
     permission: 'catalog.product.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Product,
@@ -48,7 +48,7 @@ export const productOperations = [
     summary: 'Products, oldest first.',
     description: 'Filters: `format`, `isActive`, `q` (case-insensitive search in name, sku and barcode).',
     permission: 'catalog.product.read',
-    module,
+    feature,
     get: true,
     input: ListProducts,
     output: pageOut(Product),
@@ -66,7 +66,7 @@ export const productOperations = [
       'carry a currency whenever it has a listPrice (400 naming `currency`). A barcode another product has is 409 `duplicate`. ' +
       '`isActive: false` retires the product from sale.',
     permission: 'catalog.product.write',
-    module,
+    feature,
     get: false,
     input: UpdateProduct,
     output: Product,

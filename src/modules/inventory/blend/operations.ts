@@ -8,7 +8,7 @@ import { pageOut } from '../../../rpc/outputs.js';
 import { Blend, BlendAvailability, ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
 import { blendCreated } from './events.js';
 
-const module = 'inventory' as const;
+const feature = 'inventory' as const;
 
 export const blendOperations = [
   defineOperation({
@@ -20,7 +20,7 @@ export const blendOperations = [
       '`targetWeightLossPct` (0–50) defaults to 15 for pre_roast blends. Post-roast components name green lots until roasted lots exist. ' +
       'Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'inventory.blend.write',
-    module,
+    feature,
     get: false,
     input: CreateBlend,
     output: Blend,
@@ -44,7 +44,7 @@ export const blendOperations = [
     summary: 'A blend recipe and its components.',
     description: 'Another organization’s blend answers 404 exactly like a missing one.',
     permission: 'inventory.blend.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Blend,
@@ -59,7 +59,7 @@ export const blendOperations = [
     summary: 'Blend recipes with their components, oldest first.',
     description: 'Filters: `blendType`, `roastLevel`, `isDecaf`, `q` (case-insensitive search in name and code).',
     permission: 'inventory.blend.read',
-    module,
+    feature,
     get: true,
     input: ListBlends,
     output: pageOut(Blend),
@@ -77,7 +77,7 @@ export const blendOperations = [
       'rounded up to the gram), `availableKg` (on hand − reserved, never below zero; 0 for a quarantined lot) and `shortKg`. ' +
       'Reads only: nothing is reserved. An unknown blend is 404 naming `blendId`.',
     permission: 'inventory.blend.read',
-    module,
+    feature,
     get: false,
     input: ValidateBlendAvailability,
     output: BlendAvailability,

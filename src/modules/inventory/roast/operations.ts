@@ -8,7 +8,7 @@ import { AdjustRoastedLotQuantity, ById, ListRoastedLots, RoastedLot, RoastedLot
 import { roastedLotAdjusted } from './events.js';
 import { publishedCupping } from '../../quality/cupping/service.js';
 
-const module = 'inventory' as const;
+const feature = 'inventory' as const;
 
 export const roastedLotOperations = [
   defineOperation({
@@ -19,7 +19,7 @@ export const roastedLotOperations = [
       'below zero; anything else is refused with 409 `insufficient_stock`. `shrinkage`, `write_off` and `sample_draw` must be ' +
       'negative.',
     permission: 'inventory.roast.write',
-    module,
+    feature,
     get: false,
     input: AdjustRoastedLotQuantity,
     output: RoastedLotChange,
@@ -49,7 +49,7 @@ export const roastedLotOperations = [
       'of the lot or of its roast batch (null when neither was cupped). Another organization’s lot answers 404 ' +
       'like a missing one.',
     permission: 'inventory.roast.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastedLotDetail,
@@ -66,7 +66,7 @@ export const roastedLotOperations = [
       'Most recently roasted first. Filters: `form`, `roastBatchId`, `greenLotId`, `profileId`, `locationId`, `hasStock` (on ' +
       'hand above zero), `roastedFrom` and `roastedTo` (days, UTC, inclusive), `q` (case-insensitive search in the lot code).',
     permission: 'inventory.roast.read',
-    module,
+    feature,
     get: true,
     input: ListRoastedLots,
     output: pageOut(RoastedLot),

@@ -6,7 +6,7 @@ import { ById, CreateProfile, ListProfiles, Profile } from './schemas.js';
 import { profileCreated } from './events.js';
 import { pageOut } from '../../../rpc/outputs.js';
 
-const module = 'roasting' as const;
+const feature = 'roasting' as const;
 
 export const profileOperations = [
   defineOperation({
@@ -17,7 +17,7 @@ export const profileOperations = [
       '`machineId` binds the profile to one machine of the organization (404 naming `machineId` otherwise); `startRoastBatch` then refuses it on another machine. ' +
       'Codes are unique per organization (409 `duplicate`). `shelfLifeDays` (an extension) sets how long its roasts keep; unset, 90 days.',
     permission: 'production.profile.write',
-    module,
+    feature,
     get: false,
     input: CreateProfile,
     output: Profile,
@@ -38,7 +38,7 @@ export const profileOperations = [
     summary: 'A roast profile and its targets.',
     description: 'Another organization’s profile answers 404 exactly like a missing one.',
     permission: 'production.profile.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Profile,
@@ -53,7 +53,7 @@ export const profileOperations = [
     summary: 'Roast profiles, oldest first.',
     description: 'Filters: `machineId`, `q` (case-insensitive search in name and code).',
     permission: 'production.profile.read',
-    module,
+    feature,
     get: true,
     input: ListProfiles,
     output: pageOut(Profile),

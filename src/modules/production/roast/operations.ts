@@ -36,7 +36,7 @@ import { roastBatchAborted, roastBatchCompleted, roastBatchImported, roastBatchS
 import { roastedLotCreated } from '../../inventory/roast/events.js';
 import { pageOut } from '../../../rpc/outputs.js';
 
-const module = 'roasting' as const;
+const feature = 'roasting' as const;
 
 export const roastOperations = [
   defineOperation({
@@ -51,7 +51,7 @@ export const roastOperations = [
       'profile, green lot or location that does not exist answers 404 naming the field. Batch numbers are unique per ' +
       'organization (409 duplicate).',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     input: StartRoastBatch,
     output: RoastBatchView,
@@ -105,7 +105,7 @@ export const roastOperations = [
       'Completing a completed batch answers it unchanged, books nothing again and discards any leftover buffer; an aborted batch ' +
       'cannot be completed (409 batch_not_live, state aborted). A missing batch answers 404.',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     input: CompleteRoastBatch,
     output: RoastBatchView,
@@ -152,7 +152,7 @@ export const roastOperations = [
       'its buffer is discarded after the transaction commits; watchers get the status aborted. Only a live batch can be aborted: ' +
       'a completed or aborted one is refused with 409 batch_not_live naming its state.',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     extension: true,
     input: AbortRoastBatch,
@@ -197,7 +197,7 @@ export const roastOperations = [
       'reference rules as startRoastBatch apply otherwise (404 naming the field, location_archived, lot_quarantined, ' +
       'profile_machine_mismatch, insufficient_stock), and batch numbers are unique (409 duplicate).',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     input: ImportLoggerRoast,
     output: RoastBatchView,
@@ -267,7 +267,7 @@ export const roastOperations = [
       'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (getRoastCurveLink downloads it); null when ' +
       'the batch has no stored curve (live, aborted, or completed without telemetry). A missing batch answers 404.',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastBatchView,
@@ -287,7 +287,7 @@ export const roastOperations = [
       'samples (persisted: true, fullCurveKey null); an aborted batch kept no curve (no samples, persisted: false). A missing ' +
       'batch answers 404.',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastCurve,
@@ -342,7 +342,7 @@ export const roastOperations = [
       'or .csv), signed like report downloads: 403 link_invalid when altered, 410 link_expired after expiry; with S3_BUCKET set it is an ' +
       'S3 presigned URL with the same lifetime. Another organization’s batch is a 404.',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: false,
     extension: true,
     input: GetRoastCurveLink,
@@ -375,7 +375,7 @@ export const roastOperations = [
       'aborted), source, machineId, ' +
       'profileId, greenLotId, locationId, from and to (days the batch started, UTC, inclusive), q (batch number).',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: true,
     input: ListRoastBatches,
     output: pageOut(RoastBatch),

@@ -12,7 +12,7 @@ import { ById, DemandAggregateItem, GenerateProductionSchedule, ListDemandAggreg
 import { scheduleGenerated, scheduleReleased } from './events.js';
 import { pageOut } from '../../../rpc/outputs.js';
 
-const module = 'roasting' as const;
+const feature = 'roasting' as const;
 
 export const scheduleOperations = [
   defineOperation({
@@ -24,7 +24,7 @@ export const scheduleOperations = [
       'the expected roast loss (the demand’s, else the mean of the profile’s completed batches, else 15%) and the green needed for it. ' +
       'The whole aggregate is one page: `nextCursor` is always null.',
     permission: 'production.schedule.read',
-    module,
+    feature,
     get: true,
     input: ListDemandAggregate,
     output: pageOut(DemandAggregateItem),
@@ -47,7 +47,7 @@ export const scheduleOperations = [
       '`locationId` when it is not one of the organization’s). Green availability is on hand less reserved; a quarantined lot has none. ' +
       'Nothing is reserved.',
     permission: 'production.schedule.write',
-    module,
+    feature,
     get: false,
     input: GenerateProductionSchedule,
     output: ProductionSchedule,
@@ -91,7 +91,7 @@ export const scheduleOperations = [
       'State `draft` or `released`. Each batch gives its position across the schedule, machine and sequence on it, profile, green lot, ' +
       'green kilograms, expected roasted kilograms and loss.',
     permission: 'production.schedule.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: ProductionSchedule,
@@ -108,7 +108,7 @@ export const scheduleOperations = [
       'Its state becomes `released`, stamped with who released it and when: a deliberate human step (permission ' +
       '`production.schedule.approve`). Releasing a released schedule is refused with 409 `schedule_already_released`.',
     permission: 'production.schedule.approve',
-    module,
+    feature,
     get: false,
     input: ById,
     output: ProductionSchedule,

@@ -91,7 +91,7 @@ const MACHINE_BRIDGES: BearerPolicy = {
 
 
 /** Watching a batch, live or through a ticket, is reading the roast. */
-const READ_ROASTS: Requirement = { module: 'roasting', permission: 'production.roast.read' };
+const READ_ROASTS: Requirement = { feature: 'roasting', permission: 'production.roast.read' };
 
 const resumeIdPattern = /^\d{1,15}$/;
 
