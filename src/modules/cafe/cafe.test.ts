@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
-import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore, type LiveShot } from './live.js';
+import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore, type LiveShot } from '../../streaming/live-window.js';
 import { performanceOf } from './performance.js';
 import * as repo from './repository.js';
 import { DEFAULT_SHOT_TARGET, LIVE_RETAIN_SECONDS } from './targets.js';

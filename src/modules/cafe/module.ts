@@ -3,7 +3,7 @@ import { defineModule } from '../../rpc/module.js';
 import { cafeOperations } from './operations.js';
 import * as events from './events.js';
 import { CAFE_INGEST_WINDOWS, shotIngestOpenApiPaths, shotIngestRoutes } from './ingest.js';
-import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore } from './live.js';
+import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore } from '../../streaming/live-window.js';
 
 declare module '../../rpc/define.js' {
   interface ModuleServices {

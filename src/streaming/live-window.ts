@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LIVE_RETAIN_SECONDS } from './targets.js';
+import { LIVE_RETAIN_SECONDS } from '../modules/cafe/targets.js';
 
 /**
  * A cafe site's live session: the shots its machines pulled in the last hour, judged at ingest, which is
