@@ -8,7 +8,7 @@ import { bearerCredential, guardChain, noGrant, type BearerPolicy } from '../../
 import type { RateLimiter, RateWindow } from '../../ratelimit/limiter.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../rpc/errors.js';
 import { fieldErrors, id, unstorableText } from '../../rpc/schemas.js';
-import type { LiveBarStore, LiveShot } from '../../streaming/live-window.js';
+import type { LiveBarStore, LiveShot } from './live-bar.js';
 import * as repo from './repository.js';
 import { MAX_SHOTS_PER_POST, ShotsPost } from './schemas.js';
 import { judgeShot } from './targets.js';

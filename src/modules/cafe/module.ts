@@ -3,7 +3,8 @@ import { defineModule } from '../../rpc/module.js';
 import { cafeOperations } from './operations.js';
 import * as events from './events.js';
 import { CAFE_INGEST_WINDOWS, shotIngestOpenApiPaths, shotIngestRoutes } from './ingest.js';
-import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore } from '../../streaming/live-window.js';
+import { MemoryLiveWindowStore, RedisLiveWindowStore } from '../../streaming/live-window.js';
+import { LIVE_BAR, type LiveBarStore, type LiveShot } from './live-bar.js';
 
 declare module '../../rpc/define.js' {
   interface ModuleServices {
@@ -32,8 +33,8 @@ export default defineModule({
   services: (config) => ({
     liveBar: config.redisUrl
       ? // No auto-pipelining: the shot channel already sends one write per site for all the posts it stores together.
-        new RedisLiveBarStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ownsClient: true })
-      : new MemoryLiveBarStore(),
+        new RedisLiveWindowStore<LiveShot>(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ...LIVE_BAR, ownsClient: true })
+      : new MemoryLiveWindowStore<LiveShot>(LIVE_BAR),
   }),
   surfaces: {
     openApiPaths: shotIngestOpenApiPaths,
