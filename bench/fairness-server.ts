@@ -8,7 +8,7 @@ import { createApiKey } from '../src/auth/credentials.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { newId } from '../src/lib/ids.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
-import { API_WINDOWS } from '../src/ratelimit/limiter.js';
+import { API_WINDOWS } from '../src/ratelimit/budgets.js';
 import { startBenchApp } from './lib.js';
 
 /** What the load processes need: keys and ids, no secrets beyond the bench's own database. */

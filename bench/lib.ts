@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { loadConfig, type Config } from '../src/config.js';
 import { createApp, type AppOptions, type RunningApp } from '../src/app.js';
+import { MODULES } from '../src/modules/index.js';
 import { appRoleUrl } from '../src/config.js';
 import { PgliteDatabase, PostgresDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { limitHeapGrowth } from '../src/lib/heap.js';
 import { keepWorkerThreadStarted } from '../src/lib/off-thread.js';
-import { checkPostOffThread } from '../src/telemetry/http.js';
+import { checkPostOffThread } from '../src/modules/production/roast/telemetry/http.js';
 import type { Databases } from '../src/db/open.js';
 import { GENEROUS_WINDOWS } from '../src/testing/harness.js';
 import { preparePostgresTemplate, withDatabase } from '../src/testing/template.js';
@@ -18,7 +19,7 @@ import { preparePostgresTemplate, withDatabase } from '../src/testing/template.j
  * limiter is exercised but never refuses.
  */
 export async function startBenchApp(
-  options: AppOptions = {},
+  options: Partial<AppOptions> = {},
   /** e.g. `{ redisUrl }` for a benchmark that measures the server-mode stores, or a scratch `dataDir`. */
   configOverrides: Partial<Config> = {},
 ): Promise<{ app: RunningApp; url: string; kind: string; poolSize: number; close(): Promise<void> }> {
@@ -49,7 +50,7 @@ export async function startBenchApp(
     await migrate(db);
     databases = { owner: db, service: db, close: () => db.close() };
   }
-  const app = await createApp(config, { rateWindows: GENEROUS_WINDOWS, ...options, databases });
+  const app = await createApp(config, { modules: MODULES, rateWindows: GENEROUS_WINDOWS, ...options, databases });
   const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
   return {
     app,

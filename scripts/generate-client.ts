@@ -8,10 +8,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { operations } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations } = REGISTRY;
 import { hoistDefinitions, inputJsonSchema, outputJsonSchema, problemCodesOf } from '../src/rpc/openapi.js';
-import { SURFACES } from '../src/http/surfaces.js';
+import { surfacesOf } from '../src/http/surfaces.js';
 import { openApiPath, surfaceJsonSchemas, surfaceProblemCodes } from '../src/http/surface.js';
+
+const SURFACES = surfacesOf(REGISTRY);
 
 export const GENERATED_PATH = fileURLToPath(new URL('../clients/typescript/src/operations.ts', import.meta.url));
 

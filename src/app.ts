@@ -2,28 +2,26 @@ import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabases, type Databases } from './db/open.js';
-import { StoredCredentialResolver } from './auth/credentials.js';
+import { StoredCredentialResolver, type CredentialResolver } from './auth/credentials.js';
 import { openRateLimiterFactory, type RateLimiter, type RateWindow } from './ratelimit/limiter.js';
 import { RATE_BUDGETS, budgetWindows, type BudgetName } from './ratelimit/budgets.js';
 import { buildServer, type ServerDeps } from './http/server.js';
 import { failedAuthenticationBudget } from './http/failed-auth.js';
+import type { SurfaceAuthenticators, SurfaceDeps } from './http/surface.js';
+import { surfacesOf } from './http/surfaces.js';
+import { CONSOLE_DIST } from './http/console.js';
 import { createBlobStore, createServices } from './services.js';
 import type { Services } from './rpc/define.js';
-import { telemetryChannel } from './telemetry/http.js';
-import { streamTicket } from './telemetry/tickets.js';
-import { SURFACES } from './http/surfaces.js';
-import { OPERATION_EXAMPLES } from './rpc/operation-examples.js';
-import { CONSOLE_DIST } from './http/console.js';
+import type { ModuleContext, ModuleManifest, ModuleRuntime } from './rpc/module.js';
+import { buildRegistry, type Registry } from './rpc/registry.js';
+import { streamTicket } from './streaming/tickets.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
-import { shotWriter } from './modules/cafe/ingest.js';
-import { configuredKeyEncryption } from './auth/key-encryption.js';
 import { loadSecretKey } from './crypto/secrets.js';
-import { Identity, type Clock } from './modules/identity/authority.js';
-import { identityAuthenticators } from './modules/identity/routes.js';
-import { JOBS } from './jobs/catalog.js';
 
 export interface AppOptions {
+  /** The modules served (src/modules/index.ts has the service's list). */
+  modules: readonly ModuleManifest[];
   /** Overrides the API rate windows (tests and benchmarks that need a large budget). */
   rateWindows?: RateWindow[];
   /** Overrides the failed-authentication budget per client address (src/http/failed-auth.ts). */
@@ -34,7 +32,7 @@ export interface AppOptions {
   cafeIngestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' and report downloads' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
-  /** Open streams allowed per credential and per organization in this process (src/telemetry/http.ts has the defaults). */
+  /** Open streams allowed per credential and per organization in this process (the roast module's telemetry/http.ts has the defaults). */
   streamCaps?: { perCredential: number; perOrganization: number };
   /** Overrides how long a client may take to send a request (src/http/slow-clients.ts; tests). */
   receiveTimeouts?: ServerDeps['receiveTimeouts'];
@@ -49,33 +47,35 @@ export interface AppOptions {
   /** On close, how long running jobs get to finish (default 30 s). */
   shutdownTimeoutMs?: number;
   /** The clock tokens, sessions and signing keys are issued and judged by (tests move it). */
-  clock?: Clock;
+  clock?: () => Date;
   /** Overrides the login throttles (per account, per address). */
   loginWindows?: { account: RateWindow[]; address: RateWindow[] };
 }
 
 export interface RunningApp {
   server: FastifyInstance;
-  /** The authorization server: tokens, signing keys, sessions. */
-  identity: Identity;
+  registry: Registry;
+  /** Each started module (its manifest's `start`), by module name. */
+  modules: ReadonlyMap<string, ModuleRuntime>;
   databases: Databases;
   services: Services;
   jobs: JobQueue;
   close(): Promise<void>;
 }
 
-/** Wires configuration to infrastructure: embedded (PGlite, memory) or server mode (PostgreSQL, Redis). */
-export async function createApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
+/** Wires configuration to infrastructure (embedded: PGlite, memory; server mode: PostgreSQL, Redis) and the modules to the platform. */
+export async function createApp(config: Config, options: AppOptions): Promise<RunningApp> {
   // Page cursors are sealed, and webhook secrets and signing keys encrypted, under the secret key: a server
   // without it (or with a malformed one) could not page a list, so it does not start.
   loadSecretKey(config);
+  const registry = buildRegistry(options.modules);
   const databases = options.databases ?? (await openDatabases(config));
   // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.
   const limiters = await openRateLimiterFactory({ redisUrl: config.redisUrl });
   // Every process declares the queues, so an API-only process can send before any worker has started.
-  const jobs = new JobQueue(databases, JOBS, config);
+  const jobs = new JobQueue(databases, registry.jobs, config, registry.leasedWork);
   await jobs.prepare();
-  const services = createServices(config, jobs);
+  const { services, close: closeServices } = createServices(config, jobs, registry);
   // One limiter per budget of the table (src/ratelimit/budgets.ts), with the windows the options override.
   const windowOverrides: Partial<Record<BudgetName, RateWindow[]>> = {
     api: options.rateWindows,
@@ -97,27 +97,36 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     return limiter;
   };
-  const rateLimiter = limiterOf('api');
   let server: RunningApp['server'] | undefined;
-  const identity = new Identity({
+  // Every credential resolver: the API keys' and those the modules add as they start (complete before any request).
+  const resolvers: CredentialResolver[] = [new StoredCredentialResolver(databases.service)];
+  const context: ModuleContext = {
+    config,
     db: databases.service,
-    keyEncryption: configuredKeyEncryption(config),
-    // FIRSTCRACK_BASE_URL names the service as its clients reach it (the JWT issuer and audience); unset, the address it listens on.
+    services,
+    resolvers,
     baseUrl: () => process.env.FIRSTCRACK_BASE_URL || listeningUrl(server),
-    clock: options.clock,
-  });
-  const resolvers = [new StoredCredentialResolver(databases.service), ...identity.resolvers()];
-  const telemetry = telemetryChannel({
-    db: databases.service,
-    resolvers,
-    liveSessions: services.liveSessions,
-    heartbeatMs: options.streamHeartbeatMs,
-    streamCaps: options.streamCaps,
-  });
+    settings: { streamHeartbeatMs: options.streamHeartbeatMs, streamCaps: options.streamCaps, clock: options.clock },
+  };
+  const surfaces = surfacesOf(registry);
+  const started = new Map<string, ModuleRuntime>();
+  const moduleDeps: Partial<SurfaceDeps>[] = [];
+  const authenticators: SurfaceAuthenticators = { stream_ticket: streamTicket(databases.service, resolvers) };
+  for (const m of registry.modules) {
+    if (!m.start) continue;
+    const runtime = await m.start(context);
+    started.set(m.name, runtime);
+    resolvers.push(...(runtime.resolvers ?? []));
+    moduleDeps.push(runtime.deps ?? {});
+    Object.assign(authenticators, runtime.authenticators);
+  }
+  // What the modules' declarations of SurfaceDeps add is theirs to give: a module left out of the app leaves its surfaces out too.
+  const deps = Object.assign({ db: databases.service, services, surfaces, registry, consoleDist: CONSOLE_DIST }, ...moduleDeps) as SurfaceDeps;
   server = await buildServer({
+    registry,
     db: databases.service,
     resolvers,
-    rateLimiter,
+    rateLimiter: limiterOf('api'),
     services,
     logLevel: config.logLevel,
     failedAuthentication: failedAuthenticationBudget(limiterOf('failed_auth')),
@@ -127,45 +136,29 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // holds its turn from reading its body to sending its answer, so this bounds the event loop's share
     // they take, not only their connections. PGlite has one connection and runs one transaction at a time anyway.
     heavyLaneSize: databases.service.kind === 'postgres' ? Math.min(Math.max(2, availableParallelism()), poolLessAQuarter(config.databasePoolSize)) : 1,
-    surfaces: {
-      list: SURFACES,
-      mount: {
-        deps: {
-          db: databases.service,
-          services,
-          surfaces: SURFACES,
-          operationExamples: OPERATION_EXAMPLES,
-          telemetry,
-          shotWriter: shotWriter({ db: databases.service, liveBar: services.liveBar }),
-          identity,
-          consoleDist: CONSOLE_DIST,
-        },
-        resolvers,
-        authenticators: { stream_ticket: streamTicket(databases.service, resolvers), ...identityAuthenticators(identity) },
-        limiter: limiterOf,
-      },
-    },
+    surfaces: { list: surfaces, mount: { deps, resolvers, authenticators, limiter: limiterOf } },
     plugins: [
-      // Open streams would hold the server open forever; ending them lets watchers reconnect to another process.
-      (app) => void app.addHook('preClose', async () => telemetry.close()),
+      // Before the server waits for open requests: a module's open streams would hold it open forever;
+      // ending them lets watchers reconnect to another process.
+      (app) => void app.addHook('preClose', async () => {
+        for (const runtime of started.values()) await runtime.close?.();
+      }),
       ...(options.plugins ?? []),
     ],
   });
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, { blobs: services.blobs });
   return {
     server,
+    registry,
+    modules: started,
     databases,
     services,
     jobs,
-    identity,
     async close() {
       // New requests and new jobs stop at once; running jobs get until the timeout.
       await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
-      await services.liveSessions.close();
-      await services.liveBar.close();
-      await services.blobs.close();
+      await closeServices();
       await limiters.close();
-      identity.dispose();
       if (!options.databases) await databases.close();
     },
   };
@@ -188,10 +181,11 @@ export interface RunningWorkers {
 /** A process that only runs jobs (`firstcrack worker`): no HTTP server, same databases and job catalog. */
 export async function runWorkers(
   config: Config,
-  options: { databases?: Databases; jobWorkers?: WorkerOptions; shutdownTimeoutMs?: number } = {},
+  options: { modules: readonly ModuleManifest[]; databases?: Databases; jobWorkers?: WorkerOptions; shutdownTimeoutMs?: number },
 ): Promise<RunningWorkers> {
+  const registry = buildRegistry(options.modules);
   const databases = options.databases ?? (await openDatabases(config));
-  const jobs = new JobQueue(databases, JOBS, config);
+  const jobs = new JobQueue(databases, registry.jobs, config, registry.leasedWork);
   const blobs = createBlobStore(config);
   try {
     await jobs.prepare();

@@ -1,29 +1,25 @@
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Services } from './rpc/define.js';
-import type { JobSender } from './jobs/queue.js';
+import type { JobSender } from './jobs/define.js';
+import type { Registry } from './rpc/registry.js';
 import { FsBlobStore, blobDir } from './blobs/fs.js';
 import { S3BlobStore } from './blobs/s3.js';
 import type { BlobStore } from './blobs/store.js';
-import { DiskLiveSessionStore } from './telemetry/live-disk.js';
-import { RedisLiveSessionStore } from './telemetry/live-redis.js';
-import { MemoryLiveBarStore, RedisLiveBarStore } from './modules/cafe/live.js';
 
-/** Builds the infrastructure behind the handlers: embedded implementations, or server ones when configured. */
-export function createServices(config: Config, jobs: JobSender): Services {
+/**
+ * Builds the infrastructure behind the handlers: the platform's (blobs, jobs) and every module's (its
+ * manifest's `services`, such as live stores), embedded implementations or server ones when configured.
+ * `close` closes what the modules built.
+ */
+export function createServices(config: Config, jobs: JobSender, registry: Registry): { services: Services; close(): Promise<void> } {
+  const built = registry.modules.map((m) => m.services?.(config) ?? {});
+  const services = Object.assign({ jobs, config, blobs: createBlobStore(config), eventCatalog: registry.eventCatalog }, ...built) as Services;
   return {
-    jobs,
-    config,
-    liveSessions: config.redisUrl
-      ? // Its own connections (commands and a subscriber), closed with the store.
-        new RedisLiveSessionStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
-      : new DiskLiveSessionStore(join(config.dataDir, 'live')),
-    liveBar: config.redisUrl
-      ? // No auto-pipelining: the shot channel already sends one write per site for all the posts it stores together.
-        new RedisLiveBarStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ownsClient: true })
-      : new MemoryLiveBarStore(),
-    blobs: createBlobStore(config),
+    services,
+    async close() {
+      for (const instances of built) for (const instance of Object.values(instances)) await instance?.close();
+      await services.blobs.close();
+    },
   };
 }
 

@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { operations, registry } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations, byName: registry } = REGISTRY;
 import { inputJsonSchema } from '../src/rpc/openapi.js';
 import { PERMISSIONS, ROLE_PERMISSIONS, ROLES } from '../src/auth/permissions.js';
-import { MODULES } from '../src/auth/plans.js';
+import { FEATURES } from '../src/auth/plans.js';
 
 interface SpecField {
   name: string;
@@ -93,7 +95,7 @@ test('the registry matches the specification', async (t) => {
   for (const op of operations.filter((o) => EXTRA_OPERATIONS.has(o.name))) {
     const namespace = op.name.slice(0, op.name.lastIndexOf('.'));
     const siblings = spec.filter((s) => s.operation.startsWith(`${namespace}.`));
-    assert.ok(siblings.some((s) => s.permission === op.permission && s.module === op.module), `${op.name}: a permission and module of ${namespace}`);
+    assert.ok(siblings.some((s) => s.permission === op.permission && s.module === op.feature), `${op.name}: a permission and module of ${namespace}`);
     assert.equal(op.extension, true, `${op.name}: declared as an extension, so the API documents it as one`);
   }
 
@@ -102,7 +104,7 @@ test('the registry matches the specification', async (t) => {
       const s = specByName.get(op.name)!;
       assert.ok(!op.extension, 'a specified operation is not an extension');
       assert.equal(op.permission, s.permission, 'permission');
-      assert.equal(op.module, s.module, 'module');
+      assert.equal(op.feature, s.module, 'module');
       assert.equal(op.get, s.get, 'GET flag');
       const schema = merged(inputJsonSchema(op) as Schema);
       const properties = schema.properties ?? {};
@@ -132,7 +134,7 @@ test('the registry matches the specification', async (t) => {
 
 test('the permission list is exactly the specification’s, and every role is drawn from it', () => {
   assert.deepEqual([...PERMISSIONS].sort(), [...new Set(spec.map((o) => o.permission))].sort());
-  assert.deepEqual([...MODULES].sort(), [...new Set(spec.map((o) => o.module))].sort());
+  assert.deepEqual([...FEATURES].sort(), [...new Set(spec.map((o) => o.module))].sort());
   for (const role of ROLES) assert.ok(ROLE_PERMISSIONS[role].size > 0, role);
   assert.equal(ROLE_PERMISSIONS.owner.size, PERMISSIONS.length);
   assert.ok(![...ROLE_PERMISSIONS.viewer].some((p) => !p.endsWith('.read')), 'viewer only reads');

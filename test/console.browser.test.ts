@@ -7,11 +7,11 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer } from '../src/testing/harness.js';
 import { buildChain } from '../src/modules/traceability/testing.js';
 import { confirmedOrder } from '../src/modules/orders/testing.js';
-import { machineWithToken, postSamples } from '../src/telemetry/testing.js';
+import { machineWithToken, postSamples } from '../src/modules/production/roast/telemetry/testing.js';
 import { importLot } from '../src/modules/inventory/green/testing.js';
 import { addMembership, createUser } from '../src/modules/identity/service.js';
-import { replayRoast } from '../src/telemetry/replay.js';
-import { importRoastLog } from '../src/telemetry/importers/index.js';
+import { replayRoast } from '../src/modules/production/roast/telemetry/replay.js';
+import { importRoastLog } from '../src/modules/production/roast/telemetry/importers/index.js';
 // @ts-expect-error a plain ES module without types
 import { buildWeb } from '../scripts/build-web.mjs';
 

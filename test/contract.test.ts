@@ -14,7 +14,7 @@ const op = defineOperation({
   summary: 'Does a thing.',
   description: 'A test operation.',
   permission: 'catalog.location.write',
-  module: 'core',
+  feature: 'core',
   get: false,
   input: z.strictObject({}),
   output: out({ id: z.string() }),
@@ -48,11 +48,11 @@ test('a problem code the operation does not declare, or an unknown one, is a con
 });
 
 test('every registered operation is declared completely, and the OpenAPI document carries it', async () => {
-  const { operations, eventCatalog } = await import('../src/rpc/registry.js');
+  const { REGISTRY } = await import('../src/modules/index.js');
+  const { operations, eventCatalog } = REGISTRY;
   const { buildOpenApi, inputJsonSchema } = await import('../src/rpc/openapi.js');
-  const { SURFACES } = await import('../src/http/surfaces.js');
-  const { OPERATION_EXAMPLES } = await import('../src/rpc/operation-examples.js');
-  const doc = buildOpenApi(SURFACES, OPERATION_EXAMPLES) as { paths: Record<string, any>; webhooks: Record<string, any> };
+  const { surfacesOf } = await import('../src/http/surfaces.js');
+  const doc = buildOpenApi(REGISTRY, surfacesOf(REGISTRY)) as { paths: Record<string, any>; webhooks: Record<string, any> };
   for (const op of operations) {
     assert.ok(op.summary.length > 0 && !op.summary.includes('\n') && op.summary.length <= 160, `${op.name}: a one-line summary`);
     assert.ok(op.description.trim().length > 0, `${op.name}: a description`);

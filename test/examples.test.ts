@@ -1,8 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { operations } from '../src/rpc/registry.js';
-import { OPERATION_EXAMPLES } from '../src/rpc/operation-examples.js';
-import { SURFACES } from '../src/http/surfaces.js';
+import { surfacesOf } from '../src/http/surfaces.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const SURFACES = surfacesOf(REGISTRY);
+const { operations } = REGISTRY;
+/** Every example the modules' manifests name, including any of an operation no manifest has (which the registry drops). */
+const OPERATION_EXAMPLES: Record<string, { input: unknown; output: unknown }> = Object.assign({}, ...REGISTRY.modules.map((m) => m.examples ?? {}));
 
 const issues = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
   result.success ? '' : result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { z } from 'zod';
 import { startTestServer } from '../src/testing/harness.js';
-import { operations } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations } = REGISTRY;
 import type { Operation } from '../src/rpc/define.js';
 import { encodeCursor, sealCursor } from '../src/db/paging.js';
 

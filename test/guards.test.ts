@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../src/testing/harness.js';
-import { machineWithToken } from '../src/telemetry/testing.js';
+import { machineWithToken } from '../src/modules/production/roast/telemetry/testing.js';
 
 // The guard chain (src/http/guards.ts) as the surfaces compose it: authenticate → limit → grant, all before a
 // body is read, each surface with its own credentials and budget.

@@ -5,6 +5,7 @@ import { PostgresDatabase } from '../src/db/client.js';
 import { createTestDatabase } from '../src/testing/harness.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { JobQueue } from '../src/jobs/queue.js';
+import { PLATFORM_JOBS } from '../src/jobs/catalog.js';
 import { API_ONLY_READY, WORKER_READY, processEnv, startProcess as start, stopProcess as stop, type StartedProcess as Started } from '../src/testing/processes.js';
 
 const N = 40;
@@ -51,7 +52,7 @@ test('two API-only processes and one worker on one PostgreSQL database: every jo
 
   // N jobs sent the way operations send them: as the service role, each in an organization's transaction,
   // several transactions at once.
-  const queue = new JobQueue({ owner, service, close: async () => {} });
+  const queue = new JobQueue({ owner, service, close: async () => {} }, PLATFORM_JOBS);
   const sent: string[] = [];
   for (let batch = 0; batch < N; batch += 4) {
     sent.push(

@@ -7,7 +7,8 @@ import { Dispatcher } from '../src/rpc/dispatch.js';
 import type { Operation } from '../src/rpc/define.js';
 import { toProblem } from '../src/http/problems.js';
 import { locationOperations } from '../src/modules/catalog/location/operations.js';
-import { JOBS, defineJob } from '../src/jobs/catalog.js';
+import { PLATFORM_JOBS } from '../src/jobs/catalog.js';
+import { defineJob } from '../src/jobs/define.js';
 import { InvalidJobPayloadError, JobQueue, UnknownJobError } from '../src/jobs/queue.js';
 
 const server = await startTestServer();
@@ -36,7 +37,7 @@ const enqueueThenCreateLocation: Operation = {
   ...createLocation,
   name: 'test.enqueueThenCreateLocation',
   async handler(ctx, input) {
-    sentJobs.push(await ctx.enqueue('housekeeping', {}));
+    sentJobs.push(await ctx.enqueue(PLATFORM_JOBS.housekeeping, {}));
     return createLocation.handler(ctx, input);
   },
 };
@@ -69,8 +70,8 @@ test('a job sent by an operation that fails afterwards does not exist; one sent 
 
 test('housekeeping is scheduled hourly (UTC) as a job of the catalog', async () => {
   const [schedule] = await server.owner.query<{ cron: string; timezone: string }>(`select cron, timezone from pgboss.schedule where name = 'housekeeping'`);
-  assert.deepEqual(schedule, { cron: JOBS.housekeeping.schedule!.cron, timezone: 'UTC' });
-  assert.equal(JOBS.housekeeping.schedule!.cron, '0 * * * *');
+  assert.deepEqual(schedule, { cron: PLATFORM_JOBS.housekeeping.schedule!.cron, timezone: 'UTC' });
+  assert.equal(PLATFORM_JOBS.housekeeping.schedule!.cron, '0 * * * *');
   const [queue] = await server.owner.query(`select retry_limit, retry_delay, retry_backoff, expire_seconds from pgboss.queue where name = 'housekeeping'`);
   assert.deepEqual(queue, { retry_limit: 3, retry_delay: 60, retry_backoff: true, expire_seconds: 600 });
 });
@@ -78,15 +79,22 @@ test('housekeeping is scheduled hourly (UTC) as a job of the catalog', async () 
 test('a job outside the catalog, or with a payload its schema refuses, is refused before anything is written', async () => {
   const jobs = server.app.jobs;
   await assert.rejects(
-    // @ts-expect-error -- not a job of the catalog
     server.app.databases.service.transaction((tx) => jobs.send(tx, 'sendNewsletter', {}), { orgId: org.id }),
     (error: unknown) => error instanceof UnknownJobError && /sendNewsletter/.test(error.message),
   );
+  const unlisted = defineJob({ summary: 'Sends a newsletter', payload: z.object({}).strict(), retry: { limit: 0, delaySeconds: 1, backoff: false }, timeoutSeconds: 1, handler: async () => {} });
+  await assert.rejects(
+    server.app.databases.service.transaction((tx) => jobs.sendJob(tx, unlisted, {}), { orgId: org.id }),
+    (error: unknown) => error instanceof UnknownJobError && /Sends a newsletter/.test(error.message),
+    'a definition no manifest lists is not sent',
+  );
   await assert.rejects(
     // @ts-expect-error -- housekeeping takes no fields
-    server.app.databases.service.transaction((tx) => jobs.send(tx, 'housekeeping', { everything: true }), { orgId: org.id }),
+    server.app.databases.service.transaction((tx) => jobs.sendJob(tx, PLATFORM_JOBS.housekeeping, { everything: true }), { orgId: org.id }),
     (error: unknown) => error instanceof InvalidJobPayloadError && /housekeeping/.test(error.message),
   );
+  const before = await server.owner.query(`select 1 from pgboss.job where name = 'housekeeping' and data ? 'everything'`);
+  assert.equal(before.length, 0, 'nothing was written');
 });
 
 test('a failing job is retried under its retry policy, and fails for good once its retries are used', async () => {

@@ -1,62 +1,39 @@
-// Modules talk through seams, not through each other's tables.
+// Modules talk through seams, not through each other's tables or files.
 //
-// A module is a directory under src/modules that holds its own source files (src/modules/orders,
-// src/modules/inventory/green, src/modules/lineage, …). The rules this test holds:
+// A module is a folder under src/modules holding a manifest (module.ts), with everything under it up to
+// another module's folder; src/modules/index.ts lists every manifest. The rules this test holds:
 //
-// 1. Imports. A file of one module may import another module only through that module's service.ts (its
-//    rule-checked commands and reads), schemas.ts (input shapes and shared value types: no SQL, no
-//    rules that touch the database) or events.ts (the declared events it owns, which another module's
-//    operation may emit, as roasting emits inventory.roast.lot_created). Never repository.ts, nor any other file of it. Test support (*.test.ts,
-//    testing.ts, tenancy.cases.ts) may also use another module's test support (testing.ts,
-//    tenancy.cases.ts), whose fixtures go through the HTTP interface.
-// 2. Tables. Every table (and view) the migrations create has exactly one owner below: a module, or `platform` for the
-//    tables of the layers under the modules (organizations and credentials in src/auth, events in
-//    src/events, idempotency in src/rpc, stream tickets in src/telemetry). The SQL a module runs outside its
-//    test support names only the tables it owns; what it needs of another module's records it asks that
-//    module's service.
-//
-// Both rules read the sources with the TypeScript compiler (imports from the import graph, SQL from every
-// string and template literal: a table named after from, join, into, update, table or truncate), so a new
-// import or query that crosses a seam fails here.
+// 1. Imports (dependency-cruiser, configured in .dependency-cruiser.cjs): no import circles anywhere in src/;
+//    the platform (rpc, http, db, jobs, events, auth, ratelimit, blobs, crypto, lib, streaming, app.ts,
+//    services.ts) imports no module; a module imports another module only through its service.ts,
+//    schemas.ts, events.ts or module.ts, and its test support also through testing.ts and tenancy.cases.ts.
+// 2. Tables. Every table (and view) the migrations create has exactly one owner: a module (its manifest's
+//    `tables`) or the platform (PLATFORM_TABLES). The SQL a module runs outside its test support names only
+//    the tables it owns; what it needs of another module's records it asks that module's service. The SQL is
+//    read with the TypeScript compiler: a table named after from, join, into, update, table or truncate in
+//    any string or template literal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import ts from 'typescript';
 import { loadMigrations, loadRepeatables } from '../src/db/migrate.js';
+import { MODULES } from '../src/modules/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const modulesRoot = join(root, 'src', 'modules');
+const DEPCRUISE = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+const CONFIG = join(root, '.dependency-cruiser.cjs');
 
-/** Who owns each table: the one place ownership is declared. */
-const TABLE_OWNERS: Record<string, string[]> = {
-  // pgboss: the job queue's schema (src/jobs), created by its migration.
-  platform: ['organizations', 'credentials', 'events', 'idempotency_records', 'stream_tickets', 'pgboss', 'link_signing_keys'],
-  'catalog/location': ['locations'],
-  'catalog/machine': ['machines'],
-  'catalog/party': ['partners', 'producers'],
-  'catalog/product': ['products'],
-  'inventory/material': ['materials', 'material_transactions', 'bills_of_materials', 'bill_of_materials_lines'],
-  'inventory/green': ['green_lots', 'green_lot_ledger', 'green_lot_balances', 'green_lot_cost_components', 'green_lot_landed_costs'],
-  'inventory/blend': ['blends', 'blend_components'],
-  'inventory/roast': ['roasted_lots', 'roasted_lot_ledger'],
-  'production/profile': ['roast_profiles'],
-  'production/roast': ['roast_batches', 'roast_curves'],
-  'production/schedule': ['production_schedules', 'scheduled_batches'],
-  // roast_demand: the view of confirmed order lines still to roast (its current text is the orders migration's).
-  orders: ['customers', 'orders', 'order_lines', 'fulfillments', 'order_allocations', 'roast_demand'],
-  lineage: ['lineage_edges'],
-  traceability: ['certificates'],
-  reporting: ['reports'],
-  'quality/cupping': ['cupping_sessions', 'cupping_session_samples', 'cupping_scores'],
-  'quality/grading': ['gradings'],
-  'sourcing/contract': ['green_contracts', 'green_contract_lines', 'green_contract_shipments', 'green_contract_receipt_lines', 'green_contract_milestones'],
-  'sourcing/sample': ['samples'],
-  cafe: ['cafe_sites', 'cafe_machines', 'cafe_shots', 'cafe_shot_rollups', 'cafe_pos_sales', 'cafe_sale_rollups', 'cafe_reconciliations', 'cafe_shot_day_rollups', 'cafe_shot_hour_of_day_rollups', 'cafe_sale_day_rollups', 'cafe_sale_hour_of_day_rollups'],
-  identity: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions'],
-  webhooks: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
-};
+/** Tables of the layers under the modules: organizations and credentials (src/auth), events (src/events), idempotency (src/rpc), stream tickets (src/streaming), signing keys of file links (src/http) and the job queue's schema (src/jobs). */
+const PLATFORM_TABLES = ['organizations', 'credentials', 'events', 'idempotency_records', 'stream_tickets', 'pgboss', 'link_signing_keys'];
+
+/** Who owns each table: the platform, and each module as its manifest declares. */
+const TABLE_OWNERS: Record<string, readonly string[]> = { platform: PLATFORM_TABLES, ...Object.fromEntries(MODULES.map((m) => [m.name, m.tables])) };
 
 /**
  * Queries that read another module's table, each named by file and table. There are none: labels of
@@ -76,11 +53,16 @@ function walk(dir: string): string[] {
     .sort();
 }
 
-/** Module name (path under src/modules, `/`-separated) of every directory that holds source files. */
+/** The module folders (those holding a module.ts), as paths under src/modules. */
+const moduleFolders = walk(modulesRoot)
+  .filter((f) => f.endsWith(`${sep}module.ts`))
+  .map((f) => relative(modulesRoot, dirname(f)).split(sep).join('/'));
+
+/** The module a file belongs to: the innermost module folder holding it. */
 function moduleOf(file: string): string | undefined {
-  const rel = relative(modulesRoot, file);
+  const rel = relative(modulesRoot, file).split(sep).join('/');
   if (rel.startsWith('..')) return undefined;
-  return dirname(rel).split(sep).join('/');
+  return moduleFolders.filter((m) => rel.startsWith(`${m}/`)).sort((a, b) => b.length - a.length)[0];
 }
 
 interface Source {
@@ -89,39 +71,27 @@ interface Source {
 }
 
 const sources: Source[] = walk(modulesRoot)
-  .filter((f) => f.endsWith('.ts'))
+  .filter((f) => f.endsWith('.ts') && f !== join(modulesRoot, 'index.ts'))
   .map((path) => ({ path, text: readFileSync(path, 'utf8') }));
-const modules = [...new Set(sources.map((f) => moduleOf(f.path)!))].sort();
 
-/** Every module specifier the file imports or re-exports, static or dynamic. */
-function importedSpecifiers(source: Source): string[] {
-  return ts.preProcessFile(source.text, true, true).importedFiles.map((f) => f.fileName);
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+  cycle?: { name: string }[];
 }
 
-/** What a file of `fromModule` may import from another module's file `target` (a path under src/modules). */
-function importAllowed(fromFile: string, targetFile: string): boolean {
-  const name = targetFile.split('/').pop()!;
-  if (name === 'service.ts' || name === 'schemas.ts' || name === 'events.ts') return true;
-  return isTestSupport(relative(modulesRoot, fromFile)) && (name === 'testing.ts' || name === 'tenancy.cases.ts');
-}
-
-/** Imports of another module's files that are not its seam, as "file → target". */
-function crossingImports(files = sources): string[] {
-  const found: string[] = [];
-  for (const source of files) {
-    const file = source.path;
-    const own = moduleOf(file);
-    for (const specifier of importedSpecifiers(source)) {
-      if (!specifier.startsWith('.')) continue;
-      const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
-      const targetModule = moduleOf(target);
-      if (targetModule === undefined || targetModule === own) continue;
-      if (!importAllowed(file, relative(modulesRoot, target).split(sep).join('/'))) {
-        found.push(`${relative(root, file)} → ${relative(root, target)}`);
-      }
-    }
-  }
-  return found;
+/** dependency-cruiser's violations of the repository's rules in `dir`'s src/. */
+async function cruise(dir: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(process.execPath, [DEPCRUISE, 'src', '--config', CONFIG, '--output-type', 'json'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
+    // It exits non-zero when it finds violations; the report is on stdout all the same.
+    (error: { stdout?: string; stderr?: string }) => {
+      if (!error.stdout) throw new Error(`dependency-cruiser failed: ${error.stderr}`);
+      return { stdout: error.stdout };
+    },
+  );
+  const { summary } = JSON.parse(stdout) as { summary: { violations: Violation[] } };
+  return summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.cycle ? v.cycle.map((c) => c.name).join(' → ') : v.to}`).sort();
 }
 
 /** The text of every string and template literal in the file (a template's literal parts, joined). */
@@ -171,15 +141,20 @@ test('every table and view the migrations create has exactly one owner, and ever
   const owners = new Map<string, string[]>();
   for (const [owner, tables] of Object.entries(TABLE_OWNERS)) for (const t of tables) owners.set(t, [...(owners.get(t) ?? []), owner]);
   const created = new Set(migratedTables());
-  assert.deepEqual([...created].filter((t) => !owners.has(t)), [], 'tables the migrations create that TABLE_OWNERS gives no owner');
+  assert.deepEqual([...created].filter((t) => !owners.has(t)), [], 'tables the migrations create that no manifest (nor PLATFORM_TABLES) owns');
   assert.deepEqual([...owners].filter(([, o]) => o.length > 1).map(([t, o]) => `${t}: ${o.join(', ')}`), [], 'tables with several owners');
   assert.deepEqual([...owners.keys()].filter((t) => !created.has(t)), [], 'owned tables no migration creates');
-  assert.deepEqual(Object.keys(TABLE_OWNERS).filter((o) => o !== 'platform' && !modules.includes(o)), [], 'owners that are not modules');
 });
 
-test('a module imports another module only through its service.ts, schemas.ts or events.ts, never its repository', () => {
-  assert.ok(modules.includes('lineage') && modules.includes('inventory/green'), `modules found: ${modules.join(', ')}`);
-  assert.deepEqual(crossingImports(), [], 'imports that bypass a module’s seam');
+test('every module folder has its manifest in the list of modules, named after its folder, and every file under src/modules belongs to one', () => {
+  assert.deepEqual([...MODULES.map((m) => m.name)].sort(), [...moduleFolders].sort(), 'src/modules/index.ts lists exactly the folders holding a module.ts, each manifest named after its folder');
+  // A namespace's examples.ts (the API reference's examples of its modules' operations) is named by their manifests.
+  const namespaceExamples = /\/src\/modules\/[a-z-]+\/examples\.ts$/;
+  assert.deepEqual(sources.map((s) => s.path).filter((path) => moduleOf(path) === undefined && !namespaceExamples.test(path)), [], 'files under src/modules outside every module');
+});
+
+test('no import circles, the platform imports no module, and a module imports another only through its seams (dependency-cruiser)', async () => {
+  assert.deepEqual(await cruise(root), [], 'violations of .dependency-cruiser.cjs');
 });
 
 test('a module’s SQL names only the tables it owns', () => {
@@ -188,27 +163,52 @@ test('a module’s SQL names only the tables it owns', () => {
   assert.deepEqual(KNOWN_CROSSINGS.filter((c) => !crossings.includes(c)), [], 'KNOWN_CROSSINGS entries that no longer cross: remove them');
 });
 
-test('the checks see a crossing: a repository import and a foreign table in SQL are both caught', () => {
-  // A file of the orders module as someone might write it (not on disk), checked by the same functions.
+test('the checks see a crossing: a repository import, a platform import of a module, a circle and a foreign table are all caught', async (t) => {
+  // A small tree laid out like src/, checked with the same configuration.
+  const dir = mkdtempSync(join(tmpdir(), 'fc-boundaries-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const files: Record<string, string> = {
+    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }),
+    'src/modules/orders/module.ts': `export default {};\n`,
+    'src/modules/orders/probe.ts':
+      `import { lockLot } from '../inventory/green/repository.js';\n` +
+      `import { findLot } from '../inventory/green/service.js';\n` +
+      `import type { Edge } from '../lineage/schemas.js';\n` +
+      `export const fresh = () => import('../inventory/green/repository.js');\n` +
+      `export { lockLot, findLot };\nexport type { Edge };\n`,
+    'src/modules/orders/testing.ts': `import { makeLot } from '../inventory/green/testing.js';\nimport { lockLot } from '../inventory/green/repository.js';\nexport { makeLot, lockLot };\n`,
+    'src/modules/inventory/green/module.ts': `export default {};\n`,
+    'src/modules/inventory/green/repository.ts': `export const lockLot = 1;\n`,
+    'src/modules/inventory/green/service.ts': `import { lockLot } from './repository.js';\nexport const findLot = lockLot;\n`,
+    'src/modules/inventory/green/testing.ts': `export const makeLot = 1;\n`,
+    'src/modules/lineage/module.ts': `export default {};\n`,
+    'src/modules/lineage/schemas.ts': `export type Edge = string;\n`,
+    'src/modules/production/roast/module.ts': `export default {};\n`,
+    'src/modules/production/roast/repository.ts': `export const batch = 1;\n`,
+    'src/modules/production/roast/telemetry/http.ts': `import { batch } from '../repository.js';\nexport const routes = batch;\n`,
+    'src/rpc/registry.ts': `import orders from '../modules/orders/module.js';\nexport const all = [orders];\n`,
+    'src/lib/a.ts': `import { b } from './b.js';\nexport const a = () => b;\n`,
+    'src/lib/b.ts': `import type { a } from './a.js';\nexport const b: typeof a | null = null;\n`,
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  assert.deepEqual(
+    await cruise(dir),
+    [
+      'module-test-support-through-seams: src/modules/orders/testing.ts → src/modules/inventory/green/repository.ts',
+      'module-through-seams: src/modules/orders/probe.ts → src/modules/inventory/green/repository.ts',
+      'no-circular: src/lib/a.ts → src/lib/b.ts → src/lib/a.ts',
+      'platform-imports-no-module: src/rpc/registry.ts → src/modules/orders/module.ts',
+    ],
+    'the repository imports (static and dynamic, in code and in test support), the platform’s import of a module and the type-only circle are caught; the service, schemas, testing and own-module imports are not',
+  );
+
   const path = join(modulesRoot, 'orders', 'probe.ts');
   const text =
-    `import { lockLot } from '../inventory/green/repository.js';\n` +
-    `import { findRoastedLot } from '../inventory/roast/service.js';\n` +
-    `import { TRACE_KINDS } from '../lineage/schemas.js';\n` +
-    `const fresh = await import('../inventory/roast/repository.js');\n` +
-    `export const theirs = \`select id from green_lots where org_id = $1 and id = \${fresh}\`;\n` +
+    `export const theirs = \`select id from green_lots where org_id = $1 and id = \${1}\`;\n` +
     `export const ours = 'select id from orders where org_id = $1';\n` +
     `export const words = 'green_lots are not queried in this sentence';\n`;
-  assert.deepEqual(
-    crossingImports([{ path, text }]),
-    ['src/modules/orders/probe.ts → src/modules/inventory/green/repository.ts', 'src/modules/orders/probe.ts → src/modules/inventory/roast/repository.ts'],
-    'both repository imports (static and dynamic) are caught; the service and schemas imports are not',
-  );
   assert.deepEqual(crossingQueries([{ path, text }]), ['src/modules/orders/probe.ts: green_lots (inventory/green)'], 'the foreign table is caught, the own one is not');
-  const testSupport = join(modulesRoot, 'orders', 'testing.ts');
-  assert.deepEqual(
-    crossingImports([{ path: testSupport, text: `import { makeGreenLot } from '../inventory/green/testing.js';\nimport { x } from '../inventory/green/repository.js';\n` }]),
-    ['src/modules/orders/testing.ts → src/modules/inventory/green/repository.ts'],
-    'test support may use another module’s fixtures, never its repository',
-  );
 });

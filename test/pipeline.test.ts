@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestOrg, type TestServer } from '../src/testing/harness.js';
-import { operations } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations } = REGISTRY;
 import { PLAN_TERMS } from '../src/auth/plans.js';
 import { hashSecret } from '../src/auth/credentials.js';
 
@@ -147,12 +149,12 @@ test('permissions: a missing permission is 403 naming it; scopes narrow a role a
 
 test('plans: an operation whose module is not on the plan is 403 module_not_enabled', async (t) => {
   const free = await server.createOrg('free');
-  const outside = operations.find((op) => !PLAN_TERMS.free.modules.has(op.module));
+  const outside = operations.find((op) => !PLAN_TERMS.free.features.has(op.feature));
   if (!outside) return t.skip('every registered operation is on the free plan so far');
   const res = await free.call(outside.name, {});
   assert.equal(res.status, 403);
   assert.equal(res.body.code, 'module_not_enabled');
-  assert.equal(res.body.module, outside.module);
+  assert.equal(res.body.module, outside.feature);
 });
 
 test('Idempotency-Key: a retry gets the first answer and changes nothing more; another body is 422', async () => {

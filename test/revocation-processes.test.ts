@@ -6,9 +6,9 @@ import { createOrganization } from '../src/auth/organizations.js';
 import { PostgresDatabase } from '../src/db/client.js';
 import { newId } from '../src/lib/ids.js';
 import { createOAuthClient, createUser } from '../src/modules/identity/service.js';
-import { STREAM_CREDENTIAL_CHECK_MS } from '../src/telemetry/http.js';
-import { RedisLiveSessionStore } from '../src/telemetry/live-redis.js';
-import { dataOf, watchStream } from '../src/telemetry/testing.js';
+import { STREAM_CREDENTIAL_CHECK_MS } from '../src/modules/production/roast/telemetry/http.js';
+import { RedisLiveSessionStore } from '../src/streaming/live-redis.js';
+import { dataOf, watchStream } from '../src/modules/production/roast/telemetry/testing.js';
 import { createTestDatabase } from '../src/testing/harness.js';
 import { API_ONLY_READY, exitOf, processEnv, runCommand, startProcess, stopProcess, type StartedProcess } from '../src/testing/processes.js';
 

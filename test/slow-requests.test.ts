@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { newId } from '../src/lib/ids.js';
 import { RECEIVE_CHECK_INTERVAL_MS, RECEIVE_TIMEOUTS, type ReceiveTimeouts } from '../src/http/slow-clients.js';
-import { dataOf, machineWithToken, postSamples, watchStream, type Watch } from '../src/telemetry/testing.js';
+import { dataOf, machineWithToken, postSamples, watchStream, type Watch } from '../src/modules/production/roast/telemetry/testing.js';
 import { startTestServer } from '../src/testing/harness.js';
 
 /**

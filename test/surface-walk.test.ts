@@ -1,11 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../src/testing/harness.js';
-import { SURFACES } from '../src/http/surfaces.js';
+import { surfacesOf } from '../src/http/surfaces.js';
+import { REGISTRY } from '../src/modules/index.js';
 import { PROBLEM_CODES } from '../src/rpc/problem-codes.js';
 import { surfaceProblemCodes, type Surface, type SurfaceCredential } from '../src/http/surface.js';
-import { machineWithToken } from '../src/telemetry/testing.js';
+import { machineWithToken } from '../src/modules/production/roast/telemetry/testing.js';
 import { createUser } from '../src/modules/identity/service.js';
+
+const SURFACES = surfacesOf(REGISTRY);
 
 // Every declared surface is walked, as test/tenancy.test.ts walks every operation: called with each valid
 // credential of a kind it does not list (refused, 401 or 403 — or 400 for a user token without the organization

@@ -57,7 +57,7 @@ test('/openapi.json documents every surface beside RPC with its answers and an e
 });
 
 test('the ingest payload example is a post the service accepts', async () => {
-  const { checkTelemetryPost } = await import('../src/telemetry/schemas.js');
+  const { checkTelemetryPost } = await import('../src/modules/production/roast/telemetry/schemas.js');
   const doc = await (await server.request('/openapi.json')).json();
   const example = doc.paths['/ingest/v1/roast/{batchId}/samples'].post.requestBody.content['application/json'].example;
   const checked = checkTelemetryPost(example);

@@ -4,7 +4,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer } from '../src/testing/harness.js';
-import { operations } from '../src/rpc/registry.js';
+import { REGISTRY } from '../src/modules/index.js';
+
+const { operations } = REGISTRY;
 import type { TenancyCase } from '../src/testing/tenancy.js';
 
 const modulesDir = fileURLToPath(new URL('../src/modules/', import.meta.url));

@@ -57,7 +57,7 @@ export interface CredentialResolver {
 }
 
 /** Of `sources` in organization `orgId`, those that no longer hold, asked of every resolver at once. */
-export async function endedSources(resolvers: CredentialResolver[], orgId: string, sources: readonly CredentialSource[]): Promise<Set<CredentialSource>> {
+export async function endedSources(resolvers: readonly CredentialResolver[], orgId: string, sources: readonly CredentialSource[]): Promise<Set<CredentialSource>> {
   const answers = await Promise.all(resolvers.map((r) => r.ended?.(orgId, sources) ?? []));
   return new Set(answers.flat());
 }
@@ -140,7 +140,7 @@ export function toPrincipal(row: CredentialRow): Principal {
   };
 }
 
-export async function resolvePrincipal(resolvers: CredentialResolver[], token: string, orgHeader?: string): Promise<Principal | null> {
+export async function resolvePrincipal(resolvers: readonly CredentialResolver[], token: string, orgHeader?: string): Promise<Principal | null> {
   const resolver = resolvers.find((r) => r.accepts(token));
   return resolver ? resolver.resolve(token, orgHeader) : null;
 }
@@ -177,6 +177,15 @@ export async function createApiKey(q: Queryable, orgId: string, role: Role, scop
     [orgId, id, role, scopes, hashSecret(apiKey), label ?? null],
   );
   return { id, apiKey, role, scopes };
+}
+
+/** Which of the organization's credentials `ids` were revoked or have expired. */
+export async function endedCredentials(q: Queryable, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await q.query<{ id: string }>(
+    `select id from credentials where org_id = $1 and id = any($2::text[]) and (revoked_at is not null or expires_at <= now())`,
+    [orgId, [...ids]],
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Revokes by id; answers whether a live credential was revoked. */

@@ -9,7 +9,7 @@ import type { ServerTCP as ServerTCPType } from 'modbus-serial/ServerTCP.js';
 import mqtt from 'mqtt';
 import { ReadlineParser, SerialPort } from 'serialport';
 import { parse as parseToml } from 'smol-toml';
-import { importRoastLog } from '../telemetry/importers/index.js';
+import { importRoastLog } from '../modules/production/roast/telemetry/importers/index.js';
 import type { TestOrg, TestServer } from '../testing/harness.js';
 import type { ModbusChannel } from './config.js';
 import { readRecording } from './journal.js';

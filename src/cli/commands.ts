@@ -102,16 +102,17 @@ const serve: Command = {
     const cfg = config();
     limitHeapGrowth(cfg.heapGrowthPercent);
     const apiOnly = values['no-workers'] === true;
-    const [{ createApp }, { DataDirInUseError }, { keepWorkerThreadStarted }, { checkPostOffThread }] = await Promise.all([
+    const [{ createApp }, { MODULES }, { DataDirInUseError }, { keepWorkerThreadStarted }, { checkPostOffThread }] = await Promise.all([
       import('../app.js'),
+      import('../modules/index.js'),
       import('../db/open.js'),
       import('../lib/off-thread.js'),
-      import('../telemetry/http.js'),
+      import('../modules/production/roast/telemetry/http.js'),
     ]);
     keepWorkerThreadStarted(checkPostOffThread);
     let app;
     try {
-      app = await createApp(cfg, { workers: !apiOnly });
+      app = await createApp(cfg, { modules: MODULES, workers: !apiOnly });
     } catch (error) {
       if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
       if (error instanceof SecretKeyError) throw new CliError(error.message, 2);
@@ -151,10 +152,10 @@ const worker: Command = {
   async run() {
     const cfg = config();
     limitHeapGrowth(cfg.heapGrowthPercent);
-    const [{ runWorkers }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../db/open.js')]);
+    const [{ runWorkers }, { MODULES }, { DataDirInUseError }] = await Promise.all([import('../app.js'), import('../modules/index.js'), import('../db/open.js')]);
     let workers;
     try {
-      workers = await runWorkers(cfg);
+      workers = await runWorkers(cfg, { modules: MODULES });
     } catch (error) {
       if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
       if (error instanceof SecretKeyError) throw new CliError(error.message, 2);
@@ -366,8 +367,8 @@ const replayRoastCommand: Command = {
     const isOle2 = bytes.subarray(0, 4).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]));
     const content = isOle2 ? bytes.toString('base64') : bytes.toString('utf8');
     const baseUrl = (values.url as string | undefined) ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? '8080'}`;
-    const { replayRoast, ReplayError } = await import('../telemetry/replay.js');
-    const { ImportError } = await import('../telemetry/importers/index.js');
+    const { replayRoast, ReplayError } = await import('../modules/production/roast/telemetry/replay.js');
+    const { ImportError } = await import('../modules/production/roast/telemetry/importers/index.js');
     const controller = new AbortController();
     const interrupt = () => controller.abort(new CliError('interrupted; the batch stays live', 130));
     process.once('SIGINT', interrupt);

@@ -3,11 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PgliteDatabase, PostgresDatabase, type Database } from './client.js';
-import { loadMigrations, loadRepeatables, migrate, migrationsFingerprint } from './migrate.js';
+import { loadMigrations, loadRepeatables, migrate, migrationNameProblem, migrationsFingerprint, migrationsDir } from './migrate.js';
 import { withDatabase } from '../testing/template.js';
 
 /** An empty database for `work`, dropped afterwards. */
@@ -113,13 +113,26 @@ test('two versioned migrations with the same version are refused, whatever follo
         'the four-digit versions sort before the timestamped ones',
       );
       ordered.write('Notes.sql', '');
-      assert.throws(() => loadMigrations(ordered.dir), /Notes\.sql: the name must be <version>_<what>\.sql/, 'a file without a version is refused');
+      assert.throws(() => loadMigrations(ordered.dir), /Notes\.sql: the name must be <YYYYMMDDHHMM>_<module>_<what>\.sql/, 'a file without a version is refused');
     } finally {
       ordered.remove();
     }
   } finally {
     folder.remove();
   }
+});
+
+test('new migrations follow one naming scheme: <YYYYMMDDHHMM>_<module>_<what>.sql, a real UTC minute', () => {
+  assert.equal(migrationNameProblem('202611280650_platform_module_manifests.sql'), null);
+  assert.equal(migrationNameProblem('0016_trace_per_direction.sql'), null, 'the first migrations keep their four-digit versions');
+  assert.match(migrationNameProblem('0017_orders_returns.sql')!, /four-digit versions end at 0016/);
+  assert.match(migrationNameProblem('202613011200_orders_returns.sql')!, /not a UTC minute/, 'month 13');
+  assert.match(migrationNameProblem('202611281260_orders_returns.sql')!, /not a UTC minute/, 'minute 60');
+  assert.match(migrationNameProblem('202611280650_returns.sql')!, /<YYYYMMDDHHMM>_<module>_<what>/, 'no module');
+  assert.match(migrationNameProblem('20261128_orders_returns.sql')!, /<YYYYMMDDHHMM>_<module>_<what>/, 'a date without its minute');
+  assert.match(migrationNameProblem('202611280650_Orders_returns.sql')!, /<YYYYMMDDHHMM>_<module>_<what>/, 'upper case');
+  const misnamed = readdirSync(migrationsDir).filter((f) => f.endsWith('.sql') && migrationNameProblem(f) !== null);
+  assert.deepEqual(misnamed, [], 'every migration in the repository follows the scheme');
 });
 
 test('the template fingerprint covers the repeatable migrations', () => {

@@ -27,6 +27,25 @@ export interface Repeatable {
 }
 
 const VERSIONED_NAME = /^(\d+)_[a-z0-9][a-z0-9_]*\.sql$/;
+/** The name every new versioned migration takes: a UTC minute, then its module and what it does. */
+const NEW_NAME = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})_[a-z0-9]+_[a-z0-9][a-z0-9_]*\.sql$/;
+/** The last of the first migrations, which carry a four-digit version; none is added after it. */
+const LAST_FOUR_DIGIT_VERSION = '0016';
+/** Shipped before the scheme was checked, named after their module alone; never renamed, as they are applied already. */
+const SHIPPED_WITHOUT_WHAT = new Set(['202611251301_webhooks.sql', '202611251501_cafe.sql', '202611251601_identity.sql']);
+
+/** Why `file` does not follow the naming scheme of versioned migrations, or null when it does. */
+export function migrationNameProblem(file: string): string | null {
+  const version = VERSIONED_NAME.exec(file)?.[1];
+  if (!version) return 'the name must be <YYYYMMDDHHMM>_<module>_<what>.sql in lower case';
+  if (version.length === 4) return version <= LAST_FOUR_DIGIT_VERSION ? null : `four-digit versions end at ${LAST_FOUR_DIGIT_VERSION}; name it <YYYYMMDDHHMM>_<module>_<what>.sql`;
+  const parts = NEW_NAME.exec(file) ?? (SHIPPED_WITHOUT_WHAT.has(file) ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})_/.exec(file) : null);
+  if (!parts) return 'the name must be <YYYYMMDDHHMM>_<module>_<what>.sql in lower case';
+  const [year, month, day, hour, minute] = parts.slice(1, 6).map(Number);
+  const at = new Date(Date.UTC(year, month - 1, day, hour, minute));
+  const real = at.getUTCFullYear() === year && at.getUTCMonth() === month - 1 && at.getUTCDate() === day && at.getUTCHours() === hour && at.getUTCMinutes() === minute;
+  return real ? null : `${version} is not a UTC minute (YYYYMMDDHHMM)`;
+}
 const REPEATABLE_NAME = /^[a-z0-9][a-z0-9_]*\.sql$/;
 
 export function loadMigrations(dir = migrationsDir): Migration[] {
@@ -36,10 +55,9 @@ export function loadMigrations(dir = migrationsDir): Migration[] {
     .sort();
   const byVersion = new Map<string, string>();
   for (const file of files) {
-    const version = VERSIONED_NAME.exec(file)?.[1];
-    if (!version) {
-      throw new Error(`Migration ${file}: the name must be <version>_<what>.sql in lower case (new ones <YYYYMMDDHHMM>_<module>_<what>.sql)`);
-    }
+    const problem = migrationNameProblem(file);
+    if (problem) throw new Error(`Migration ${file}: ${problem}`);
+    const version = VERSIONED_NAME.exec(file)![1];
     const other = byVersion.get(version);
     if (other) throw new Error(`Migrations ${other} and ${file} share the version ${version}; rename the newer one`);
     byVersion.set(version, file);

@@ -24,3 +24,8 @@ export function defineEvent<const Type extends string, Payload extends z.ZodType
 export type EventPayload<E extends EventDefinition, T extends E['type']> = string extends E['type']
   ? Record<string, unknown>
   : z.input<Extract<E, { type: T }>['payload']>;
+
+/** An event type of the catalog (src/rpc/registry.ts): its definition and the operations that emit it. */
+export interface CatalogEvent extends EventDefinition {
+  emittedBy: string[];
+}

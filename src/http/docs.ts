@@ -1,23 +1,23 @@
 import { z } from 'zod';
 import { buildOpenApi } from '../rpc/openapi.js';
-import type { OperationExamples } from '../rpc/examples.js';
+import type { Registry } from '../rpc/registry.js';
 import { defineSurface, type Surface } from './surface.js';
 
 declare module './surface.js' {
   interface SurfaceDeps {
     /** Every surface the server mounts, which the document describes with the operations. */
     surfaces: readonly Surface[];
-    /** The operations' examples (src/rpc/operation-examples.ts). */
-    operationExamples: OperationExamples;
+    /** The modules' operations, events and examples the document describes. */
+    registry: Registry;
   }
 }
 
 /** The document and its page, built once per list of surfaces (they never change while a process runs). */
 const built = new WeakMap<readonly Surface[], { document: ReturnType<typeof buildOpenApi>; page: string }>();
-function documentOf({ surfaces, operationExamples }: { surfaces: readonly Surface[]; operationExamples: OperationExamples }) {
+function documentOf({ surfaces, registry }: { surfaces: readonly Surface[]; registry: Registry }) {
   let entry = built.get(surfaces);
   if (!entry) {
-    const document = buildOpenApi(surfaces, operationExamples);
+    const document = buildOpenApi(registry, surfaces);
     entry = { document, page: renderDocsPage(document) };
     built.set(surfaces, entry);
   }

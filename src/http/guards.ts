@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolvePrincipal, type CredentialResolver, type Principal } from '../auth/credentials.js';
 import { requireGrant } from '../auth/grant.js';
 import type { Permission } from '../auth/permissions.js';
-import type { Module } from '../auth/plans.js';
+import type { Feature } from '../auth/plans.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { ProblemError } from '../rpc/errors.js';
 
@@ -26,9 +26,9 @@ export interface Caller {
 /** Turns a request into its caller, or throws the problem (401, 403) that refuses it. */
 export type Authenticate = (request: FastifyRequest) => Promise<Caller>;
 
-/** What the caller's plan and credential must grant: the module enabled and the permission held. */
+/** What the caller's plan and credential must grant: the plan feature enabled and the permission held. */
 export interface Requirement {
-  module: Module;
+  feature: Feature;
   permission: Permission;
 }
 
@@ -57,7 +57,7 @@ export function guardChain<R extends FastifyRequest = FastifyRequest>(chain: Gua
     const requirement = chain.grant(request, caller);
     if (requirement) {
       if (!caller.principal) throw unauthorized('This request needs a credential.');
-      requireGrant(caller.principal, requirement.module, requirement.permission);
+      requireGrant(caller.principal, requirement.feature, requirement.permission);
     }
     request.principal = caller.principal;
     return caller;
@@ -88,7 +88,7 @@ export interface BearerPolicy {
  * credential acts in the organization X-Service-Org names: its resolver answers 400 organization_required
  * without the header and 404 organization_not_found when the user is not a member there.
  */
-export function bearerCredential(resolvers: CredentialResolver[], policy: BearerPolicy): Authenticate {
+export function bearerCredential(resolvers: readonly CredentialResolver[], policy: BearerPolicy): Authenticate {
   return async (request) => {
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;

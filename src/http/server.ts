@@ -9,7 +9,7 @@ import type { RateLimiter } from '../ratelimit/limiter.js';
 import { Dispatcher } from '../rpc/dispatch.js';
 import type { Operation, Services } from '../rpc/define.js';
 import { ProblemError, malformedJson } from '../rpc/errors.js';
-import { registry } from '../rpc/registry.js';
+import type { Registry } from '../rpc/registry.js';
 import { newId } from '../lib/ids.js';
 import { FairLane } from './fair-lane.js';
 import { API_CALLERS, bearerCredential, guardChain, limit } from './guards.js';
@@ -18,6 +18,8 @@ import { MAX_BODY_BYTES, bodyTooLarge, sendProblem, toProblem } from './problems
 import { receiveBounds, type ReceiveTimeouts } from './slow-clients.js';
 
 export interface ServerDeps {
+  /** The operations served on /rpc/v1 and the document's contents (read off the modules' manifests). */
+  registry: Registry;
   db: Database;
   resolvers: CredentialResolver[];
   rateLimiter: RateLimiter;
@@ -129,12 +131,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       authenticate: bearerCredential(deps.resolvers, API_CALLERS),
       limiter: deps.rateLimiter,
       grant: (request) => {
-        const operation = resolveOperation(request);
+        const operation = resolveOperation(deps.registry.byName, request);
         operations.set(request, operation);
         return operation;
       },
       points: (request) => {
-        const price = priceBeforeBody(request);
+        const price = priceBeforeBody(deps.registry.byName, request);
         priced.set(request, price);
         return price.points;
       },
@@ -196,7 +198,7 @@ interface PricedBeforeBody {
  * What is known of a call's cost before its body is read: the operation's own cost, the input's size and a
  * GET's page. An unknown operation costs 1 (the grant step refuses it).
  */
-function priceBeforeBody(request: RpcRequest): PricedBeforeBody {
+function priceBeforeBody(registry: ReadonlyMap<string, Operation>, request: RpcRequest): PricedBeforeBody {
   // A body announced past the limit is refused before it is priced or read: 413, never a 429 to retry.
   if (request.method !== 'GET' && inputBytes(request) > MAX_BODY_BYTES) throw bodyTooLarge();
   const operation = registry.get(request.params.operation);
@@ -220,7 +222,7 @@ async function turnUntilClosed(lane: FairLane, party: string, response: ServerRe
 }
 
 /** The operation the path names, answering the method used: 404 for an unknown operation, 405 (with Allow) for another method. */
-function resolveOperation(request: RpcRequest): Operation {
+function resolveOperation(registry: ReadonlyMap<string, Operation>, request: RpcRequest): Operation {
   const operation = registry.get(request.params.operation);
   if (!operation) throw new ProblemError(404, 'unknown_operation', `There is no operation ${request.params.operation}.`);
   if (request.method !== 'POST' && !(request.method === 'GET' && operation.get)) {

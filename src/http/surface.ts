@@ -2,7 +2,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import { z } from 'zod';
 import type { CredentialKind, CredentialResolver } from '../auth/credentials.js';
 import type { Permission } from '../auth/permissions.js';
-import type { Module } from '../auth/plans.js';
+import type { Feature } from '../auth/plans.js';
 import type { Database } from '../db/client.js';
 import { RATE_BUDGETS, describeBudget, type BudgetName } from '../ratelimit/budgets.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
@@ -88,8 +88,8 @@ export interface Surface {
   credentials: readonly SurfaceCredential[];
   /** The budgets it draws on, in order; none: not counted. */
   rate: readonly RateUse[];
-  /** What the plan and credential must grant: the module enabled and, when named, the permission held. */
-  grant?: { module: Module; permission?: Permission };
+  /** What the plan and credential must grant: the plan feature enabled and, when named, the permission held. */
+  grant?: { feature: Feature; permission?: Permission };
   /** Guards run once the body is read: the credential or a budget key is in the body. Before it otherwise. */
   guardAfterBody?: boolean;
   /** Refusals of the request's form that must come before authentication (which may spend a one-time ticket). */
@@ -219,7 +219,7 @@ export async function mountSurfaces(app: FastifyInstance, surfaces: readonly Sur
       }
       if (s.grant) {
         if (!caller.principal) throw unauthorized('This request needs a credential.');
-        requireGrant(caller.principal, s.grant.module, s.grant.permission);
+        requireGrant(caller.principal, s.grant.feature, s.grant.permission);
       }
       request.principal = caller.principal;
       callers.set(request, caller);
@@ -375,7 +375,7 @@ export function surfaceOpenApiPaths(surfaces: readonly Surface[], toComponents: 
       return scheme ? { [scheme]: scheme === 'oauth2' && s.grant?.permission ? [s.grant.permission] : [] } : {};
     });
     const budgets = s.rate.map((use) => `\`${use.budget}\` (${describeBudget(use.budget)}, per ${RATE_BUDGETS[use.budget].countedPer})`);
-    const grant = s.grant ? `Module \`${s.grant.module}\`${s.grant.permission ? `, permission \`${s.grant.permission}\`` : ''}.` : undefined;
+    const grant = s.grant ? `Module \`${s.grant.feature}\`${s.grant.permission ? `, permission \`${s.grant.permission}\`` : ''}.` : undefined;
     const operation = {
       operationId: s.name,
       tags: [s.tag],

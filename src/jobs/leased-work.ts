@@ -1,6 +1,6 @@
 import type { Databases } from '../db/open.js';
 import type { Config } from '../config.js';
-import type { JobLog } from './catalog.js';
+import type { JobLog } from './define.js';
 
 /**
  * Work that lives in a table of its own module rather than as queue jobs: each row says when it is next
@@ -27,6 +27,9 @@ export interface LeasedWorkDefinition<Item> {
   /** Runs one leased item and ends its lease (recording its outcome, or when it is next due). */
   handler(ctx: LeasedItemContext, item: Item): Promise<void>;
 }
+
+/** Leased work by name (the name `wake` takes): every module's (its manifest's `leasedWork`). */
+export type LeasedWorkCatalog = Record<string, LeasedWorkDefinition<any>>;
 
 export interface LeasedWorkContext {
   databases: Databases;

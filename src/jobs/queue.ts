@@ -5,8 +5,8 @@ import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from 
 import type { Databases } from '../db/open.js';
 import type { BlobStore } from '../blobs/store.js';
 import { loadConfig, type Config } from '../config.js';
-import { JOBS, LEASED_WORK, type JobCatalog, type JobDefinition, type JobLog, type LeasedWorkCatalog } from './catalog.js';
-import { startLeasedWorker, type LeasedWorker } from './leased-work.js';
+import type { JobCatalog, JobDefinition, JobLog, JobSender, SendOptions } from './define.js';
+import { startLeasedWorker, type LeasedWorkCatalog, type LeasedWorker } from './leased-work.js';
 
 /** Created by the migration `*_jobs_queue.sql`; pg-boss never creates or migrates it itself. */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -24,11 +24,6 @@ export interface StopOptions {
   timeoutMs?: number;
 }
 
-export interface SendOptions {
-  /** Not run before this time. */
-  startAfter?: Date;
-}
-
 type Payload<C extends JobCatalog, Name extends keyof C> = z.input<C[Name]['payload']>;
 
 /**
@@ -42,8 +37,10 @@ type Payload<C extends JobCatalog, Name extends keyof C> = z.input<C[Name]['payl
  * connection like any other query, and sending uses the open transaction rather than the connection, so
  * it never waits on itself.
  */
-export class JobQueue<C extends JobCatalog = typeof JOBS> {
+export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
   private readonly boss: PgBoss;
+  /** Each definition's queue name. */
+  private readonly names: Map<JobDefinition<any>, string>;
   private log: JobLog | undefined;
   private blobs: BlobStore = NO_BLOB_STORE;
   private running = 0;
@@ -51,11 +48,12 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
 
   constructor(
     private readonly databases: Databases,
-    private readonly catalog: C = JOBS as unknown as C,
+    private readonly catalog: C,
     private readonly config: Config = loadConfig(),
-    /** Work leased from module tables rather than queued (leased-work.ts), run by the same workers; a custom catalog runs none by default. */
-    private readonly leasedWork: LeasedWorkCatalog = (catalog as unknown) === JOBS ? LEASED_WORK : {},
+    /** Work leased from module tables rather than queued (leased-work.ts), run by the same workers. */
+    private readonly leasedWork: LeasedWorkCatalog = {},
   ) {
+    this.names = new Map(Object.entries(catalog).map(([name, definition]) => [definition, name]));
     this.boss = new PgBoss({ db: ownerExecutor(databases.owner), schema: QUEUE_SCHEMA, migrate: false });
     // pg-boss reports failures of its own background work (polling, maintenance) here; unheard, an
     // EventEmitter 'error' would crash the process.
@@ -80,6 +78,13 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
     // pg-boss inserts by joining the queue's row: no row means the queue was never declared.
     if (!id) throw new Error(`The queue ${job} does not exist; the process must call prepare() before sending.`);
     return id;
+  }
+
+  /** As send, naming the job by its definition, which must be in the catalog. */
+  sendJob<P extends z.ZodType>(tx: Queryable, job: JobDefinition<P>, payload: z.input<P>, options: SendOptions = {}): Promise<string> {
+    const name = this.names.get(job);
+    if (name === undefined) throw new UnknownJobError(`The job "${job.summary}" is not in the job catalog: list it in its module's manifest.`);
+    return this.send(tx, name as keyof C & string, payload as Payload<C, keyof C & string>, options);
   }
 
   /**
@@ -186,7 +191,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
   }
 
   /** Wakes this process's idle workers of `job` (or leased work) at once (after a commit that made some due), instead of at their next poll. */
-  wake(job: (keyof C | keyof typeof LEASED_WORK) & string): void {
+  wake(job: string): void {
     for (const workerId of this.workerIds.get(job) ?? []) this.boss.notifyWorker(workerId);
     this.leasedWorkers.get(job)?.wake();
   }
@@ -215,7 +220,7 @@ export class JobQueue<C extends JobCatalog = typeof JOBS> {
           retryCount: job.retryCount,
           signal: AbortSignal.timeout(definition.timeoutSeconds * 1000),
           config: this.config,
-          jobs: this as unknown as JobSender,
+          jobs: this,
         },
         parsed.data,
       );
@@ -240,9 +245,6 @@ const NO_BLOB_STORE: BlobStore = {
   },
   close: async () => {},
 };
-
-/** The part of a queue an operation uses: sending production jobs inside its transaction. */
-export type JobSender = Pick<JobQueue<typeof JOBS>, 'send' | 'sendMany'> & Partial<Pick<JobQueue<typeof JOBS>, 'wake'>>;
 
 /** pg-boss's statements run through the transaction: the job is written (or not) with everything else. */
 function transactionExecutor(tx: Queryable): PgBoss.Db {

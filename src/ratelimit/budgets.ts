@@ -44,6 +44,9 @@ export type BudgetName = keyof typeof RATE_BUDGETS;
 
 export const budgetWindows = (name: BudgetName): RateWindow[] => RATE_BUDGETS[name].windows.map((w) => ({ ...w }));
 
+/** The specification's API budget (RATE_BUDGETS.api): both windows are checked together, per credential. */
+export const API_WINDOWS: RateWindow[] = budgetWindows('api');
+
 /** A budget in words, for the documentation: `300 per 10 s and 1200 per 60 s`. */
 export const describeBudget = (name: BudgetName) =>
   RATE_BUDGETS[name].windows.map((w) => (w.seconds >= 600 ? `${w.points} per ${w.seconds / 60} min` : `${w.points} per ${w.seconds} s`)).join(' and ');

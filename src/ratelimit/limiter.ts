@@ -1,16 +1,12 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Redis } from 'ioredis';
 import { batchPerTask } from '../lib/coalesce.js';
-import { budgetWindows } from './budgets.js';
 
 export interface RateWindow {
   name: string;
   points: number;
   seconds: number;
 }
-
-/** The specification's API budget (RATE_BUDGETS.api): both windows are checked together, per credential. */
-export const API_WINDOWS: RateWindow[] = budgetWindows('api');
 
 export interface RateDecision {
   allowed: boolean;

@@ -1,26 +1,30 @@
 import type { z } from 'zod';
 import type { Queryable } from '../db/client.js';
 import type { Permission } from '../auth/permissions.js';
-import type { Module } from '../auth/plans.js';
+import type { Feature } from '../auth/plans.js';
 import type { Principal } from '../auth/credentials.js';
-import type { LiveSessionStore } from '../telemetry/live.js';
-import type { LiveBarStore } from '../modules/cafe/live.js';
 import type { BlobStore } from '../blobs/store.js';
-import type { EventDefinition, EventPayload } from '../events/define.js';
+
 import type { ProblemCode } from './problem-codes.js';
-import type { JobName, JobPayload } from '../jobs/catalog.js';
-import type { JobSender } from '../jobs/queue.js';
+import type { JobDefinition, JobSender } from '../jobs/define.js';
+import type { CatalogEvent, EventDefinition, EventPayload } from '../events/define.js';
 import type { Config } from '../config.js';
 
+/**
+ * Services a module adds (its manifest's `services`: live stores), each declared by that module beside its
+ * manifest with `declare module '…/rpc/define.js' { interface ModuleServices { name: Type } }`, so the
+ * platform names none of them.
+ */
+export interface ModuleServices {}
+
 /** Infrastructure handlers may use besides the transaction; each has an embedded and a server implementation. */
-export interface Services {
-  liveSessions: LiveSessionStore;
+export interface Services extends ModuleServices {
   blobs: BlobStore;
   jobs: JobSender;
-  /** Cafe sites' live bar sessions (the shots of the last hour): memory embedded, Redis in server mode. */
-  liveBar: LiveBarStore;
   /** The process's configuration, for settings an operation applies (webhook URL rules, the secret key). */
   config: Config;
+  /** Every event type some operation emits, with its payload schema and emitters (read off the modules' operations). */
+  eventCatalog: ReadonlyMap<string, CatalogEvent>;
 }
 
 export interface OperationContext<Events extends EventDefinition = EventDefinition> {
@@ -34,11 +38,11 @@ export interface OperationContext<Events extends EventDefinition = EventDefiniti
    */
   emit<T extends Events['type']>(type: T, data: EventPayload<Events, T>): Promise<void>;
   /**
-   * Sends a job of the catalog (src/jobs/catalog.ts) in the same transaction: it runs only if the
-   * operation commits. An unknown job or a payload its schema refuses throws (a programming error).
-   * Resolves to the new job's id.
+   * Sends a job (its definition, listed in its module's manifest) in the same transaction: it runs only if
+   * the operation commits. A job outside the catalog or a payload its schema refuses throws (a programming
+   * error). Resolves to the new job's id.
    */
-  enqueue<Name extends JobName>(job: Name, payload: JobPayload<Name>): Promise<string>;
+  enqueue<Payload extends z.ZodType>(job: JobDefinition<Payload>, payload: z.input<Payload>): Promise<string>;
   requestId: string;
   services: Services;
   /**
@@ -58,7 +62,8 @@ export interface Operation<
   /** `namespace.operation`, e.g. `catalog.location.getLocation`. */
   name: string;
   permission: Permission;
-  module: Module;
+  /** The plan feature it belongs to (the API's `module`: a plan without it answers module_not_enabled). */
+  feature: Feature;
   /** Also callable as GET with `?input=<URL-encoded JSON>`, cacheable with an ETag. */
   get: boolean;
   /** One line: what the operation does. */

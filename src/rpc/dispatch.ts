@@ -106,15 +106,15 @@ export class Dispatcher {
             emit: async (type, data) => {
               if (this.checkContract) checkEvent(operation, type, data);
               const { queued } = await writeEvent(tx, principal.orgId, type, data);
-              // Workers in this process take the new deliveries at once rather than at their next poll.
+              // Workers in this process take what the events queued (webhook deliveries) at once rather than at their next poll.
               if (!wakeQueued) {
                 wakeQueued = true;
                 afterCommit.push(async () => {
-                  if ((await queued) > 0) this.services.jobs.wake?.('webhookDelivery');
+                  for (const work of await queued) this.services.jobs.wake?.(work);
                 });
               }
             },
-            enqueue: (job, payload) => this.services.jobs.send(tx, job, payload),
+            enqueue: (job, payload) => this.services.jobs.sendJob(tx, job, payload),
           };
           const body = sealNextCursor(this.services, principal.orgId, input, (await operation.handler(ctx, input)) ?? {});
           if (this.checkContract) checkAnswer(operation, body);

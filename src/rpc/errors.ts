@@ -68,5 +68,10 @@ export const invalidInput = (errors: FieldError[], detail = 'The input is not va
 export const notFound = (what: string, id: string, path = 'id') =>
   new ProblemError(404, 'not_found', `No ${what} with id ${id}.`, { errors: [{ path, message: `${what} not found` }] });
 
+/** Throws notFound: the one way a handler says `what` with this id is not there (or is another organization's). */
+export function throwNotFound(what: string, id: string, path = 'id'): never {
+  throw notFound(what, id, path);
+}
+
 export const conflict = (code: string, detail: string, extensions: Record<string, unknown> = {}) =>
   new ProblemError(409, code, detail, extensions);

@@ -1,10 +1,9 @@
 import { PERMISSIONS } from '../auth/permissions.js';
 import { z } from 'zod';
-import { eventCatalog, operations } from './registry.js';
+import type { Registry } from './registry.js';
 import type { Operation } from './define.js';
 import { PIPELINE_CODES, PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
 import { surfaceOpenApiPaths, type Surface } from '../http/surface.js';
-import type { OperationExamples } from './examples.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 
@@ -46,7 +45,7 @@ function errorResponses(op: Operation) {
 }
 
 /** The event catalog as OpenAPI webhooks: what a subscriber receives for each type. */
-function eventWebhooks(toComponents: (schema: Record<string, unknown>, suffix: string) => Record<string, unknown>) {
+function eventWebhooks(eventCatalog: Registry['eventCatalog'], toComponents: (schema: Record<string, unknown>, suffix: string) => Record<string, unknown>) {
   const webhooks: Record<string, unknown> = {};
   for (const event of eventCatalog.values()) {
     const { $schema: _, ...payload } = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -114,12 +113,16 @@ export function hoistDefinitions(schema: JsonSchema, suffix: string, shared: Rec
   return rename(rest) as JsonSchema;
 }
 
-/** The document: every operation (with its example, when given), every surface given (src/http/surfaces.ts) and every event. */
-export function buildOpenApi(surfaces: readonly Surface[], examples: OperationExamples = {}) {
+/**
+ * The document: every operation of the registry (with its example, when its module gives one), every
+ * surface given (the app's: the platform's and every module's, src/http/surfaces.ts) and every event.
+ */
+export function buildOpenApi(registry: Registry, surfaces: readonly Surface[]) {
+  const examples = registry.examples;
   const named: Record<string, JsonSchema> = {};
   const toComponents = (schema: JsonSchema, suffix: string) => hoistDefinitions(schema, suffix, named, '#/components/schemas/');
   const paths: Record<string, unknown> = {};
-  for (const op of operations) {
+  for (const op of registry.operations) {
     const schema = toComponents(inputJsonSchema(op), 'Input');
     const emits = op.emits.map((e) => e.type);
     const common = {
@@ -130,12 +133,12 @@ export function buildOpenApi(surfaces: readonly Surface[], examples: OperationEx
         op.description,
         op.extension ? 'An extension: registered beyond the specification’s operations.' : undefined,
         op.cost ? `Costs ${op.cost} rate-limit points a call and runs in the heavy lane.` : undefined,
-        `Permission \`${op.permission}\`, module \`${op.module}\`.${emits.length ? ` Emits ${emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
+        `Permission \`${op.permission}\`, module \`${op.feature}\`.${emits.length ? ` Emits ${emits.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
       ]
         .filter(Boolean)
         .join('\n\n'),
       'x-permission': op.permission,
-      'x-module': op.module,
+      'x-module': op.feature,
       ...(op.extension ? { 'x-extension': true } : {}),
       ...(op.cost ? { 'x-rate-limit-cost': op.cost } : {}),
       ...(emits.length ? { 'x-emits': emits } : {}),
@@ -195,7 +198,7 @@ export function buildOpenApi(surfaces: readonly Surface[], examples: OperationEx
     servers: [{ url: '/' }],
     tags: [...tags, { name: 'events', description: 'What a webhook endpoint receives, per event type.' }],
     paths,
-    webhooks: eventWebhooks(toComponents),
+    webhooks: eventWebhooks(registry.eventCatalog, toComponents),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (`fck_…`), bound to one organization, carrying a role and optional scopes.' },

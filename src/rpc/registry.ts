@@ -1,86 +1,87 @@
+import type { CatalogEvent, EventDefinition } from '../events/define.js';
+import { onEventsWritten } from '../events/emit.js';
+import { PLATFORM_JOBS } from '../jobs/catalog.js';
+import type { JobCatalog } from '../jobs/define.js';
+import type { LeasedWorkCatalog } from '../jobs/leased-work.js';
+import type { FileFamily } from '../http/signed-files.js';
+import type { Surface } from '../http/surface.js';
 import type { Operation } from './define.js';
-import type { EventDefinition } from '../events/define.js';
-import { locationOperations } from '../modules/catalog/location/operations.js';
-import { greenOperations } from '../modules/inventory/green/operations.js';
-import { blendOperations } from '../modules/inventory/blend/operations.js';
-import { partyOperations } from '../modules/catalog/party/operations.js';
-import { machineOperations } from '../modules/catalog/machine/operations.js';
-import { productOperations } from '../modules/catalog/product/operations.js';
-import { materialOperations } from '../modules/inventory/material/operations.js';
-import { profileOperations } from '../modules/production/profile/operations.js';
-import { roastOperations } from '../modules/production/roast/operations.js';
-import { roastedLotOperations } from '../modules/inventory/roast/operations.js';
-import { scheduleOperations } from '../modules/production/schedule/operations.js';
-import { cafeOperations } from '../modules/cafe/operations.js';
-import { orderOperations } from '../modules/orders/operations.js';
-import { cuppingOperations } from '../modules/quality/cupping/operations.js';
-import { gradingOperations } from '../modules/quality/grading/operations.js';
-import { traceabilityOperations } from '../modules/traceability/operations.js';
-import { reportingOperations } from '../modules/reporting/operations.js';
-import { contractOperations } from '../modules/sourcing/contract/operations.js';
-import { sampleOperations } from '../modules/sourcing/sample/operations.js';
-import { identityOperations } from '../modules/identity/operations.js';
-import { webhookOperations } from '../modules/webhooks/operations.js';
+import type { OperationExamples } from './examples.js';
+import type { ModuleManifest } from './module.js';
 
-/** Every operation the service answers. The HTTP layer, OpenAPI document and conformance test read this. */
-export const operations: readonly Operation[] = [
-  ...locationOperations,
-  ...greenOperations,
-  ...blendOperations,
-  ...partyOperations,
-  ...machineOperations,
-  ...productOperations,
-  ...materialOperations,
-  ...profileOperations,
-  ...roastOperations,
-  ...roastedLotOperations,
-  ...orderOperations,
-  ...traceabilityOperations,
-  ...scheduleOperations,
-  ...reportingOperations,
-  ...cuppingOperations,
-  ...gradingOperations,
-  ...contractOperations,
-  ...sampleOperations,
-  ...cafeOperations,
-  ...identityOperations,
-  ...webhookOperations,
-];
-
-export const registry: ReadonlyMap<string, Operation> = (() => {
-  const map = new Map<string, Operation>();
-  for (const op of operations) {
-    if (map.has(op.name)) throw new Error(`Operation ${op.name} is defined twice`);
-    map.set(op.name, op);
-  }
-  return map;
-})();
-
-export interface CatalogEvent extends EventDefinition {
-  /** The operations that emit it. */
-  emittedBy: string[];
+/** Everything the service is made of, read off the modules' manifests (src/modules/index.ts lists them). */
+export interface Registry {
+  modules: readonly ModuleManifest[];
+  /** Every operation the service answers. The HTTP layer, OpenAPI document and conformance tests read this. */
+  operations: readonly Operation[];
+  byName: ReadonlyMap<string, Operation>;
+  /**
+   * The event catalog, read off the operations' declarations: each type declared once (one definition
+   * object, owned by one module and shared by every operation that emits it), with its payload schema and
+   * its emitters. Webhooks' listEventTypes, the event feed and the OpenAPI document serve it.
+   */
+  eventCatalog: ReadonlyMap<string, CatalogEvent>;
+  /** The job queue's catalog: the platform's jobs and every module's. */
+  jobs: JobCatalog;
+  leasedWork: LeasedWorkCatalog;
+  /** Stored files served through signed links. */
+  files: readonly FileFamily[];
+  /** The modules' HTTP surfaces beside /rpc/v1 (the app adds the platform's, src/http/surfaces.ts). */
+  surfaces: readonly Surface[];
+  /** The operations' examples for the API reference, each from its operation's module. */
+  examples: OperationExamples;
 }
 
 /**
- * The event catalog, read off the operations' declarations: each type declared once (one definition
- * object, shared by every operation that emits it), with its payload schema and its emitters.
- * Webhooks' listEventTypes, the event feed and the OpenAPI document serve it.
+ * Builds the registry from the manifests, refusing what would be ambiguous: a module named twice, an
+ * operation, job or leased work defined twice, a table with two owners, an event type declared twice or
+ * emitted without its module listing it. Registers the modules' event hooks in this process.
  */
-export const eventCatalog: ReadonlyMap<string, CatalogEvent> = (() => {
-  const definitions = new Map<string, EventDefinition>();
+export function buildRegistry(modules: readonly ModuleManifest[]): Registry {
+  const unique = <T>(what: string, entries: [string, T][]): Map<string, T> => {
+    const map = new Map<string, T>();
+    for (const [key, value] of entries) {
+      if (map.has(key)) throw new Error(`${what} ${key} is defined twice`);
+      map.set(key, value);
+    }
+    return map;
+  };
+  unique('Module', modules.map((m) => [m.name, m]));
+  unique('Table', modules.flatMap((m) => m.tables.map((t) => [t, m.name] as [string, string])));
+  const operations = modules.flatMap((m) => m.operations ?? []);
+  const byName = unique('Operation', operations.map((op) => [op.name, op]));
+  const owned = unique('Event type', modules.flatMap((m) => (m.events ?? []).map((e) => [e.type, e] as [string, EventDefinition])));
+  const jobs = Object.fromEntries(unique('Job', [...Object.entries(PLATFORM_JOBS), ...modules.flatMap((m) => Object.entries(m.jobs ?? {}))]));
+  const leasedWork = Object.fromEntries(unique('Leased work', modules.flatMap((m) => Object.entries(m.leasedWork ?? {}))));
+  for (const m of modules) if (m.onEventsWritten) onEventsWritten(m.onEventsWritten.hook, m.onEventsWritten.wakes);
+  const examples = Object.fromEntries(
+    modules.flatMap((m) => (m.operations ?? []).flatMap((op) => (m.examples?.[op.name] ? [[op.name, m.examples[op.name]!] as const] : []))),
+  );
+  unique('Surface', modules.flatMap((m) => (m.surfaces ?? []).map((s) => [s.name, s] as [string, Surface])));
+  return {
+    modules,
+    operations,
+    byName,
+    eventCatalog: eventCatalogOf(operations, owned),
+    jobs,
+    leasedWork,
+    files: modules.flatMap((m) => m.files ?? []),
+    surfaces: modules.flatMap((m) => m.surfaces ?? []),
+    examples,
+  };
+}
+
+function eventCatalogOf(operations: readonly Operation[], owned: ReadonlyMap<string, EventDefinition>): ReadonlyMap<string, CatalogEvent> {
   const catalog = new Map<string, CatalogEvent>();
   for (const op of operations) {
     for (const definition of op.emits) {
-      const known = definitions.get(definition.type);
-      if (known && known !== definition) throw new Error(`Event ${definition.type} is declared twice; declare it once and list that definition`);
-      definitions.set(definition.type, definition);
+      const declared = owned.get(definition.type);
+      if (!declared) throw new Error(`Event ${definition.type}, emitted by ${op.name}, is in no module's manifest; list it in its module's events`);
+      if (declared !== definition) throw new Error(`Event ${definition.type} is declared twice; declare it once and list that definition`);
       const entry = catalog.get(definition.type);
       if (entry) entry.emittedBy.push(op.name);
       else catalog.set(definition.type, { ...definition, emittedBy: [op.name] });
     }
   }
   return new Map([...catalog.entries()].sort(([a], [b]) => a.localeCompare(b)));
-})();
-
-/** Every event type some operation emits, for webhooks.listEventTypes and the docs. */
-export const eventTypes: readonly string[] = [...eventCatalog.keys()];
+}

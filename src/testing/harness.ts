@@ -7,6 +7,7 @@ import { appRoleUrl, loadConfig, type Config } from '../config.js';
 import { PostgresDatabase, type Database } from '../db/client.js';
 import type { Databases } from '../db/open.js';
 import { createApp, type AppOptions, type RunningApp } from '../app.js';
+import { MODULES } from '../modules/index.js';
 import { createOrganization } from '../auth/organizations.js';
 import { createApiKey } from '../auth/credentials.js';
 import type { Plan } from '../auth/plans.js';
@@ -114,6 +115,7 @@ export async function startTestServer(
     databases = { owner: db, service: db, close: () => db.close() };
   }
   const app = await createApp(config, {
+    modules: MODULES,
     databases,
     rateWindows: options.rateWindows ?? GENEROUS_WINDOWS,
     failedAuthRateWindows: options.failedAuthRateWindows ?? GENEROUS_WINDOWS,

@@ -9976,10 +9976,10 @@ export interface Surfaces {
   'auth.logout': {
     answers: {};
   };
-  'reporting.downloadReportFile': {
+  'production.roast.downloadRoastCurveFile': {
     params: {
       /**
-       * `<report id>.pdf` or `<report id>.csv`.
+       * `<batch id>.json`, `<batch id>.alog` or `<batch id>.csv`.
        */
       file: string;
     };
@@ -10008,10 +10008,10 @@ export interface Surfaces {
       '200': string;
     };
   };
-  'production.roast.downloadRoastCurveFile': {
+  'reporting.downloadReportFile': {
     params: {
       /**
-       * `<batch id>.json`, `<batch id>.alog` or `<batch id>.csv`.
+       * `<report id>.pdf` or `<report id>.csv`.
        */
       file: string;
     };
@@ -10155,8 +10155,7 @@ export const SURFACES = {
     "path": "/stream/v1/roast/{batchId}/tickets",
     "credentials": [
       "api_key",
-      "oauth_token",
-      "user_session"
+      "oauth_token"
     ],
     "errors": [
       "batch_not_live",
@@ -10172,7 +10171,8 @@ export const SURFACES = {
       "permission_denied",
       "rate_limited",
       "unauthenticated",
-      "unsupported_media_type"
+      "unsupported_media_type",
+      "user_session_not_allowed"
     ]
   },
   "traceability.publicCertificatePage": {
@@ -10303,9 +10303,9 @@ export const SURFACES = {
       "unauthenticated"
     ]
   },
-  "reporting.downloadReportFile": {
+  "production.roast.downloadRoastCurveFile": {
     "method": "GET",
-    "path": "/files/v1/reports/{file}",
+    "path": "/files/v1/curves/{file}",
     "credentials": [
       "none"
     ],
@@ -10316,9 +10316,9 @@ export const SURFACES = {
       "rate_limited"
     ]
   },
-  "production.roast.downloadRoastCurveFile": {
+  "reporting.downloadReportFile": {
     "method": "GET",
-    "path": "/files/v1/curves/{file}",
+    "path": "/files/v1/reports/{file}",
     "credentials": [
       "none"
     ],

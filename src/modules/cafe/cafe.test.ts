@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
-import { MemoryLiveBarStore, RedisLiveBarStore, type LiveBarStore, type LiveShot } from './live.js';
+import { MemoryLiveWindowStore, RedisLiveWindowStore } from '../../streaming/live-window.js';
+import { LIVE_BAR, type LiveBarStore, type LiveShot } from './live-bar.js';
 import { performanceOf } from './performance.js';
 import * as repo from './repository.js';
 import { DEFAULT_SHOT_TARGET, LIVE_RETAIN_SECONDS } from './targets.js';
@@ -392,7 +393,7 @@ describe('the live bar', () => {
     const s = shot();
     await postShots(server.url, token, machineId, { shots: [s] });
     // A store of its own, as another API process would have.
-    const elsewhere = new RedisLiveBarStore(new Redis(url), { ownsClient: true });
+    const elsewhere = new RedisLiveWindowStore<LiveShot>(new Redis(url), { ...LIVE_BAR, ownsClient: true });
     try {
       const seen = await elsewhere.read(org.id, siteId, Date.now() - 60_000);
       assert.deepEqual(seen.map((x) => x.shotId), [s.shotId]);
@@ -407,8 +408,8 @@ describe('live bar stores', () => {
     shotId, machineId: 'bm_1', group: 1, startedAt, durationS: 27, doseG: 18, yieldG: 38, outsideTarget: false, channeling: false,
   });
   const stores: [string, () => LiveBarStore | undefined][] = [
-    ['memory', () => new MemoryLiveBarStore()],
-    ['Redis', () => (process.env.REDIS_URL ? new RedisLiveBarStore(new Redis(process.env.REDIS_URL), { keyPrefix: `fc-test-bar-${uniqueCode('K')}`, ownsClient: true }) : undefined)],
+    ['memory', () => new MemoryLiveWindowStore<LiveShot>(LIVE_BAR)],
+    ['Redis', () => (process.env.REDIS_URL ? new RedisLiveWindowStore<LiveShot>(new Redis(process.env.REDIS_URL), { ...LIVE_BAR, keyPrefix: `fc-test-bar-${uniqueCode('K')}`, ownsClient: true }) : undefined)],
   ];
   for (const [name, open] of stores) {
     test(`${name}: keeps the retention window, each shot once, and at most 5,000 shots a site`, async (t) => {

@@ -5,7 +5,7 @@ import { coalesce } from '../../lib/coalesce.js';
 import { defineSurface } from '../../http/surface.js';
 import { ProblemError, conflict, invalidInput, notFound } from '../../rpc/errors.js';
 import { fieldErrors, id, unstorableText } from '../../rpc/schemas.js';
-import type { LiveBarStore, LiveShot } from './live.js';
+import type { LiveBarStore, LiveShot } from './live-bar.js';
 import * as repo from './repository.js';
 import { MAX_SHOTS_PER_POST, ShotsPost } from './schemas.js';
 import { judgeShot } from './targets.js';
@@ -151,7 +151,7 @@ export const shotIngestSurface = defineSurface({
     'added to the hourly rollup of its site, machine and group head in the same transaction, and then to the site’s live session.',
   credentials: ['machine_bridge'],
   rate: [{ budget: 'cafe_ingest', per: 'credential' }],
-  grant: { module: 'cafe' },
+  grant: { feature: 'cafe' },
   params: z.strictObject({ machineId: z.string().describe('The bar machine (`bm_…`).') }),
   body: { contentType: 'application/json', schema: ShotsPost, required: true },
   answers: { 202: { description: 'Stored: `accepted` new shots, `duplicates` already stored.', schema: Accepted } },

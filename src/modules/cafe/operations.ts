@@ -41,7 +41,7 @@ import {
 } from './targets.js';
 import { performanceOf } from './performance.js';
 
-const module = 'cafe' as const;
+const feature = 'cafe' as const;
 
 const target = DEFAULT_SHOT_TARGET;
 const TARGET_DOC =
@@ -59,7 +59,7 @@ export const cafeOperations = [
       'performance days are the site’s local days. `shotTarget` (an extension) sets the target every group head is judged against; ' +
       `fields left out take the defaults. ${TARGET_DOC}`,
     permission: 'cafe.write',
-    module,
+    feature,
     get: false,
     input: CreateSite,
     output: Site,
@@ -101,7 +101,7 @@ export const cafeOperations = [
     summary: 'Cafe sites, oldest first.',
     description: 'Each site with its timezone and shot target.',
     permission: 'cafe.read',
-    module,
+    feature,
     get: true,
     input: ListSites,
     output: pageOut(Site),
@@ -119,7 +119,7 @@ export const cafeOperations = [
       '`groupCount` (1–6, default 1) is for espresso machines only (400 for other kinds); each group head is judged separately. ' +
       'Codes are unique per site and `deviceId` per organization (409 `duplicate` naming the field). Another organization’s site is 404.',
     permission: 'cafe.write',
-    module,
+    feature,
     get: false,
     input: RegisterMachine,
     output: BarMachine,
@@ -144,7 +144,7 @@ export const cafeOperations = [
     summary: 'Bar equipment, oldest first.',
     description: 'Filters: `siteId`, `kind`. Roasting machines are catalog.machine’s.',
     permission: 'cafe.read',
-    module,
+    feature,
     get: true,
     input: ListMachines,
     output: pageOut(BarMachine),
@@ -163,7 +163,7 @@ export const cafeOperations = [
       '`POST /ingest/v1/cafe/machines/{machineId}/shots` for this machine only, and nothing on /rpc/v1/. `expiresInHours`: 1–8760, ' +
       'default 720 (30 days). Only espresso machines pull shots (409 `not_an_espresso_machine`). Another organization’s machine is 404.',
     permission: 'cafe.write',
-    module,
+    feature,
     get: false,
     input: IssueBarMachineToken,
     output: BarMachineToken,
@@ -194,7 +194,7 @@ export const cafeOperations = [
       'Every group head of the site’s espresso machines is listed, idle ones with no shots. Embedded the session is this process’s memory; ' +
       'in server mode it is in Redis, so any API process answers.',
     permission: 'cafe.read',
-    module,
+    feature,
     get: false,
     input: SiteRef,
     output: LiveBar,
@@ -243,7 +243,7 @@ export const cafeOperations = [
       '`truncated` says more shots lie in the window (continue with `from` at the last `startedAt`). Questions over longer periods are ' +
       'getSitePerformance’s, which reads rollups.',
     permission: 'cafe.read',
-    module,
+    feature,
     get: true,
     input: ListShots,
     output: ShotList,
@@ -264,7 +264,7 @@ export const cafeOperations = [
       'An hour is placed in the local day and hour its start falls in. `failingShare` = shots outside the target / shots. ' +
       '`variance` = shots − sale shot-equivalents: positive pulled but not sold, negative sold but not reported by machines.',
     permission: 'cafe.read',
-    module,
+    feature,
     get: true,
     input: GetSitePerformance,
     output: SitePerformance,
@@ -285,7 +285,7 @@ export const cafeOperations = [
       'adds nothing (the answer counts `new` and `known`; a line repeated in one batch counts once). One bad line refuses the whole batch ' +
       '(400 naming it, nothing stored). At most 1000 lines per call. New lines feed the hourly sale rollups in the same transaction.',
     permission: 'cafe.ingest',
-    module,
+    feature,
     get: false,
     input: ImportPosSales,
     output: PosImport,
@@ -317,7 +317,7 @@ export const cafeOperations = [
       'saw sales the machines did not report. Sales carry no machine, so per machine the answer gives shots pulled and their share. ' +
       'Counted from the stored shots and sale lines. Running it again records the next version; earlier versions are kept.',
     permission: 'cafe.write',
-    module,
+    feature,
     get: false,
     input: ReconcilePos,
     output: Reconciliation,
@@ -352,7 +352,7 @@ export const cafeOperations = [
     summary: 'Recorded reconciliations, every version, oldest first.',
     description: 'Filters: `siteId`, `from` and `to` (business dates, inclusive), `latestOnly` (only the newest version of each day).',
     permission: 'cafe.read',
-    module,
+    feature,
     get: true,
     input: ListReconciliations,
     output: pageOut(Reconciliation),

@@ -8,8 +8,9 @@ import { SignJWT, importPKCS8 } from 'jose';
 import { startTestServer, type TestOrg, type TestServer } from '../../testing/harness.js';
 import { assertProblem, assertRefusedWithout } from '../../testing/problems.js';
 import { configuredKeyEncryption } from '../../auth/key-encryption.js';
+import { identityOf } from './module.js';
 import { newId } from '../../lib/ids.js';
-import { machineWithToken, watchStream } from '../../telemetry/testing.js';
+import { machineWithToken, watchStream } from '../production/roast/telemetry/testing.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
 import { makeOAuthClient } from './tenancy.cases.js';
 import { ACCESS_TOKEN_SECONDS, JWT_CLOCK_SKEW_SECONDS } from './authority.js';
@@ -268,7 +269,7 @@ test('rotating keys signs with the new key and keeps the old one published until
   const client = await makeOAuthClient(org, 'viewer');
   const before = await jwtFor(client);
   const oldKid = decodePart(before.split('.')[0]).kid;
-  const { kid: newKid, retired } = await server.app.identity.rotateKeys();
+  const { kid: newKid, retired } = await identityOf(server.app).rotateKeys();
   assert.ok(retired.includes(oldKid), 'the old key stops signing');
   const after = await jwtFor(client);
   assert.equal(decodePart(after.split('.')[0]).kid, newKid);
@@ -278,7 +279,7 @@ test('rotating keys signs with the new key and keeps the old one published until
   assert.equal((await listLocations(after)).status, 200);
   offsetMs += (3600 + 301) * 1000;
   try {
-    await server.app.identity.rotateKeys().then(() => undefined); // reloads the cache; a third key
+    await identityOf(server.app).rotateKeys().then(() => undefined); // reloads the cache; a third key
     assert.ok(!(await kids()).includes(oldKid), 'the old key is unpublished once its tokens have expired');
   } finally {
     offsetMs -= (3600 + 301) * 1000;

@@ -12,7 +12,7 @@ import { ById, CreateOAuthClient, IssuedOAuthClient, ListOAuthClients, OAuthClie
  * sit with webhooks, the `api` module's integration settings, under `webhooks.write`, which only the owner
  * and admin roles hold; the permission list stays the specification's.
  */
-const module = 'api' as const;
+const feature = 'api' as const;
 const permission = 'webhooks.write' as const;
 
 export const identityOperations = [
@@ -25,7 +25,7 @@ export const identityOperations = [
       '`POST /api/auth/oauth2/token`. A client can never hold more than the credential creating it: a permission the caller lacks is ' +
       '403 `permission_denied`. An unknown scope, or scopes leaving the role nothing, is 400 naming `scopes`. The secret is stored as a hash.',
     permission,
-    module,
+    feature,
     get: false,
     input: CreateOAuthClient,
     output: IssuedOAuthClient,
@@ -54,7 +54,7 @@ export const identityOperations = [
     summary: 'The organization’s OAuth clients, oldest id first; never their secrets.',
     description: 'An extension. Revoked clients are left out unless `filter.includeRevoked` is true.',
     permission,
-    module,
+    feature,
     get: true,
     input: ListOAuthClients,
     output: pageOut(OAuthClient),
@@ -73,7 +73,7 @@ export const identityOperations = [
       'tokens are stateless and stay valid until they expire (at most one hour). Revoking a revoked ' +
       'client is 409 `oauth_client_revoked`; another organization’s client is 404 like a missing one.',
     permission,
-    module,
+    feature,
     get: false,
     input: ById,
     output: OAuthClient,

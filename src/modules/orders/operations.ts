@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
-import { ProblemError, conflict, invalidInput, notFound, type FieldError } from '../../rpc/errors.js';
+import { ProblemError, conflict, invalidInput, type FieldError, throwNotFound } from '../../rpc/errors.js';
 import { grams, kgString } from '../../lib/grams.js';
 import * as lineageService from '../lineage/service.js';
 import * as roastedStock from '../inventory/roast/service.js';
@@ -39,7 +39,7 @@ import {
   orderPartiallyAllocated,
 } from './events.js';
 
-const module = 'orders' as const;
+const feature = 'orders' as const;
 
 export const orderOperations = [
   defineOperation({
@@ -50,7 +50,7 @@ export const orderOperations = [
       'contactEmail and a shippingAddress (line1, line2, city, region, postalCode, country, recipient). Codes are unique per ' +
       'organization (409 `duplicate`, naming `code`).',
     permission: 'orders.write',
-    module,
+    feature,
     get: false,
     input: CreateCustomer,
     output: Customer,
@@ -68,7 +68,7 @@ export const orderOperations = [
     summary: 'Customers, oldest first.',
     description: 'Filters: `customerType`, `q` (case-insensitive search in name, code and contact email).',
     permission: 'orders.read',
-    module,
+    feature,
     get: true,
     input: ListCustomers,
     output: pageOut(Customer),
@@ -89,7 +89,7 @@ export const orderOperations = [
       'defaults to `direct`. With `externalOrderId`, creating the same channel’s order again (also concurrently) writes nothing ' +
       'and answers the order stored first. `orderNumber` is unique per organization (409 `duplicate`).',
     permission: 'orders.write',
-    module,
+    feature,
     get: false,
     input: CreateOrder,
     output: Order,
@@ -132,7 +132,7 @@ export const orderOperations = [
       'Each line with its claims (active, or fulfilled with the fulfilment id), `allocatedKg` (claimed, not shipped), ' +
       '`fulfilledKg` and `unallocatedKg`. Released claims are history and not listed.',
     permission: 'orders.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Order,
@@ -149,7 +149,7 @@ export const orderOperations = [
       '`lineCount` and totals stand in for the lines. Filters: `state`, `customerId`, `channel`, `requestedShipFrom` and ' +
       '`requestedShipTo` (days, UTC, inclusive), `q` (case-insensitive search in order number, external order id and customer name).',
     permission: 'orders.read',
-    module,
+    feature,
     get: true,
     input: ListOrders,
     output: pageOut(OrderSummary),
@@ -166,7 +166,7 @@ export const orderOperations = [
       'Only a draft can be confirmed (409 `invalid_state_transition` otherwise). From then on its lines are demand for ' +
       'production planning and it can be allocated.',
     permission: 'orders.write',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Order,
@@ -194,7 +194,7 @@ export const orderOperations = [
       'partially_allocated and allocated orders (an allocated order answers unchanged); otherwise 409 `invalid_state_transition`. ' +
       'Emits `orders.order.allocated` or `orders.order.partially_allocated` when it claimed something.',
     permission: 'orders.write',
-    module,
+    feature,
     get: false,
     input: AllocateOrder,
     output: OrderAllocationResult,
@@ -225,7 +225,7 @@ export const orderOperations = [
       'confirmed. 409 `not_allocated` when the line holds no claim; 409 `invalid_state_transition` for a draft, fulfilled or ' +
       'canceled order.',
     permission: 'orders.write',
-    module,
+    feature,
     get: false,
     input: ReleaseOrderAllocation,
     output: OrderAllocationRelease,
@@ -256,7 +256,7 @@ export const orderOperations = [
       'active claims are released in the same transaction; an optional reason is kept.',
     extension: true,
     permission: 'orders.write',
-    module,
+    feature,
     get: false,
     input: CancelOrder,
     output: OrderCancellation,
@@ -282,7 +282,7 @@ export const orderOperations = [
       '`insufficient_stock` naming the lot; release and allocate the line again.',
     extension: true,
     permission: 'orders.write',
-    module,
+    feature,
     get: false,
     input: ById,
     output: OrderFulfillment,
@@ -412,6 +412,3 @@ async function orderOrThrow(q: Queryable, orgId: string, id: string) {
   return withMargins(q, orgId, (await repo.findOrder(q, orgId, id)) ?? throwNotFound('order', id));
 }
 
-function throwNotFound(what: string, id: string, path = 'id'): never {
-  throw notFound(what, id, path);
-}

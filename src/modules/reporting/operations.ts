@@ -1,13 +1,14 @@
 import { defineOperation } from '../../rpc/define.js';
-import { conflict, notFound } from '../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
 import { MAX_LINK_SECONDS, issueFileLink, linkExpiry } from '../../http/signed-files.js';
 import { KINDS } from './kinds.js';
+import { renderReportJob } from './render.js';
 import { downloadFilename, reportFiles } from './downloads.js';
 import * as repo from './repository.js';
 import { ById, DownloadLinks, GenerateReport, GetDownloadUrl, ListReports, Report, type ReportKind } from './schemas.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 const PARAMETERS_DOC =
   'Parameters per kind (an unknown or malformed one is a 400 naming `parameters.<field>`): ' +
@@ -28,7 +29,7 @@ export const reportingOperations = [
       PARAMETERS_DOC +
       ' quality_summary reads finalized cupping results, gradings and quarantines through the quality and green modules; cafe_performance reads the cafe module’s hourly rollups.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: false,
     // A report reads a snapshot of the organization's data and renders a PDF: it weighs as ten calls.
     cost: 10,
@@ -43,7 +44,7 @@ export const reportingOperations = [
       const stored = await definition.prepare(ctx.tx, ctx.orgId, parameters, now);
       const title = input.title ?? definition.defaultTitle(parameters, now);
       const report = await repo.insertReport(ctx.tx, ctx.orgId, ctx.principal.credentialId, { kind, title, parameters: stored });
-      await ctx.enqueue('render-report', { orgId: ctx.orgId, reportId: report.id });
+      await ctx.enqueue(renderReportJob, { orgId: ctx.orgId, reportId: report.id });
       return report;
     },
   }),
@@ -53,13 +54,13 @@ export const reportingOperations = [
     summary: 'A report and its status; poll until it is ready.',
     description: 'Answers the status (queued, rendering, ready, failed), the failure reason, the totals (`summary`) and file sizes once ready. Another organization’s report is a 404 exactly like a missing one.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Report,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      const found = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const found = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound('report', id);
       const { stored: _files, ...report } = found;
       return report;
     },
@@ -70,7 +71,7 @@ export const reportingOperations = [
     summary: 'Reports, newest first.',
     description: 'Filters: `kind`, `status`, `createdFrom` and `createdTo` (UTC days the report was asked for, inclusive). Cursor paging.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: true,
     input: ListReports,
     output: pageOut(Report),
@@ -90,13 +91,13 @@ export const reportingOperations = [
       'S3 presigned URLs with the same lifetime. A report that is not ready is 409 report_not_ready (naming its status); another ' +
       'organization’s report is a 404.',
     permission: 'reporting.read',
-    module,
+    feature,
     get: false,
     input: GetDownloadUrl,
     output: DownloadLinks,
     errors: ['not_found', 'report_not_ready'],
     async handler(ctx, { id, expiresInSeconds }) {
-      const report = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const report = (await repo.findReport(ctx.tx, ctx.orgId, id)) ?? throwNotFound('report', id);
       if (report.status !== 'ready' || !report.stored) {
         throw conflict('report_not_ready', `Report ${id} is ${report.status}${report.failureReason ? `: ${report.failureReason}` : ''}; only a ready report can be downloaded.`, {
           status: report.status,
@@ -111,6 +112,3 @@ export const reportingOperations = [
   }),
 ];
 
-function throwNotFound(id: string): never {
-  throw notFound('report', id);
-}

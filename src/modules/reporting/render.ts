@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findOrganizationLetterhead } from '../../auth/organizations.js';
-import type { JobContext, JobDefinition } from '../../jobs/catalog.js';
+import { defineJob, type JobContext } from '../../jobs/define.js';
 import { offThread } from '../../lib/off-thread.js';
 import type { ReportDocument } from './document.js';
 import { KINDS } from './kinds.js';
@@ -25,15 +25,14 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
  */
 const RenderPayload = z.object({ orgId: z.string(), reportId: z.string() }).strict();
 
-// A plain object (the catalog imports this file, so it cannot call the catalog's defineJob at load).
-export const renderReportJob: JobDefinition<typeof RenderPayload> = {
+export const renderReportJob = defineJob({
   summary: 'Renders a report (PDF and CSV) from one consistent snapshot and stores it in the blob store.',
   payload: RenderPayload,
   retry: { limit: RETRIES, delaySeconds: 10, backoff: true },
   timeoutSeconds: 15 * 60,
   concurrency: 1,
   handler: renderReport,
-};
+});
 
 export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId: string; reportId: string }): Promise<void> {
   const db = ctx.databases.service;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
-import { conflict, notFound } from '../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../rpc/errors.js';
 import { findRoastedLot } from '../inventory/roast/service.js';
 import * as lineage from '../lineage/service.js';
 import { customersOf, readableSteps } from './readable.js';
@@ -21,7 +21,7 @@ import {
   type TraceKind,
 } from './schemas.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 const KIND_WORDS: Record<TraceKind, string> = {
   producer: 'producer',
@@ -50,7 +50,7 @@ export const traceabilityOperations = [
     description: TRACE_ANSWER,
     cost: 5,
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: Trace,
     output: TraceGraph,
@@ -68,7 +68,7 @@ export const traceabilityOperations = [
       TRACE_ANSWER,
     cost: 5,
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: Trace,
     output: TraceGraph,
@@ -87,7 +87,7 @@ export const traceabilityOperations = [
       'plus the lineage graph and its readable steps from origin to roasted lot, and `cupScores`: the latest published cupping of ' +
       'the lot, its batches and green lots. 404 when the lot does not exist in this organization.',
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastedLotTraceability,
@@ -108,7 +108,7 @@ export const traceabilityOperations = [
       'must have shipped some of it, else 409 not_in_chain; a roasted lot, order line or fulfilment that does not exist ' +
       'answers 404 naming the field.',
     permission: 'traceability.read',
-    module,
+    feature,
     get: false,
     input: IssueCertificate,
     output: Certificate,
@@ -137,7 +137,7 @@ export const traceabilityOperations = [
     summary: 'Certificates with their frozen snapshots, newest first.',
     description: 'Filters: roastedLotId, issuedFrom and issuedTo (days the certificate was issued, UTC, inclusive).',
     permission: 'traceability.read',
-    module,
+    feature,
     get: true,
     input: ListCertificates,
     output: pageOut(Certificate),
@@ -196,10 +196,6 @@ async function requireFulfillment(q: Queryable, orgId: string, fulfillmentId: st
 }
 
 const notInChain = (detail: string, path: string) => conflict('not_in_chain', detail, { errors: [{ path, message: 'not part of this roasted lot’s chain' }] });
-
-function throwNotFound(what: string, id: string, path = 'id'): never {
-  throw notFound(what, id, path);
-}
 
 /** The roasted lot a certificate freezes: as it stands, less what depends on the day it is read (`expired`). */
 function frozenLot<L extends { expired: boolean }>({ expired: _readDependent, ...lot }: L): Omit<L, 'expired'> {

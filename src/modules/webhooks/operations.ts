@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineOperation, type OperationContext } from '../../rpc/define.js';
-import { conflict, invalidInput, notFound, ProblemError } from '../../rpc/errors.js';
+import { conflict, invalidInput, notFound, ProblemError, throwNotFound } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
-import { eventCatalog } from '../../rpc/registry.js';
+import type { CatalogEvent } from '../../events/define.js';
 import { invalidFeedCursor, readEventFeed } from '../../events/feed.js';
 import { openCursor, sealCursor } from '../../db/paging.js';
 import { encryptSecret, loadSecretKey } from '../../crypto/secrets.js';
@@ -28,7 +28,7 @@ import { endpointDisabled } from './events.js';
 import { checkUrlShape, hostOf, resolveChecked } from './ssrf.js';
 import { newSigningSecret } from './signing.js';
 
-const module = 'api' as const;
+const feature = 'api' as const;
 
 export const webhookOperations = [
   defineOperation({
@@ -42,14 +42,14 @@ export const webhookOperations = [
       'including types added later; an unknown type or a wildcard matching no published type is 400 naming the entry. ' +
       'The secret (`whsec_` + base64 of 32 random bytes) is stored encrypted (AES-256-GCM) and no answer shows it again.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: CreateEndpoint,
     output: EndpointWithSecret,
     errors: ['webhook_url_refused'],
     async handler(ctx, input) {
       await checkUrl(ctx, input.url);
-      const eventTypes = checkEventTypes(input.eventTypes ?? []);
+      const eventTypes = checkEventTypes(ctx.services.eventCatalog, input.eventTypes ?? []);
       const secret = newSigningSecret();
       const endpoint = await repo.insertEndpoint(ctx.tx, ctx.orgId, {
         url: input.url,
@@ -66,13 +66,13 @@ export const webhookOperations = [
     summary: 'A webhook endpoint (never its secret).',
     description: 'A deleted endpoint, and another organization’s, answer 404 like a missing one; its deliveries stay listed by webhooks.listDeliveries.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Endpoint,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findEndpoint(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findEndpoint(ctx.tx, ctx.orgId, id)) ?? throwNotFound('webhook endpoint', id);
     },
   }),
 
@@ -81,7 +81,7 @@ export const webhookOperations = [
     summary: 'Webhook endpoints, oldest first.',
     description: 'Filter: `status` (active, disabled). Deleted endpoints are left out.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListEndpoints,
     output: pageOut(Endpoint),
@@ -99,15 +99,15 @@ export const webhookOperations = [
       '(deliveries canceled while it was disabled stay canceled; webhooks.redeliver sends one again). `status: disabled` stops deliveries at once ' +
       '(pending ones are canceled) and emits `webhooks.endpoint.disabled` with reason `manual`. `eventTypes` follows the rules of createEndpoint.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: UpdateEndpoint,
     output: Endpoint,
     errors: ['not_found'],
     emits: [endpointDisabled],
     async handler(ctx, { id, ...changes }) {
-      const current = (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
-      const eventTypes = changes.eventTypes && checkEventTypes(changes.eventTypes, 'eventTypes');
+      const current = (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('webhook endpoint', id);
+      const eventTypes = changes.eventTypes && checkEventTypes(ctx.services.eventCatalog, changes.eventTypes, 'eventTypes');
       const disabling = changes.status === 'disabled' && current.status === 'active';
       const endpoint = await repo.updateEndpoint(ctx.tx, ctx.orgId, id, {
         description: changes.description,
@@ -129,13 +129,13 @@ export const webhookOperations = [
     summary: 'Delete an endpoint: deliveries stop at once; its delivery history stays readable.',
     description: 'Pending deliveries are canceled. The endpoint answers 404 from then on (deleting twice too); webhooks.listDeliveries still lists its deliveries.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Endpoint,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('webhook endpoint', id);
       await repo.cancelPendingDeliveries(ctx.tx, ctx.orgId, id);
       return repo.deleteEndpoint(ctx.tx, ctx.orgId, id);
     },
@@ -149,13 +149,13 @@ export const webhookOperations = [
       'space-separated in Service-Signature, the new secret’s first; either verifies. 0 cuts over at once. Rotating again during an overlap ' +
       'ends that overlap: only the secret in force until now signs alongside the new one.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: RotateSecret,
     output: EndpointWithSecret,
     errors: ['not_found'],
     async handler(ctx, { id, overlapMinutes }) {
-      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      (await repo.findEndpoint(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('webhook endpoint', id);
       const secret = newSigningSecret();
       const endpoint = await repo.rotateSecret(ctx.tx, ctx.orgId, id, encryptSecret(loadSecretKey(ctx.services.config), secret), overlapMinutes);
       return { ...endpoint, secret };
@@ -172,7 +172,7 @@ export const webhookOperations = [
       'nothing new is there): keep polling with it. Filters: `types` (exact types or prefix wildcards such as `inventory.*`), `from` (created at ' +
       'or after) and `to` (created before); keep the same filter while following one cursor. An unreadable cursor is 400 naming `cursor`.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListEvents,
     output: EventFeed,
@@ -191,14 +191,14 @@ export const webhookOperations = [
     summary: 'Every published event type, with its description and the JSON Schema of its data.',
     description: 'Read off the operations’ declarations (the event catalog); `emittedBy` names the operations that emit each type. Sorted by type.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListEventTypes,
     output: EventTypes,
     errors: [],
-    async handler() {
+    async handler(ctx) {
       return {
-        items: [...eventCatalog.values()].map((event) => {
+        items: [...ctx.services.eventCatalog.values()].map((event) => {
           const { $schema: _, ...payloadSchema } = z.toJSONSchema(event.payload, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
           return { type: event.type, description: event.summary, payloadSchema, emittedBy: event.emittedBy };
         }),
@@ -214,7 +214,7 @@ export const webhookOperations = [
       '(pending, succeeded, failed: schedule spent, canceled: the endpoint was disabled or deleted first). `nextAttemptAt` is when the next ' +
       'attempt is due while pending.',
     permission: 'webhooks.read',
-    module,
+    feature,
     get: true,
     input: ListDeliveries,
     output: pageOut(Delivery),
@@ -231,7 +231,7 @@ export const webhookOperations = [
       'Any delivery, whatever its status: it becomes pending with the first attempt due now, and an attempt already in flight no longer counts. ' +
       'Its endpoint must be active (409 `endpoint_not_active` when disabled or deleted). Receivers deduplicate on Service-Event-Id.',
     permission: 'webhooks.write',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Delivery,
@@ -250,7 +250,7 @@ export const webhookOperations = [
 ];
 
 /** Every pattern must name a published type, or a prefix some published type has. */
-function checkEventTypes(patterns: string[], path = 'eventTypes'): string[] {
+function checkEventTypes(eventCatalog: ReadonlyMap<string, CatalogEvent>, patterns: string[], path = 'eventTypes'): string[] {
   const published = [...eventCatalog.keys()];
   const errors = patterns.flatMap((pattern, i) => {
     const known = pattern.endsWith('.*') ? published.some((type) => type.startsWith(pattern.slice(0, -1))) : eventCatalog.has(pattern);
@@ -271,9 +271,6 @@ async function checkUrl(ctx: OperationContext, url: string): Promise<void> {
   if ('refused' in resolved) refuse(`must not resolve to a private address (${resolved.refused})`);
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('webhook endpoint', id);
-}
 
 function throwDeliveryNotFound(id: string): never {
   throw notFound('webhook delivery', id);

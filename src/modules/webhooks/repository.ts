@@ -161,7 +161,7 @@ export const newDeliveryId = () => newId('whd');
 export async function insertSubscribedDeliveries(
   q: Queryable,
   orgId: string,
-  events: { id: string; type: string }[],
+  events: readonly { id: string; type: string }[],
   perEvent: number,
   candidateIds: string[],
 ): Promise<{ id: string; endpointId: string; eventId: string }[]> {

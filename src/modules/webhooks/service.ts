@@ -1,16 +1,17 @@
 import type { Queryable } from '../../db/client.js';
+import type { EventsWrittenHook } from '../../events/emit.js';
 import * as repo from './repository.js';
 
 /**
- * The outbox (called by src/events/emit.ts with a transaction's events, in that transaction, just before
- * it commits): a delivery row, due now, for every active endpoint subscribed to each event's type. The
+ * The outbox (the manifest registers it with src/events/emit.ts: it runs with a transaction's events, in
+ * that transaction, just before it commits): a delivery row, due now, for every active endpoint subscribed to each event's type. The
  * deliveries table is the delivery queue (delivery.ts), so a delivery exists exactly when the event does:
  * a rolled-back event is never sent and a committed one is sent even if the process dies right after the commit. Endpoints are matched here, in the event's
  * transaction, rather than by a later fan-out job: an organization without endpoints pays one indexed
  * read per transaction and nothing in the queue, and the subscription that counts is the one in force
  * when the event happened. Resolves to the deliveries queued.
  */
-export async function queueWebhookDeliveries(tx: Queryable, orgId: string, events: { id: string; type: string }[]): Promise<number> {
+export const queueWebhookDeliveries: EventsWrittenHook = async (tx: Queryable, orgId: string, events) => {
   if (events.length === 0) return 0;
   // Matching and inserting in one statement for the first few endpoints of every event (the usual case:
   // one round trip for all the transaction's events).
@@ -28,7 +29,7 @@ export async function queueWebhookDeliveries(tx: Queryable, orgId: string, event
     deliveries.push(...rest);
   }
   return deliveries.length;
-}
+};
 
 /** How many endpoints of each event the outbox's single statement covers. */
 const OUTBOX_CANDIDATES = 4;

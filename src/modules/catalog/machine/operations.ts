@@ -3,14 +3,14 @@ import { issueBridgeToken, revokeBridgeTokens, type Principal } from '../../../a
 import { lockOrganization } from '../../../auth/organizations.js';
 import { PLAN_TERMS } from '../../../auth/plans.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { ProblemError, conflict, invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
 import { findLocation } from '../location/service.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, IssueMachineBridgeToken, ListMachines, Machine, MachineBridgeToken, RegisterMachine, UpdateMachine } from './schemas.js';
 import { machineBridgeTokenIssued, machineRegistered, machineUpdated } from './events.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 export const machineOperations = [
   defineOperation({
@@ -23,7 +23,7 @@ export const machineOperations = [
       'Extension fields (not in the specification): `burnerRatingKw` (burner or heater power at 100 %, kW) and `fuel` (lpg, natural_gas, electric); ' +
       'with both, and burner power in % in the telemetry (a live `burner` channel, or an imported log\'s burner column), completed batches report energy and CO2 as Artisan computes them.',
     permission: 'catalog.machine.write',
-    module,
+    feature,
     get: false,
     input: RegisterMachine,
     output: Machine,
@@ -45,13 +45,13 @@ export const machineOperations = [
     summary: 'A roasting machine, active or not.',
     description: 'Its bridge tokens are never shown again after issue. Another organization’s machine answers 404 exactly like a missing one.',
     permission: 'catalog.machine.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Machine,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findMachine(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findMachine(ctx.tx, ctx.orgId, id)) ?? throwNotFound('machine', id);
     },
   }),
 
@@ -60,7 +60,7 @@ export const machineOperations = [
     summary: 'Roasting machines, oldest first.',
     description: 'Filters: `machineType`, `connectivity`, `locationId`, `isActive`, `q` (case-insensitive search in name, code, brand and model). Inactive machines are listed unless `isActive` says otherwise.',
     permission: 'catalog.machine.read',
-    module,
+    feature,
     get: true,
     input: ListMachines,
     output: pageOut(Machine),
@@ -79,7 +79,7 @@ export const machineOperations = [
       '(409 `location_archived`). Re-activating counts against the plan’s cap (402 `machine_cap_reached`); deactivating revokes the machine’s ' +
       'bridge tokens (the `catalog.machine.updated` event counts them). The extension fields `burnerRatingKw` and `fuel` (see registerMachine) change like the others.',
     permission: 'catalog.machine.write',
-    module,
+    feature,
     get: false,
     input: UpdateMachine,
     output: Machine,
@@ -88,7 +88,7 @@ export const machineOperations = [
     async handler(ctx, { id, ...changes }) {
       // Lock order org → machine → location, the same as registerMachine's org → location, so the two never deadlock.
       if (changes.isActive === true) await lockOrganization(ctx.tx, ctx.orgId);
-      const current = (await repo.findMachine(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findMachine(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('machine', id);
       if (changes.locationId && changes.locationId !== current.locationId) await requireOpenLocation(ctx.tx, ctx.orgId, changes.locationId);
       requireBatchRange({ ...current, ...changes }, new Set(Object.keys(changes)));
       const reactivating = changes.isActive === true && !current.isActive;
@@ -109,7 +109,7 @@ export const machineOperations = [
       'The token is answered once; only its hash is kept. `expiresInHours`: 1–8760, default 720 (30 days). ' +
       'An inactive machine is refused (409 `machine_inactive`); deactivating a machine revokes its tokens.',
     permission: 'catalog.machine.write',
-    module,
+    feature,
     get: false,
     input: IssueMachineBridgeToken,
     output: MachineBridgeToken,
@@ -117,7 +117,7 @@ export const machineOperations = [
     emits: [machineBridgeTokenIssued],
     async handler(ctx, { machineId, expiresInHours }) {
       // Locked so a concurrent deactivation (which revokes tokens) cannot miss this one.
-      const machine = (await repo.findMachine(ctx.tx, ctx.orgId, machineId, { forUpdate: true })) ?? throwNotFound(machineId, 'machineId');
+      const machine = (await repo.findMachine(ctx.tx, ctx.orgId, machineId, { forUpdate: true })) ?? throwNotFound('machine', machineId, 'machineId');
       if (!machine.isActive) throw conflict('machine_inactive', `Machine ${machineId} is inactive; activate it before issuing a bridge token.`);
       const expiresAt = new Date(Date.now() + expiresInHours * 3_600_000);
       const { id, token } = await issueBridgeToken(ctx.tx, ctx.orgId, machineId, expiresAt);
@@ -187,6 +187,3 @@ const grams = (kg: string): bigint => {
   return BigInt(whole + fraction.padEnd(3, '0'));
 };
 
-function throwNotFound(id: string, path = 'id'): never {
-  throw notFound('machine', id, path);
-}

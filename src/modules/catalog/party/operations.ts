@@ -1,12 +1,12 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { invalidInput, notFound } from '../../../rpc/errors.js';
+import { invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreatePartner, CreateProducer, ListPartners, ListProducers, Partner, Producer, UpdatePartner, UpdateProducer } from './schemas.js';
 import { partnerCreated, partnerUpdated, producerCreated, producerUpdated } from './events.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 export const partyOperations = [
   defineOperation({
@@ -14,7 +14,7 @@ export const partyOperations = [
     summary: 'Create a trading partner holding one or more types (supplier, importer, customer, ...).',
     description: 'A partner holds at least one type, each at most once. Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'catalog.party.write',
-    module,
+    feature,
     get: false,
     input: CreatePartner,
     output: Partner,
@@ -32,7 +32,7 @@ export const partyOperations = [
     summary: 'A trading partner, active or not.',
     description: 'Another organization’s partner answers 404 exactly like a missing one.',
     permission: 'catalog.party.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Partner,
@@ -47,7 +47,7 @@ export const partyOperations = [
     summary: 'Trading partners, oldest first.',
     description: 'Filters: `type` (partners holding it, among others), `isActive`, `country`, `q` (case-insensitive search in name and code).',
     permission: 'catalog.party.read',
-    module,
+    feature,
     get: true,
     input: ListPartners,
     output: pageOut(Partner),
@@ -62,7 +62,7 @@ export const partyOperations = [
     summary: 'Change a trading partner.',
     description: 'Only the fields given change; `types` replaces the whole list; `null` clears an optional field. The code is fixed.',
     permission: 'catalog.party.write',
-    module,
+    feature,
     get: false,
     input: UpdatePartner,
     output: Partner,
@@ -83,7 +83,7 @@ export const partyOperations = [
       'May be linked to a partner of this organization (`partnerId`, 404 when it is not one). altitudeMinM may not exceed ' +
       'altitudeMaxM (400 naming the field); coordinates are kept to six decimals. Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'catalog.party.write',
-    module,
+    feature,
     get: false,
     input: CreateProducer,
     output: Producer,
@@ -103,7 +103,7 @@ export const partyOperations = [
     summary: 'A producer, active or not.',
     description: 'Another organization’s producer answers 404 exactly like a missing one.',
     permission: 'catalog.party.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Producer,
@@ -118,7 +118,7 @@ export const partyOperations = [
     summary: 'Producers, oldest first.',
     description: 'Filters: `kind`, `country`, `partnerId`, `isActive`, `q` (case-insensitive search in name, code and region).',
     permission: 'catalog.party.read',
-    module,
+    feature,
     get: true,
     input: ListProducers,
     output: pageOut(Producer),
@@ -136,7 +136,7 @@ export const partyOperations = [
       'of this organization (404). The altitude range is checked against the stored bound when only one bound changes (400 naming ' +
       'the bound this request moved). The code is fixed.',
     permission: 'catalog.party.write',
-    module,
+    feature,
     get: false,
     input: UpdateProducer,
     output: Producer,
@@ -170,6 +170,3 @@ function requireAltitudeRange(min: number | null | undefined, max: number | null
   throw invalidInput([{ path: blame, message }], 'altitudeMinM may not exceed altitudeMaxM.');
 }
 
-function throwNotFound(what: 'partner' | 'producer', id: string): never {
-  throw notFound(what, id);
-}

@@ -1,11 +1,11 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { invalidInput, notFound } from '../../../rpc/errors.js';
+import { invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreateProduct, ListProducts, Product, UpdateProduct } from './schemas.js';
 import { productCreated, productUpdated } from './events.js';
 
-const module = 'core' as const;
+const feature = 'core' as const;
 
 export const productOperations = [
   defineOperation({
@@ -15,7 +15,7 @@ export const productOperations = [
       '`sku` is unique per organization, and so is `barcode` (8–14 digits): 409 `duplicate` naming the field. ' +
       '`netWeightKg` answers as a kilogram string with three decimals; `listPrice` as a decimal string, and it requires `currency` (400).',
     permission: 'catalog.product.write',
-    module,
+    feature,
     get: false,
     input: CreateProduct,
     output: Product,
@@ -33,13 +33,13 @@ export const productOperations = [
     summary: 'A product, active or not.',
     description: 'Another organization’s product answers 404 exactly like a missing one.',
     permission: 'catalog.product.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Product,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findProduct(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findProduct(ctx.tx, ctx.orgId, id)) ?? throwNotFound('product', id);
     },
   }),
 
@@ -48,7 +48,7 @@ export const productOperations = [
     summary: 'Products, oldest first.',
     description: 'Filters: `format`, `isActive`, `q` (case-insensitive search in name, sku and barcode).',
     permission: 'catalog.product.read',
-    module,
+    feature,
     get: true,
     input: ListProducts,
     output: pageOut(Product),
@@ -66,14 +66,14 @@ export const productOperations = [
       'carry a currency whenever it has a listPrice (400 naming `currency`). A barcode another product has is 409 `duplicate`. ' +
       '`isActive: false` retires the product from sale.',
     permission: 'catalog.product.write',
-    module,
+    feature,
     get: false,
     input: UpdateProduct,
     output: Product,
     errors: ['not_found', 'duplicate'],
     emits: [productUpdated],
     async handler(ctx, { id, ...changes }) {
-      const current = (await repo.findProduct(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findProduct(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('product', id);
       const listPrice = changes.listPrice === undefined ? current.listPrice : changes.listPrice;
       const currency = changes.currency === undefined ? current.currency : changes.currency;
       if (listPrice !== null && currency === null) {
@@ -86,6 +86,3 @@ export const productOperations = [
   }),
 ];
 
-function throwNotFound(id: string): never {
-  throw notFound('product', id);
-}

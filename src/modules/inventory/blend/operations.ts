@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { notFound } from '../../../rpc/errors.js';
+import { notFound, throwNotFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { missingLotIds } from '../green/service.js';
 import * as recipes from './recipes.js';
@@ -8,7 +8,7 @@ import { pageOut } from '../../../rpc/outputs.js';
 import { Blend, BlendAvailability, ById, CreateBlend, DEFAULT_PRE_ROAST_LOSS_PCT, ListBlends, ValidateBlendAvailability } from './schemas.js';
 import { blendCreated } from './events.js';
 
-const module = 'inventory' as const;
+const feature = 'inventory' as const;
 
 export const blendOperations = [
   defineOperation({
@@ -20,7 +20,7 @@ export const blendOperations = [
       '`targetWeightLossPct` (0–50) defaults to 15 for pre_roast blends. Post-roast components name green lots until roasted lots exist. ' +
       'Codes are unique per organization (409 `duplicate`, naming `code`).',
     permission: 'inventory.blend.write',
-    module,
+    feature,
     get: false,
     input: CreateBlend,
     output: Blend,
@@ -44,13 +44,13 @@ export const blendOperations = [
     summary: 'A blend recipe and its components.',
     description: 'Another organization’s blend answers 404 exactly like a missing one.',
     permission: 'inventory.blend.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Blend,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await recipes.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id, 'id');
+      return (await recipes.findBlend(ctx.tx, ctx.orgId, id)) ?? throwNotFound('blend', id, 'id');
     },
   }),
 
@@ -59,7 +59,7 @@ export const blendOperations = [
     summary: 'Blend recipes with their components, oldest first.',
     description: 'Filters: `blendType`, `roastLevel`, `isDecaf`, `q` (case-insensitive search in name and code).',
     permission: 'inventory.blend.read',
-    module,
+    feature,
     get: true,
     input: ListBlends,
     output: pageOut(Blend),
@@ -77,13 +77,13 @@ export const blendOperations = [
       'rounded up to the gram), `availableKg` (on hand − reserved, never below zero; 0 for a quarantined lot) and `shortKg`. ' +
       'Reads only: nothing is reserved. An unknown blend is 404 naming `blendId`.',
     permission: 'inventory.blend.read',
-    module,
+    feature,
     get: false,
     input: ValidateBlendAvailability,
     output: BlendAvailability,
     errors: ['not_found'],
     async handler(ctx, { blendId, requestedKg }) {
-      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound(blendId, 'blendId');
+      const blend = (await recipes.findBlend(ctx.tx, ctx.orgId, blendId)) ?? throwNotFound('blend', blendId, 'blendId');
       const components = await recipes.componentAvailability(ctx.tx, ctx.orgId, blendId, requestedKg);
       const sum = (pick: (c: recipes.ComponentAvailability) => string) => kgString(components.reduce((total, c) => total + grams(pick(c)), 0n));
       const totalShortKg = sum((c) => c.shortKg);
@@ -102,6 +102,3 @@ export const blendOperations = [
   }),
 ];
 
-function throwNotFound(id: string, path: string): never {
-  throw notFound('blend', id, path);
-}

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../db/client.js';
 import { newId } from '../../../lib/ids.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { conflict, invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import * as lineageService from '../../lineage/service.js';
@@ -41,7 +41,7 @@ import {
   reservationReleased,
 } from './events.js';
 
-const module = 'inventory' as const;
+const feature = 'inventory' as const;
 
 export const greenOperations = [
   defineOperation({
@@ -54,7 +54,7 @@ export const greenOperations = [
       '`unitCost` (per kilogram) needs a `currency` and becomes the lot’s landed-cost `price` component (per_kg, version 1), ' +
       'as a shipment receipt’s contract price does; `state` defaults to `green`.',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: ImportGreenLot,
     output: GreenLotChange,
@@ -91,7 +91,7 @@ export const greenOperations = [
       '`costComponents` its current components; `cupping` the latest finalized cupping of the lot (mean, spread, cupper count), ' +
       'null when never cupped. Another organization’s lot answers 404 like a missing one.',
     permission: 'inventory.green.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: GreenLotDetail,
@@ -111,7 +111,7 @@ export const greenOperations = [
       '(on hand above zero), `belowMinimum` (on hand below `minWeightKg`), `q` (case-insensitive search in lot code and name). ' +
       'Items carry no balances; getGreenLot or listGreenLotBalances tell where a lot is held.',
     permission: 'inventory.green.read',
-    module,
+    feature,
     get: true,
     input: ListGreenLots,
     output: pageOut(GreenLot),
@@ -128,7 +128,7 @@ export const greenOperations = [
       'Each location with a non-zero balance, in one page (`nextCursor` is always null); `locationId` null is coffee not ' +
       'placed anywhere yet. A balance is negative only after a recount.',
     permission: 'inventory.green.read',
-    module,
+    feature,
     get: true,
     input: ByGreenLotId,
     output: pageOut(GreenLotBalance),
@@ -145,7 +145,7 @@ export const greenOperations = [
       'Every stock and reservation change with its kind, location, credential and comment, in `seq` order. Rows of one ' +
       'movement (a transfer’s two legs, a split, a merge) share `groupId`. The ledger is append-only.',
     permission: 'inventory.green.read',
-    module,
+    feature,
     get: true,
     input: ListGreenLotTransactions,
     output: pageOut(GreenLotTransaction),
@@ -165,7 +165,7 @@ export const greenOperations = [
       'anything else is refused with 409 `insufficient_stock`. `shrinkage`, `write_off` and `sample_draw` must be negative. ' +
       'Coffee may leave an archived location but not arrive at one (409 `location_archived`).',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: AdjustGreenLotQuantity,
     output: GreenLotChange,
@@ -208,7 +208,7 @@ export const greenOperations = [
       'unassigned balance. 409 `insufficient_stock` when the source does not hold the weight; an archived location cannot ' +
       'receive coffee (409 `location_archived`).',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: TransferGreenLot,
     output: GreenLotTransfer,
@@ -242,7 +242,7 @@ export const greenOperations = [
       'Refused with 409 `lot_quarantined` for a quarantined lot and 409 `insufficient_stock` beyond what is available (on hand ' +
       '− reserved). Reserving moves no stock between locations.',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: ReserveGreenLot,
     output: GreenLotChange,
@@ -272,7 +272,7 @@ export const greenOperations = [
     summary: 'Return reserved weight to available (a release ledger row).',
     description: 'Refused with 409 `insufficient_reservation` beyond what is reserved.',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: ReserveGreenLot,
     output: GreenLotChange,
@@ -305,7 +305,7 @@ export const greenOperations = [
       '`stock_spread_across_locations` otherwise); it stays at that location. A quarantined lot cannot be split (409 ' +
       '`lot_quarantined`). Writes `split_out`/`split_in` rows sharing a group id and a parent → child lineage edge.',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: SplitGreenLot,
     output: GreenLotSplit,
@@ -362,7 +362,7 @@ export const greenOperations = [
       'quarantined lots (`lot_quarantined`), sources with reservations (`lot_reserved`), a negative balance ' +
       '(`negative_balance`) or nothing on hand (`lot_empty`); `errors` names the source. The target’s landed cost is left as it is.',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: MergeGreenLots,
     output: GreenLotMerge,
@@ -428,7 +428,7 @@ export const greenOperations = [
       'one currency (no FX; 400 naming the component otherwise). basis `total`: an amount for the lot; `per_kg`: per kilogram ' +
       'of the opening weight. perKg = total / opening weight, 4 decimals half-up. An empty list clears the cost.',
     permission: 'inventory.green.write',
-    module,
+    feature,
     get: false,
     input: SetGreenLotCostComponents,
     output: GreenLotLandedCost,
@@ -450,7 +450,7 @@ export const greenOperations = [
       'Currency, the five buckets, total, perKg (total / weightBasisKg, the lot’s opening weight) and the current components. ' +
       'A lot without components answers version 0 with zero buckets and perKg null.',
     permission: 'inventory.green.read',
-    module,
+    feature,
     get: true,
     input: ByGreenLotId,
     output: GreenLotLandedCost,
@@ -463,9 +463,6 @@ export const greenOperations = [
 
 // ---------------------------------------------------------------------------------------------------
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}
 
 const throwLotNotFound = (id: string, path = 'id'): never => throwNotFound('green lot', id, path);
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { grams, kgString } from '../../../lib/grams.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
 
 /**
@@ -27,7 +27,7 @@ export function largestHolding<B extends { locationId: string | null; onHand: bi
  * chargeWeightKg). Without a charge only the lot itself is checked: the caller decides whether it needs one.
  */
 export async function checkRoastCharge(q: Queryable, orgId: string, lotId: string, chargeWeightKg: string | undefined): Promise<repo.LockedLot> {
-  const lot = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound(lotId);
+  const lot = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound('green lot', lotId, 'greenLotId');
   if (lot.quarantined) {
     throw conflict('lot_quarantined', `Green lot ${lot.lotCode} is quarantined.`, { errors: [{ path: 'greenLotId', message: 'quarantined' }] });
   }
@@ -60,7 +60,7 @@ export interface RoastConsumption {
  * starts (checkRoastCharge): by now the coffee has been roasted, so only the physical stock is decided here.
  */
 export async function consumeForRoast(q: Queryable, orgId: string, credentialId: string, roast: RoastConsumption): Promise<repo.LedgerEntry[]> {
-  const lot = (await repo.lockLot(q, orgId, roast.lotId)) ?? throwNotFound(roast.lotId);
+  const lot = (await repo.lockLot(q, orgId, roast.lotId)) ?? throwNotFound('green lot', roast.lotId, 'greenLotId');
   const charge = grams(roast.chargeWeightKg);
   const balances = await repo.balancesInGrams(q, orgId, [roast.lotId]);
   const atRoastLocation = balances.find((b) => b.locationId === roast.locationId && b.locationId !== null && b.onHand >= charge);
@@ -87,9 +87,6 @@ export async function consumeForRoast(q: Queryable, orgId: string, credentialId:
   return transactions;
 }
 
-function throwNotFound(lotId: string): never {
-  throw notFound('green lot', lotId, 'greenLotId');
-}
 
 
 /** The lots' coffee facts for a chain of custody (never their cost), by lot code. */
@@ -138,7 +135,7 @@ export async function quarantineGreenLot(
   reason: string,
   by: string,
 ): Promise<{ lot: repo.GreenLot; quarantined: boolean }> {
-  const locked = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound(lotId);
+  const locked = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound('green lot', lotId, 'greenLotId');
   if (!locked.quarantined) await repo.setQuarantine(q, orgId, lotId, reason, by);
   return { lot: (await repo.findLot(q, orgId, lotId))!, quarantined: !locked.quarantined };
 }
@@ -149,7 +146,7 @@ export async function quarantineGreenLot(
  * does not have.
  */
 export async function releaseGreenLotQuarantine(q: Queryable, orgId: string, lotId: string, reason: string, by: string): Promise<repo.GreenLot> {
-  const locked = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound(lotId);
+  const locked = (await repo.lockLot(q, orgId, lotId)) ?? throwNotFound('green lot', lotId, 'greenLotId');
   if (!locked.quarantined) {
     throw conflict('lot_not_quarantined', `Green lot ${locked.lotCode} is not in quarantine.`, { errors: [{ path: 'greenLotId', message: 'not quarantined' }] });
   }
@@ -192,7 +189,7 @@ export async function receiveGreenLots(
     const { locations } = await repo.readStock(q, orgId, [], named);
     for (const r of receipts) {
       if (r.locationId === null) continue;
-      const location = locations.get(r.locationId) ?? throwNotFoundAt('location', r.locationId, r.paths.locationId);
+      const location = locations.get(r.locationId) ?? throwNotFound('location', r.locationId, r.paths.locationId);
       if (location.archived) {
         throw conflict('location_archived', `Location ${r.locationId} is archived and cannot receive coffee.`, {
           errors: [{ path: r.paths.locationId, message: 'archived' }],
@@ -238,9 +235,6 @@ export async function receiveGreenLots(
   return { lots: lotIds.map((id) => lots.get(id)!), transactions: written.transactions };
 }
 
-function throwNotFoundAt(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}
 export type { CostComponent, GreenLotWithBalances } from './repository.js';
 
 /** Reports: lots whose latest quarantine began or ended in [from, to), or that are in quarantine now. */

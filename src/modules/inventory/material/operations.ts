@@ -10,7 +10,7 @@ import {
 } from './schemas.js';
 import { billOfMaterialsPublished, materialCreated, materialQuantityAdjusted } from './events.js';
 
-const module = 'resource_planning' as const;
+const feature = 'resource_planning' as const;
 
 export const materialOperations = [
   defineOperation({
@@ -21,7 +21,7 @@ export const materialOperations = [
       '(reason `receive`). `sku` is unique per organization (409 `duplicate`); `supplierPartnerId` must be a partner of this ' +
       'organization (404); `unitCost` requires `currency` (400).',
     permission: 'inventory.material.write',
-    module,
+    feature,
     get: false,
     input: CreateMaterial,
     output: Material,
@@ -39,7 +39,7 @@ export const materialOperations = [
     summary: 'A material with its balance (onHand).',
     description: '`belowReorderPoint` is true when a reorder point is set and onHand is below it. Another organization’s material answers 404 exactly like a missing one.',
     permission: 'inventory.material.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Material,
@@ -56,7 +56,7 @@ export const materialOperations = [
       'Filters: `kind`, `supplierPartnerId`, `belowReorderPoint` (true: has a reorder point and onHand is below it; false: all others), ' +
       '`isActive`, `q` (case-insensitive search in name and sku).',
     permission: 'inventory.material.read',
-    module,
+    feature,
     get: true,
     input: ListMaterials,
     output: pageOut(Material),
@@ -75,7 +75,7 @@ export const materialOperations = [
       '(the problem carries `onHand`). `locationId`, if given, must be a location of this organization (404) that is not archived ' +
       '(409 `location_archived`). Answers the material and the ledger row, which names the credential that made it and the resulting balance.',
     permission: 'inventory.material.write',
-    module,
+    feature,
     get: false,
     input: AdjustMaterialQuantity,
     output: MaterialMovement,
@@ -109,7 +109,7 @@ export const materialOperations = [
       'units, default `yieldQty` 1), `wastePct` (0–100, default 0). A material may appear on one line only (400). An unknown product or ' +
       'material is 404 naming the path (e.g. `lines[2].materialId`).',
     permission: 'inventory.material.write',
-    module,
+    feature,
     get: false,
     input: SetBillOfMaterials,
     output: BillOfMaterials,
@@ -137,7 +137,7 @@ export const materialOperations = [
       '`previousVersions` holds every retired version, newest first, each with its lines as published. An unknown product is 404 ' +
       '`not_found`; a product that never had a bill of materials published is 404 `no_bill_of_materials`.',
     permission: 'inventory.material.read',
-    module,
+    feature,
     get: true,
     input: ByProduct,
     output: BillOfMaterialsWithHistory,
@@ -159,7 +159,7 @@ export const materialOperations = [
       '`canProduce`, `maxProducibleQuantity` from stock on hand, `shortMaterialCount`, `longestLeadTimeDays` among the short materials. ' +
       'Nothing is reserved. An unknown product is 404 `not_found`; one without an active bill of materials 404 `no_bill_of_materials`.',
     permission: 'inventory.material.read',
-    module,
+    feature,
     get: true,
     input: ExplodeMaterialRequirements,
     output: MaterialRequirements,

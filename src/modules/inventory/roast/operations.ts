@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../../rpc/errors.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import * as repo from './repository.js';
@@ -9,7 +9,7 @@ import { roastedLotAdjusted } from './events.js';
 import { publishedCupping } from '../../quality/cupping/service.js';
 import { roastedLotCosts } from './cost.js';
 
-const module = 'inventory' as const;
+const feature = 'inventory' as const;
 
 export const roastedLotOperations = [
   defineOperation({
@@ -20,14 +20,14 @@ export const roastedLotOperations = [
       'below zero; anything else is refused with 409 `insufficient_stock`. `shrinkage`, `write_off` and `sample_draw` must be ' +
       'negative.',
     permission: 'inventory.roast.write',
-    module,
+    feature,
     get: false,
     input: AdjustRoastedLotQuantity,
     output: RoastedLotChange,
     errors: ['not_found', 'insufficient_stock', 'concurrent_update'],
     emits: [roastedLotAdjusted],
     async handler(ctx, { id, deltaKg, reason, comment }) {
-      const lot = (await repo.lockRoastedLot(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const lot = (await repo.lockRoastedLot(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roasted lot', id);
       if (reason !== 'recount' && lot.onHand + grams(deltaKg) < 0n) {
         throw conflict('insufficient_stock', `Roasted lot ${lot.lotCode} holds ${kgString(lot.onHand)} kg; only a recount may take it below zero.`, {
           onHandKg: kgString(lot.onHand),
@@ -51,7 +51,7 @@ export const roastedLotOperations = [
       'of the lot or of its roast batch (null when neither was cupped). Another organization’s lot answers 404 ' +
       'like a missing one.',
     permission: 'inventory.roast.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastedLotDetail,
@@ -68,7 +68,7 @@ export const roastedLotOperations = [
       'Most recently roasted first; `expired` marks lots past their best-before day. Filters: `form`, `roastBatchId`, `greenLotId`, ' +
       '`profileId`, `locationId`, `hasStock` (on hand above zero), `expired`, `roastedFrom` and `roastedTo` (days, UTC, inclusive), `q` (case-insensitive search in the lot code).',
     permission: 'inventory.roast.read',
-    module,
+    feature,
     get: true,
     input: ListRoastedLots,
     output: pageOut(RoastedLot),
@@ -81,13 +81,10 @@ export const roastedLotOperations = [
 
 /** A roasted lot with its whole ledger, oldest first. */
 async function roastedLotWithLedger(q: Queryable, orgId: string, id: string) {
-  const lot = (await repo.findRoastedLot(q, orgId, id)) ?? throwNotFound(id);
+  const lot = (await repo.findRoastedLot(q, orgId, id)) ?? throwNotFound('roasted lot', id);
   const refs = [{ kind: 'roasted_lot' as const, id }, ...(lot.roastBatchId ? [{ kind: 'roast_batch' as const, id: lot.roastBatchId }] : [])];
   const cuppings = [...(await publishedCupping(q, orgId, refs)).values()].flat().sort((a, b) => (a.finalizedAt === b.finalizedAt ? b.sessionId.localeCompare(a.sessionId) : a.finalizedAt < b.finalizedAt ? 1 : -1));
   const cost = await roastedLotCosts(q, orgId, [lot]);
   return { ...lot, cost: cost.get(id)!, transactions: await repo.listRoastedLedger(q, orgId, id), cupping: cuppings[0] ?? null };
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('roasted lot', id);
-}

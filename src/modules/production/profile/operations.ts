@@ -1,12 +1,12 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { notFound } from '../../../rpc/errors.js';
+import { notFound, throwNotFound } from '../../../rpc/errors.js';
 import { findMachine } from '../../catalog/machine/service.js';
 import * as repo from './repository.js';
 import { ById, CreateProfile, ListProfiles, Profile } from './schemas.js';
 import { profileCreated } from './events.js';
 import { pageOut } from '../../../rpc/outputs.js';
 
-const module = 'roasting' as const;
+const feature = 'roasting' as const;
 
 export const profileOperations = [
   defineOperation({
@@ -17,7 +17,7 @@ export const profileOperations = [
       '`machineId` binds the profile to one machine of the organization (404 naming `machineId` otherwise); `startRoastBatch` then refuses it on another machine. ' +
       'Codes are unique per organization (409 `duplicate`). `shelfLifeDays` (an extension) sets how long its roasts keep; unset, 90 days.',
     permission: 'production.profile.write',
-    module,
+    feature,
     get: false,
     input: CreateProfile,
     output: Profile,
@@ -38,13 +38,13 @@ export const profileOperations = [
     summary: 'A roast profile and its targets.',
     description: 'Another organization’s profile answers 404 exactly like a missing one.',
     permission: 'production.profile.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Profile,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return (await repo.findProfile(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      return (await repo.findProfile(ctx.tx, ctx.orgId, id)) ?? throwNotFound('profile', id);
     },
   }),
 
@@ -53,7 +53,7 @@ export const profileOperations = [
     summary: 'Roast profiles, oldest first.',
     description: 'Filters: `machineId`, `q` (case-insensitive search in name and code).',
     permission: 'production.profile.read',
-    module,
+    feature,
     get: true,
     input: ListProfiles,
     output: pageOut(Profile),
@@ -64,6 +64,3 @@ export const profileOperations = [
   }),
 ];
 
-function throwNotFound(id: string): never {
-  throw notFound('profile', id);
-}

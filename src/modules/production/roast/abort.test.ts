@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../../../testing/harness.js';
 import { assertProblem } from '../../../testing/problems.js';
-import { dataOf, postSamples, watchStream } from '../../../telemetry/testing.js';
+import { dataOf, postSamples, watchStream } from './telemetry/testing.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
 import { assertLedgerInvariants, importLot } from '../../inventory/green/testing.js';
 import { ABORT_REASON_MAX_LENGTH } from './schemas.js';

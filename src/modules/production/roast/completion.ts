@@ -1,8 +1,8 @@
 import type { OperationContext } from '../../../rpc/define.js';
 import { invalidInput } from '../../../rpc/errors.js';
-import type { Curve } from '../../../telemetry/curve.js';
-import type { LogDetails } from '../../../telemetry/importers/index.js';
-import { deriveMetrics, downsampleTo1Hz, type MetricsOptions, type RoastMetrics } from '../../../telemetry/metrics.js';
+import type { Curve } from './telemetry/curve.js';
+import type { LogDetails } from './telemetry/importers/index.js';
+import { deriveMetrics, downsampleTo1Hz, type MetricsOptions, type RoastMetrics } from './telemetry/metrics.js';
 import { scaled } from '../../../lib/grams.js';
 import { tenthGrams } from './weights.js';
 import * as green from '../../inventory/green/service.js';

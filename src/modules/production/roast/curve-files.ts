@@ -1,16 +1,15 @@
 import type { FileFamily } from '../../../http/signed-files.js';
 import { safeFilename } from '../../../http/signed-files.js';
-import type { Curve } from '../../../telemetry/curve.js';
-import type { MetricsOptions } from '../../../telemetry/metrics.js';
-import type { LogDetails } from '../../../telemetry/importers/index.js';
+import type { Curve } from './telemetry/curve.js';
+import type { MetricsOptions } from './telemetry/metrics.js';
+import type { LogDetails } from './telemetry/importers/index.js';
 import * as repo from './repository.js';
+import type { CurveFormat } from './schemas.js';
 
 /**
  * A completed batch's curve as files, through signed links from getRoastCurveLink (src/http/signed-files.ts):
  * GET /files/v1/curves/{batchId}.json (the full-fidelity curve), .alog and .csv (Artisan exports of it).
  */
-export const CURVE_FORMATS = ['full', 'alog', 'csv'] as const;
-export type CurveFormat = (typeof CURVE_FORMATS)[number];
 export const CURVE_EXTENSIONS = { full: 'json', alog: 'alog', csv: 'csv' } as const satisfies Record<CurveFormat, string>;
 type CurveExtension = (typeof CURVE_EXTENSIONS)[CurveFormat];
 

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
 import { startTestServer } from '../../../testing/harness.js';
 import { assertProblem } from '../../../testing/problems.js';
-import type { Curve, CurveSample, RoastEvent } from '../../../telemetry/curve.js';
+import type { Curve, CurveSample, RoastEvent } from './telemetry/curve.js';
 import type { FullCurve } from './curve-files.js';
 import { bridgeToken, makeRoaster, postCurve, startBatch, unique } from './testing.js';
 

@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { startTestServer } from '../../../testing/harness.js';
-import type { Curve } from '../../../telemetry/curve.js';
-import { METRIC_KEYS, deriveMetrics } from '../../../telemetry/metrics.js';
+import type { Curve } from './telemetry/curve.js';
+import { METRIC_KEYS, deriveMetrics } from './telemetry/metrics.js';
 import { bridgeToken, makeRoaster, postCurve, startBatch, syntheticRoast, unique } from './testing.js';
 
 const server = await startTestServer();

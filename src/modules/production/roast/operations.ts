@@ -1,13 +1,13 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation, type OperationContext } from '../../../rpc/define.js';
-import { ProblemError, conflict, invalidInput, notFound } from '../../../rpc/errors.js';
-import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from '../../../telemetry/metrics.js';
-import type { Curve } from '../../../telemetry/curve.js';
-import { ImportError, type ImportedRoast } from '../../../telemetry/importers/index.js';
+import { ProblemError, conflict, invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
+import { burnerFromChannel, downsampleTo1Hz, type MetricsOptions } from './telemetry/metrics.js';
+import type { Curve } from './telemetry/curve.js';
+import { ImportError, type ImportedRoast } from './telemetry/importers/index.js';
 import { instantOfWallClock } from '../../../lib/time-zones.js';
 import { findOrganizationLetterhead } from '../../../auth/organizations.js';
 import { asWeighed, stockKg, tenthGrams, weighedGrams } from './weights.js';
-import { importRoastLogOffThread } from '../../../telemetry/importers/off-thread.js';
+import { importRoastLogOffThread } from './telemetry/importers/off-thread.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { findMachine, type Machine } from '../../catalog/machine/service.js';
 import { grams } from '../../../lib/grams.js';
@@ -34,12 +34,12 @@ import {
 } from './schemas.js';
 import { CURVE_EXTENSIONS, curveFileKey, curveFilename, curveFiles, type FullCurve } from './curve-files.js';
 import { issueFileLink, linkExpiry } from '../../../http/signed-files.js';
-import { toArtisanAlog, toArtisanCsv } from '../../../telemetry/exports.js';
+import { toArtisanAlog, toArtisanCsv } from './telemetry/exports.js';
 import { roastBatchAborted, roastBatchCompleted, roastBatchImported, roastBatchStarted } from './events.js';
 import { roastedLotCreated } from '../../inventory/roast/events.js';
 import { pageOut } from '../../../rpc/outputs.js';
 
-const module = 'roasting' as const;
+const feature = 'roasting' as const;
 
 export const roastOperations = [
   defineOperation({
@@ -54,7 +54,7 @@ export const roastOperations = [
       'profile, green lot or location that does not exist answers 404 naming the field. Batch numbers are unique per ' +
       'organization (409 duplicate).',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     input: StartRoastBatch,
     output: RoastBatchView,
@@ -108,14 +108,14 @@ export const roastOperations = [
       'Completing a completed batch answers it unchanged, books nothing again and discards any leftover buffer; an aborted batch ' +
       'cannot be completed (409 batch_not_live, state aborted). A missing batch answers 404.',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     input: CompleteRoastBatch,
     output: RoastBatchView,
     errors: ['not_found', 'batch_not_live', 'insufficient_stock', 'duplicate', 'concurrent_update'],
     emits: [roastBatchCompleted, roastedLotCreated],
     async handler(ctx, { id, dropWeightKg, notes }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('roast batch', id);
       const live = ctx.services.liveSessions;
       if (batch.state === 'completed') {
         // A retry, or the buffer outlived a completion that committed: the writes are confirmed, so it can go.
@@ -155,7 +155,7 @@ export const roastOperations = [
       'its buffer is discarded after the transaction commits; watchers get the status aborted. Only a live batch can be aborted: ' +
       'a completed or aborted one is refused with 409 batch_not_live naming its state.',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     extension: true,
     input: AbortRoastBatch,
@@ -163,7 +163,7 @@ export const roastOperations = [
     errors: ['not_found', 'batch_not_live', 'concurrent_update'],
     emits: [roastBatchAborted],
     async handler(ctx, { id, reason }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('roast batch', id);
       if (batch.state === 'aborted') await refuseAborted(ctx, batch, 'aborted');
       if (batch.state !== 'live') {
         throw conflict('batch_not_live', `Roast batch ${batch.batchNumber} is ${batch.state}; only a live batch can be aborted.`, {
@@ -205,7 +205,7 @@ export const roastOperations = [
       'reference rules as startRoastBatch apply otherwise (404 naming the field, location_archived, lot_quarantined, ' +
       'profile_machine_mismatch, insufficient_stock), and batch numbers are unique (409 duplicate).',
     permission: 'production.roast.write',
-    module,
+    feature,
     get: false,
     input: ImportLoggerRoast,
     output: RoastBatchView,
@@ -280,13 +280,13 @@ export const roastOperations = [
       'sample counts and fullCurveKey, the full-fidelity copy’s key in object storage (getRoastCurveLink downloads it); null when ' +
       'the batch has no stored curve (live, aborted, or completed without telemetry). A missing batch answers 404.',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastBatchView,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      return batchView(ctx.tx, ctx.orgId, (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id));
+      return batchView(ctx.tx, ctx.orgId, (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roast batch', id));
     },
   }),
 
@@ -300,13 +300,13 @@ export const roastOperations = [
       'samples (persisted: true, fullCurveKey null); an aborted batch kept no curve (no samples, persisted: false). A missing ' +
       'batch answers 404.',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: RoastCurve,
     errors: ['not_found'],
     async handler(ctx, { id }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roast batch', id);
       if (batch.state === 'live') {
         const buffered = await ctx.services.liveSessions.readCurve(ctx.orgId, id);
         const samples = downsampleTo1Hz(buffered?.samples ?? []);
@@ -355,14 +355,14 @@ export const roastOperations = [
       'or .csv), signed like report downloads: 403 link_invalid when altered, 410 link_expired after expiry; with S3_BUCKET set it is an ' +
       'S3 presigned URL with the same lifetime. Another organization’s batch is a 404.',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: false,
     extension: true,
     input: GetRoastCurveLink,
     output: RoastCurveLink,
     errors: ['not_found', 'batch_not_completed', 'no_telemetry'],
     async handler(ctx, { id, format, expiresInSeconds }) {
-      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound(id);
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roast batch', id);
       if (batch.state !== 'completed') {
         throw conflict('batch_not_completed', `Roast batch ${batch.batchNumber} is ${batch.state}; only a completed batch has a stored curve.`, {
           state: batch.state,
@@ -388,7 +388,7 @@ export const roastOperations = [
       'aborted), source, machineId, ' +
       'profileId, greenLotId, locationId, from and to (days the batch started, UTC, inclusive), q (batch number).',
     permission: 'production.roast.read',
-    module,
+    feature,
     get: true,
     input: ListRoastBatches,
     output: pageOut(RoastBatch),
@@ -557,9 +557,6 @@ function throwRefNotFound(what: string, id: string, path: string): never {
   throw notFound(what, id, path);
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('roast batch', id);
-}
 
 /**
  * A live batch's energy inputs: the machine's burner rating and fuel (extension fields) with the curve's `burner`

@@ -2,11 +2,11 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
-import type { CurveSample, RoastEvent } from '../../../telemetry/curve.js';
-import { METRIC_KEYS, type RoastMetrics } from '../../../telemetry/metrics.js';
+import type { CurveSample, RoastEvent } from './telemetry/curve.js';
+import { METRIC_KEYS, type RoastMetrics } from './telemetry/metrics.js';
 
 const NO_METRICS = Object.fromEntries(METRIC_KEYS.map((key) => [key, null])) as unknown as RoastMetrics;
-import type { ImportFormat } from '../../../telemetry/importers/index.js';
+import type { ImportFormat } from './telemetry/importers/index.js';
 import type { BatchSource, BatchState, RoastBatchFilterInput } from './schemas.js';
 import { stockKg, weighedGrams } from './weights.js';
 
@@ -106,6 +106,12 @@ export async function insertBatch(q: Queryable, orgId: string, credentialId: str
     ],
   );
   return toBatch(row);
+}
+
+/** The batch's state, or null when there is no such batch. */
+export async function batchState(q: Queryable, orgId: string, id: string): Promise<string | null> {
+  const [row] = await q.query<{ state: string }>(`select state from roast_batches where org_id = $1 and id = $2`, [orgId, id]);
+  return row?.state ?? null;
 }
 
 export async function findBatch(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<RoastBatch | undefined> {

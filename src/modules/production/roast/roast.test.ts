@@ -2,11 +2,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startTestServer } from '../../../testing/harness.js';
-import { deriveMetrics, downsampleTo1Hz } from '../../../telemetry/metrics.js';
+import { deriveMetrics, downsampleTo1Hz } from './telemetry/metrics.js';
 import { makeLocation } from '../../catalog/location/tenancy.cases.js';
 import { assertLedgerInvariants, importLot } from '../../inventory/green/testing.js';
 import { assertProblem } from '../../../testing/problems.js';
-import { messagesOfRun, postSamples } from '../../../telemetry/testing.js';
+import { postSamples } from './telemetry/testing.js';
+import { messagesOfRun } from '../../../streaming/testing.js';
 import { NO_TELEMETRY_WARNING } from './completion.js';
 import {
   bridgeToken,

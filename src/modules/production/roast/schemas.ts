@@ -3,9 +3,12 @@ import { code, date, id, kg, page, strict, text } from '../../../rpc/schemas.js'
 import { decimalOut, idOut, kgOut, out, timeOut } from '../../../rpc/outputs.js';
 import { RoastedLot } from '../../inventory/roast/schemas.js';
 import { linkLifetime } from '../../../http/signed-files.js';
-import { CURVE_FORMATS } from './curve-files.js';
-import { METRIC_DOCS } from '../../../telemetry/metric-docs.js';
-import { AUC_BEGINS, METRIC_KEYS, type AucBegin, type RoastMetrics as RoastMetricValues } from '../../../telemetry/metrics.js';
+import { METRIC_DOCS } from './telemetry/metric-docs.js';
+import { AUC_BEGINS, METRIC_KEYS, type AucBegin, type RoastMetrics as RoastMetricValues } from './telemetry/metrics.js';
+
+/** A completed batch's curve as files (curve-files.ts): the full-fidelity JSON, and Artisan's .alog and CSV exports of it. */
+export const CURVE_FORMATS = ['full', 'alog', 'csv'] as const;
+export type CurveFormat = (typeof CURVE_FORMATS)[number];
 
 export const BATCH_STATES = ['live', 'completed', 'aborted'] as const;
 export const BATCH_SOURCES = ['live', 'import'] as const;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Queryable } from '../../../db/client.js';
 import type { CallResult, TestOrg, TestServer } from '../../../testing/harness.js';
-import type { Curve, CurveSample, RoastEvent } from '../../../telemetry/curve.js';
-import { postSamples } from '../../../telemetry/testing.js';
+import type { Curve, CurveSample, RoastEvent } from './telemetry/curve.js';
+import { postSamples } from './telemetry/testing.js';
 import { assertProblem, assertRefusedWithout } from '../../../testing/problems.js';
 
 

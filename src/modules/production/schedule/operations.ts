@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, notFound, throwNotFound } from '../../../rpc/errors.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { listActiveMachineSizes } from '../../catalog/machine/service.js';
 import { roastableKg } from '../../inventory/green/service.js';
@@ -12,7 +12,7 @@ import { ById, DemandAggregateItem, GenerateProductionSchedule, ListDemandAggreg
 import { scheduleGenerated, scheduleReleased } from './events.js';
 import { pageOut } from '../../../rpc/outputs.js';
 
-const module = 'roasting' as const;
+const feature = 'roasting' as const;
 
 export const scheduleOperations = [
   defineOperation({
@@ -24,7 +24,7 @@ export const scheduleOperations = [
       'the expected roast loss (the demand’s, else the mean of the profile’s completed batches, else 15%) and the green needed for it. ' +
       'The whole aggregate is one page: `nextCursor` is always null.',
     permission: 'production.schedule.read',
-    module,
+    feature,
     get: true,
     input: ListDemandAggregate,
     output: pageOut(DemandAggregateItem),
@@ -47,7 +47,7 @@ export const scheduleOperations = [
       '`locationId` when it is not one of the organization’s). Green availability is on hand less reserved; a quarantined lot has none. ' +
       'Nothing is reserved.',
     permission: 'production.schedule.write',
-    module,
+    feature,
     get: false,
     input: GenerateProductionSchedule,
     output: ProductionSchedule,
@@ -91,7 +91,7 @@ export const scheduleOperations = [
       'State `draft` or `released`. Each batch gives its position across the schedule, machine and sequence on it, profile, green lot, ' +
       'green kilograms, expected roasted kilograms and loss.',
     permission: 'production.schedule.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: ProductionSchedule,
@@ -108,14 +108,14 @@ export const scheduleOperations = [
       'Its state becomes `released`, stamped with who released it and when: a deliberate human step (permission ' +
       '`production.schedule.approve`). Releasing a released schedule is refused with 409 `schedule_already_released`.',
     permission: 'production.schedule.approve',
-    module,
+    feature,
     get: false,
     input: ById,
     output: ProductionSchedule,
     errors: ['not_found', 'schedule_already_released'],
     emits: [scheduleReleased],
     async handler(ctx, { id }) {
-      const current = (await repo.findSchedule(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound(id);
+      const current = (await repo.findSchedule(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('production schedule', id);
       if (current.state === 'released') {
         throw conflict('schedule_already_released', `Schedule ${current.name} was released at ${current.releasedAt}.`, { releasedAt: current.releasedAt });
       }
@@ -128,7 +128,7 @@ export const scheduleOperations = [
 ];
 
 async function scheduleWithBatches(q: Queryable, orgId: string, id: string) {
-  const schedule = (await repo.findSchedule(q, orgId, id)) ?? throwNotFound(id);
+  const schedule = (await repo.findSchedule(q, orgId, id)) ?? throwNotFound('production schedule', id);
   const batches = await repo.listScheduledBatches(q, orgId, id);
   const total = (pick: (b: (typeof batches)[number]) => string) => kgString(batches.reduce((sum, b) => sum + grams(pick(b)), 0n));
   return {
@@ -138,6 +138,3 @@ async function scheduleWithBatches(q: Queryable, orgId: string, id: string) {
   };
 }
 
-function throwNotFound(id: string): never {
-  throw notFound('production schedule', id);
-}

@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, notFound } from '../../../rpc/errors.js';
+import { conflict, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { newId } from '../../../lib/ids.js';
 import { blindCodes } from './blind-codes.js';
@@ -27,7 +27,7 @@ import { scoreSubmitted, sessionCreated, sessionFinalized } from './events.js';
  */
 const CUPPING_SESSION_PREFIX = 'cup';
 
-const module = 'quality' as const;
+const feature = 'quality' as const;
 
 /** Quarter points as an exact 2-decimal string (the scores are validated to be multiples of 0.25). */
 const quarters = (value: number) => Math.round(value * 4);
@@ -55,7 +55,7 @@ export const cuppingOperations = [
       '`duplicate`). The answer is the organizer’s key: every coffee with its identity and code, in the order given; the ' +
       '`quality.cupping.session_created` event carries the session only.',
     permission: 'quality.cupping.write',
-    module,
+    feature,
     get: false,
     input: CreateCuppingSession,
     output: CreatedCuppingSession,
@@ -98,7 +98,7 @@ export const cuppingOperations = [
       '(`replaced: true`, `revision` counts up). A finalized session is 409 `cupping_session_finalized`. A score submitted while ' +
       'the session is being finalized either counts in the published results or is refused with that 409, never lost.',
     permission: 'quality.cupping.write',
-    module,
+    feature,
     get: false,
     input: SubmitCuppingScore,
     output: SubmittedCuppingScore,
@@ -143,7 +143,7 @@ export const cuppingOperations = [
       'unnamed forms); `scoreCount` still says how many cuppers have scored each coffee. Once finalized everything is shown, with ' +
       'each coffee’s result.',
     permission: 'quality.cupping.read',
-    module,
+    feature,
     get: false,
     input: GetCuppingTable,
     output: CuppingTable,
@@ -182,7 +182,7 @@ export const cuppingOperations = [
       '`cupping_session_finalized`), identities are revealed in getCuppingTable, and the published mean shows wherever the ' +
       'record is shown. A session without any score is 409 `cupping_session_unscored`. Finalizing again is 409 `cupping_session_finalized`. Scores in flight are waited for: each counts or is refused.',
     permission: 'quality.cupping.write',
-    module,
+    feature,
     get: false,
     input: FinalizeCuppingSession,
     output: FinalizedCuppingSession,
@@ -218,7 +218,7 @@ export const cuppingOperations = [
       'Filters: `status` (open, finalized), `mode`, `scheduledFrom` (inclusive) and `scheduledTo` (exclusive) on scheduledAt, ' +
       '`q` (case-insensitive search in session number and name). Sessions only: their coffees are read with getCuppingTable.',
     permission: 'quality.cupping.read',
-    module,
+    feature,
     get: true,
     input: ListCuppingSessions,
     output: pageOut(CuppingSession),
@@ -229,6 +229,3 @@ export const cuppingOperations = [
   }),
 ];
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}

@@ -11,7 +11,7 @@ import { judge } from './rules.js';
 import { Grading, ListGradings, RecordGrading, RecordedGrading, ReleaseQuarantine } from './schemas.js';
 import { gradingFailed, gradingRecorded } from './events.js';
 
-const module = 'quality' as const;
+const feature = 'quality' as const;
 
 export const gradingOperations = [
   defineOperation({
@@ -31,7 +31,7 @@ export const gradingOperations = [
       'or roasted (409 lot_quarantined) until releaseQuarantine. A passing grading never releases a quarantine. A `sampleId` ' +
       'of another organization (or none) is 404 naming sampleId; a sample is graded, never quarantined (it is not stock).',
     permission: 'quality.grading.write',
-    module,
+    feature,
     get: false,
     input: RecordGrading,
     output: RecordedGrading,
@@ -86,7 +86,7 @@ export const gradingOperations = [
       'the credential, releaseReason) next to why and when it was quarantined; the lot can be reserved, split, merged and roasted ' +
       'again. A lot that is not in quarantine is 409 `lot_not_quarantined`; another organization’s lot is 404.',
     permission: 'quality.grading.write',
-    module,
+    feature,
     get: false,
     input: ReleaseQuarantine,
     output: GreenLot,
@@ -106,7 +106,7 @@ export const gradingOperations = [
       'Filters: `greenLotId`, `sampleId`, `standard`, `result` (pass, fail, not_judged), `gradedFrom` (inclusive) and `gradedTo` ' +
       '(exclusive) on the time the grading was recorded.',
     permission: 'quality.grading.read',
-    module,
+    feature,
     get: true,
     input: ListGradings,
     output: pageOut(Grading),

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { conflict, invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import * as partyService from '../../catalog/party/service.js';
@@ -35,7 +35,7 @@ import {
 } from './schemas.js';
 import { contractCreated, contractStatusChanged, milestoneCompleted, milestoneCreated, shipmentCreated, shipmentReceived } from './events.js';
 
-const module = 'green_contracts' as const;
+const feature = 'green_contracts' as const;
 
 /** Partner types a contract may be signed with: the ones that sell coffee. */
 const SELLING_PARTNER_TYPES = ['supplier', 'importer', 'exporter', 'cooperative', 'producer'];
@@ -54,7 +54,7 @@ export const contractOperations = [
       '(total, shipped, received, open kg; value where fixed) is derived from the lines, shipments and receipts, never set by hand. ' +
       'Contract numbers are unique per organization (409 `duplicate`).',
     permission: 'sourcing.contract.write',
-    module,
+    feature,
     get: false,
     input: CreateContract,
     output: Contract,
@@ -97,7 +97,7 @@ export const contractOperations = [
       '(total − received), unshippedKg (total − shipped), fixedKg and fixedValue (lines with a fixed price), openFixedValue. ' +
       'Each line carries its receivedKg and openKg. Another organization’s contract answers 404 like a missing one.',
     permission: 'sourcing.contract.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Contract,
@@ -114,7 +114,7 @@ export const contractOperations = [
       'Filters: `status`, `partnerId`, `open` (committed — confirmed, partially_shipped, shipped or arrived — with weight still ' +
       'to receive), `q` (case-insensitive search in the contract number). Items carry the position; getContract adds the lines.',
     permission: 'sourcing.contract.read',
-    module,
+    feature,
     get: true,
     input: ListContracts,
     output: pageOut(ContractSummary),
@@ -134,7 +134,7 @@ export const contractOperations = [
       'set by the shipment operations: createContractShipment sets partially_shipped (shipped once the whole contract is booked), ' +
       'receiveContractShipment sets arrived once everything is booked and every shipment received.',
     permission: 'sourcing.contract.approve',
-    module,
+    feature,
     get: false,
     input: UpdateContractStatus,
     output: ContractSummary,
@@ -166,7 +166,7 @@ export const contractOperations = [
       'sample_approval, payment; a contract may have several of a kind. A closed, canceled or defaulted contract takes no new ' +
       'milestones (409 `state_mismatch`).',
     permission: 'sourcing.contract.write',
-    module,
+    feature,
     get: false,
     input: CreateContractMilestone,
     output: Milestone,
@@ -190,7 +190,7 @@ export const contractOperations = [
       'pre-shipment sample (the latest decided): without one it refuses with 409 `sample_not_approved`, naming the rejected ' +
       'samples when there are some.',
     permission: 'sourcing.contract.write',
-    module,
+    feature,
     get: false,
     input: ById,
     output: Milestone,
@@ -232,7 +232,7 @@ export const contractOperations = [
       'completed and due before now), `completed`. Unpaged: at most the 1000 soonest due, with `truncated` true when more ' +
       'matched (narrow the filter); `nextCursor` is always null.',
     permission: 'sourcing.contract.read',
-    module,
+    feature,
     get: true,
     input: ListContractMilestones,
     output: MilestoneList,
@@ -251,7 +251,7 @@ export const contractOperations = [
       'unique per contract (409 `duplicate`). `destinationLocationId` must be a location of this organization, not archived. ' +
       'The contract becomes partially_shipped, or shipped once its whole weight is booked (sourcing.contract.status_changed, cause shipment).',
     permission: 'sourcing.contract.write',
-    module,
+    feature,
     get: false,
     input: CreateContractShipment,
     output: Shipment,
@@ -289,7 +289,7 @@ export const contractOperations = [
     summary: 'Shipments, oldest first.',
     description: 'Filters: `contractId`, `status` (booked or received). Received shipments name the green lots their receipt created.',
     permission: 'sourcing.contract.read',
-    module,
+    feature,
     get: true,
     input: ListContractShipments,
     output: pageOut(Shipment),
@@ -316,7 +316,7 @@ export const contractOperations = [
       'closed, canceled or defaulted contract receives nothing (409 `state_mismatch`). Retry with the same Idempotency-Key to ' +
       'get the first answer without a second receipt.',
     permission: 'sourcing.contract.write',
-    module,
+    feature,
     get: false,
     input: ReceiveContractShipment,
     output: ShipmentReceipt,
@@ -403,7 +403,7 @@ export const contractOperations = [
       'line for byOrigin, never below zero); openFixedValue = what is still to receive on lines with a fixed price, at that ' +
       'price, per currency (unfixed lines have no value yet). One statement over the open contracts only, whatever the history.',
     permission: 'sourcing.contract.read',
-    module,
+    feature,
     get: true,
     input: ListOpenPositions,
     output: OpenPositions,
@@ -416,9 +416,6 @@ export const contractOperations = [
 
 // ---------------------------------------------------------------------------------------------------
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}
 
 function requireNotEnded(contract: repo.ContractSummary, path: string): void {
   if (ENDED_STATUSES.includes(contract.status)) {

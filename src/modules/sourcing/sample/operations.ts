@@ -1,5 +1,5 @@
 import { defineOperation } from '../../../rpc/define.js';
-import { conflict, invalidInput, notFound } from '../../../rpc/errors.js';
+import { conflict, invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams } from '../../../lib/grams.js';
 import * as partyService from '../../catalog/party/service.js';
@@ -20,7 +20,7 @@ import {
 } from './schemas.js';
 import { sampleApproved, sampleCreated, sampleRejected, sampleStatusChanged, sampleTransferred } from './events.js';
 
-const module = 'samples' as const;
+const feature = 'samples' as const;
 
 export const sampleOperations = [
   defineOperation({
@@ -33,7 +33,7 @@ export const sampleOperations = [
       'Sample numbers are unique per organization (409 `duplicate`). A sample is evaluated, not stocked: it holds no inventory ' +
       'until transferSampleToInventory.',
     permission: 'sourcing.sample.write',
-    module,
+    feature,
     get: false,
     input: CreateSample,
     output: Sample,
@@ -70,7 +70,7 @@ export const sampleOperations = [
     summary: 'A sample with its status, decision and the green lot it became.',
     description: 'Another organization’s sample answers 404 like a missing one.',
     permission: 'sourcing.sample.read',
-    module,
+    feature,
     get: true,
     input: ById,
     output: Sample,
@@ -87,7 +87,7 @@ export const sampleOperations = [
       'Filters: `sampleType`, `status`, `partnerId`, `producerId`, `contractId`, `transferred` (became a green lot), `q` ' +
       '(case-insensitive search in sample number and name).',
     permission: 'sourcing.sample.read',
-    module,
+    feature,
     get: true,
     input: ListSamples,
     output: pageOut(Sample),
@@ -108,7 +108,7 @@ export const sampleOperations = [
       'decision. `trackingNumbers` replace the list. A contract’s sample_approval milestone points to its approved ' +
       'pre-shipment sample.',
     permission: 'sourcing.sample.approve',
-    module,
+    feature,
     get: false,
     input: UpdateSampleStatus,
     output: Sample,
@@ -144,7 +144,7 @@ export const sampleOperations = [
       '(received or later) can be transferred (409 `state_mismatch`); a second transfer is 409 `sample_already_transferred`; ' +
       'the weight cannot exceed the sample’s recorded weight (400 naming weightKg). Lot codes are unique (409 `duplicate`).',
     permission: 'sourcing.sample.write',
-    module,
+    feature,
     get: false,
     input: TransferSampleToInventory,
     output: SampleTransfer,
@@ -198,6 +198,3 @@ export const sampleOperations = [
   }),
 ];
 
-function throwNotFound(what: string, id: string, path: string): never {
-  throw notFound(what, id, path);
-}
