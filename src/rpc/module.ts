@@ -43,8 +43,8 @@ export interface ModuleManifest {
   /** Its HTTP surfaces beside /rpc/v1, each declared once beside its work (defineSurface, src/http/surface.ts). */
   surfaces?: readonly Surface[];
   /**
-   * Example requests and answers for the API reference, by operation name (its namespace's examples.ts);
-   * the registry keeps those of this manifest's operations.
+   * Example requests and answers for the API reference, by operation name (its namespace's examples.ts,
+   * which may cover other modules' operations too); the registry keeps those of operations it serves.
    */
   examples?: OperationExamples;
   /** Starts what its surfaces need in one app (per-app state: a channel, an authorization server); closed with the app. */

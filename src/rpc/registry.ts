@@ -54,9 +54,8 @@ export function buildRegistry(modules: readonly ModuleManifest[]): Registry {
   const jobs = Object.fromEntries(unique('Job', [...Object.entries(PLATFORM_JOBS), ...modules.flatMap((m) => Object.entries(m.jobs ?? {}))]));
   const leasedWork = Object.fromEntries(unique('Leased work', modules.flatMap((m) => Object.entries(m.leasedWork ?? {}))));
   for (const m of modules) if (m.onEventsWritten) onEventsWritten(m.onEventsWritten.hook, m.onEventsWritten.wakes);
-  const examples = Object.fromEntries(
-    modules.flatMap((m) => (m.operations ?? []).flatMap((op) => (m.examples?.[op.name] ? [[op.name, m.examples[op.name]!] as const] : []))),
-  );
+  // A namespace's examples.ts may be named by several of its modules' manifests; an example is kept when its operation is served.
+  const examples = Object.fromEntries(modules.flatMap((m) => Object.entries(m.examples ?? {})).filter(([name]) => byName.has(name)));
   unique('Surface', modules.flatMap((m) => (m.surfaces ?? []).map((s) => [s.name, s] as [string, Surface])));
   return {
     modules,

@@ -4,9 +4,6 @@ import { Identity, type Clock } from './authority.js';
 import { identityOperations } from './operations.js';
 import { identityAuthenticators, identitySurfaces } from './routes.js';
 
-/** The started identity modules, by app (their tests rotate keys and move clocks through them). */
-const started = new WeakMap<object, Identity>();
-
 export default defineModule({
   name: 'identity',
   operations: identityOperations,
