@@ -43,6 +43,10 @@ const EXTENSIONS: Record<string, string[]> = {
   // The feed's resume position (the specification names no paging for it).
   'webhooks.listEvents': ['cursor'],
   'quality.cupping.getCuppingTable': ['cupperName'],
+  // Expired roasted lots are left out of an allocation unless asked for.
+  'orders.allocateOrder': ['includeExpired'],
+  // The SCA form's defects (cups and intensity), from which defectsPenalty is computed.
+  'quality.cupping.submitCuppingScore': ['defects'],
 };
 
 /**

@@ -27,6 +27,7 @@ export const PROBLEM_CODES = {
   idempotency_key_reused: { status: 422, meaning: 'This Idempotency-Key was used with a different body.' },
   rate_limited: { status: 429, meaning: 'Over the credential’s budget; retry after `Retry-After` seconds.' },
   bad_request: { status: 400, meaning: 'A request the HTTP server refused before any route read it (a malformed URL or header).' },
+  headers_too_large: { status: 431, meaning: 'The request headers are larger than the server takes; the connection is closed.' },
   route_not_found: { status: 404, meaning: 'No route answers this method and path.' },
   internal_error: { status: 500, meaning: 'Something went wrong on the service’s side; the request changed nothing.' },
   contract_violation: { status: 500, meaning: 'Only while the suite runs: an answer, event or problem broke its declaration.' },

@@ -1516,7 +1516,8 @@ export const examples: OperationExamples = {
         "openingKg": "1.395",
         "onHandKg": "1.280",
         "createdAt": "2026-11-28T06:52:29.132Z",
-        "updatedAt": "2026-11-28T06:52:30.521Z"
+        "updatedAt": "2026-11-28T06:52:30.521Z",
+        "expired": false
       },
       "transactions": [
         {
@@ -1554,6 +1555,14 @@ export const examples: OperationExamples = {
       "onHandKg": "1.012",
       "createdAt": "2026-11-28T06:52:29.132Z",
       "updatedAt": "2026-11-28T06:52:31.175Z",
+      "cost": {
+        "currency": null,
+        "greenCost": null,
+        "perKg": null,
+        "missing": "no_green_input",
+        "greenInputs": [],
+        "rule": "green cost = the current landed cost per kg of each green lot roasted into the lot × the kg charged of it (a blend: each component), summed; cost per kg = green cost / the lot’s roasted (opening) weight, 4 decimals half-up, so the roast loss is priced in"
+      },
       "transactions": [
         {
           "id": "rlt_01m8getgk9sg790dqact1jak5m",
@@ -1586,7 +1595,8 @@ export const examples: OperationExamples = {
           "createdAt": "2026-11-28T06:52:30.521Z"
         }
       ],
-      "cupping": null
+      "cupping": null,
+      "expired": false
     }
   },
   'inventory.roast.getRoastedLotTraceability': {
@@ -1611,7 +1621,8 @@ export const examples: OperationExamples = {
         "openingKg": "10.000",
         "onHandKg": "10.000",
         "createdAt": "2026-11-28T06:56:06.086Z",
-        "updatedAt": "2026-11-28T06:56:06.086Z"
+        "updatedAt": "2026-11-28T06:56:06.086Z",
+        "expired": false
       },
       "roastBatches": [
         {
@@ -1713,7 +1724,8 @@ export const examples: OperationExamples = {
           "openingKg": "0.190",
           "onHandKg": "0.190",
           "createdAt": "2026-11-28T06:52:39.619Z",
-          "updatedAt": "2026-11-28T06:52:39.619Z"
+          "updatedAt": "2026-11-28T06:52:39.619Z",
+          "expired": false
         },
         {
           "id": "rl_01m8getsymjvj8nzgskgyvjmew",
@@ -1732,7 +1744,8 @@ export const examples: OperationExamples = {
           "openingKg": "0.395",
           "onHandKg": "0.000",
           "createdAt": "2026-11-28T06:52:38.891Z",
-          "updatedAt": "2026-11-28T06:52:41.122Z"
+          "updatedAt": "2026-11-28T06:52:41.122Z",
+          "expired": false
         },
         {
           "id": "rl_01m8getrh22ffex2aqx3pzkjch",
@@ -1751,7 +1764,8 @@ export const examples: OperationExamples = {
           "openingKg": "1.395",
           "onHandKg": "1.395",
           "createdAt": "2026-11-28T06:52:37.538Z",
-          "updatedAt": "2026-11-28T06:52:37.538Z"
+          "updatedAt": "2026-11-28T06:52:37.538Z",
+          "expired": false
         }
       ],
       "nextCursor": null

@@ -73,7 +73,18 @@ export const examples: OperationExamples = {
                 "fulfillmentId": null,
                 "createdAt": "2026-11-28T06:52:45.331Z"
               }
-            ]
+            ],
+            "margin": {
+              "currency": null,
+              "listPrice": null,
+              "coffeeCost": null,
+              "materialsCost": null,
+              "unitCost": null,
+              "margin": null,
+              "marginPct": null,
+              "missing": "no_product",
+              "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+            }
           }
         ]
       },
@@ -148,7 +159,18 @@ export const examples: OperationExamples = {
             "allocatedKg": "0.000",
             "fulfilledKg": "0.000",
             "unallocatedKg": "1.000",
-            "allocations": []
+            "allocations": [],
+            "margin": {
+              "currency": null,
+              "listPrice": null,
+              "coffeeCost": null,
+              "materialsCost": null,
+              "unitCost": null,
+              "margin": null,
+              "marginPct": null,
+              "missing": "no_product",
+              "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+            }
           }
         ]
       },
@@ -201,7 +223,18 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "unallocatedKg": "12.000",
-          "allocations": []
+          "allocations": [],
+          "margin": {
+            "currency": null,
+            "listPrice": null,
+            "coffeeCost": null,
+            "materialsCost": null,
+            "unitCost": null,
+            "margin": null,
+            "marginPct": null,
+            "missing": "no_product",
+            "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+          }
         }
       ]
     }
@@ -305,7 +338,18 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "unallocatedKg": "1.500",
-          "allocations": []
+          "allocations": [],
+          "margin": {
+            "currency": null,
+            "listPrice": null,
+            "coffeeCost": null,
+            "materialsCost": null,
+            "unitCost": null,
+            "margin": null,
+            "marginPct": null,
+            "missing": "no_product",
+            "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+          }
         },
         {
           "id": "sol_01m8gevhd6p5rcszmad3dt28px",
@@ -323,7 +367,18 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "unallocatedKg": "0.333",
-          "allocations": []
+          "allocations": [],
+          "margin": {
+            "currency": null,
+            "listPrice": null,
+            "coffeeCost": null,
+            "materialsCost": null,
+            "unitCost": null,
+            "margin": null,
+            "marginPct": null,
+            "missing": "no_list_price",
+            "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+          }
         }
       ]
     }
@@ -398,7 +453,18 @@ export const examples: OperationExamples = {
                 "fulfillmentId": "ful_01m8gev6v7ew992fmt083mj27z",
                 "createdAt": "2026-11-28T06:52:52.284Z"
               }
-            ]
+            ],
+            "margin": {
+              "currency": null,
+              "listPrice": null,
+              "coffeeCost": null,
+              "materialsCost": null,
+              "unitCost": null,
+              "margin": null,
+              "marginPct": null,
+              "missing": "no_product",
+              "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+            }
           },
           {
             "id": "sol_01m8gev6dtyh6mzxst4vxf7vk3",
@@ -428,7 +494,18 @@ export const examples: OperationExamples = {
                 "fulfillmentId": "ful_01m8gev6v7ew992fmt083mj27z",
                 "createdAt": "2026-11-28T06:52:52.284Z"
               }
-            ]
+            ],
+            "margin": {
+              "currency": null,
+              "listPrice": null,
+              "coffeeCost": null,
+              "materialsCost": null,
+              "unitCost": null,
+              "margin": null,
+              "marginPct": null,
+              "missing": "no_product",
+              "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+            }
           }
         ]
       },
@@ -548,7 +625,18 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "unallocatedKg": "1.500",
-          "allocations": []
+          "allocations": [],
+          "margin": {
+            "currency": null,
+            "listPrice": null,
+            "coffeeCost": null,
+            "materialsCost": null,
+            "unitCost": null,
+            "margin": null,
+            "marginPct": null,
+            "missing": "no_product",
+            "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+          }
         },
         {
           "id": "sol_01m8gevhd6p5rcszmad3dt28px",
@@ -566,7 +654,18 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "unallocatedKg": "0.333",
-          "allocations": []
+          "allocations": [],
+          "margin": {
+            "currency": null,
+            "listPrice": null,
+            "coffeeCost": null,
+            "materialsCost": null,
+            "unitCost": null,
+            "margin": null,
+            "marginPct": null,
+            "missing": "no_list_price",
+            "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+          }
         }
       ]
     }
@@ -762,7 +861,18 @@ export const examples: OperationExamples = {
                 "fulfillmentId": null,
                 "createdAt": "2026-11-28T06:52:49.708Z"
               }
-            ]
+            ],
+            "margin": {
+              "currency": null,
+              "listPrice": null,
+              "coffeeCost": null,
+              "materialsCost": null,
+              "unitCost": null,
+              "margin": null,
+              "marginPct": null,
+              "missing": "no_product",
+              "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+            }
           },
           {
             "id": "sol_01m8gev433gqp8wj4nchmwq77r",
@@ -780,7 +890,18 @@ export const examples: OperationExamples = {
             "allocatedKg": "0.000",
             "fulfilledKg": "0.000",
             "unallocatedKg": "6.000",
-            "allocations": []
+            "allocations": [],
+            "margin": {
+              "currency": null,
+              "listPrice": null,
+              "coffeeCost": null,
+              "materialsCost": null,
+              "unitCost": null,
+              "margin": null,
+              "marginPct": null,
+              "missing": "no_product",
+              "rule": "per unit of the product: coffee cost = the roasted coffee’s cost per kg (the lots claimed for the line, weighted by kg, else the lot it names) × the product’s net weight; materials = its active bill of materials at unit costs; margin = list price − (coffee + materials), marginPct = margin / list price × 100; 4 decimals (pct 2), half-up"
+            }
           }
         ]
       },
