@@ -63,7 +63,7 @@ test('with Redis, several API processes share one budget', async (t) => {
   const config = loadConfig();
   if (!config.redisUrl) return t.skip('REDIS_URL is not set');
   const server = await startTestServer({ rateWindows: windows });
-  const second = await createApp({ ...config, logLevel: 'silent' }, { modules: server.app.registry.modules, databases: server.app.databases, rateWindows: windows });
+  const second = await createApp({ ...server.app.services.config, logLevel: 'silent' }, { modules: server.app.registry.modules, databases: server.app.databases, rateWindows: windows });
   const secondUrl = await second.server.listen({ port: 0, host: '127.0.0.1' });
   t.after(() => second.close());
   const org = await server.createOrg();
@@ -148,7 +148,7 @@ test('the certificate pages’ budget comes from the one factory: shared by ever
   const publicPageRateWindows = [{ name: 'burst', points: 3, seconds: 60 }];
   // Two processes on one database: each with its own data directory, as on two hosts.
   const dataDirs = [1, 2].map(() => mkdtempSync(join(tmpdir(), 'fc-test-')));
-  const config = { ...loadConfig(), logLevel: 'silent' };
+  const config = { ...server.app.services.config, logLevel: 'silent' };
   const [first, second] = await Promise.all(dataDirs.map((dataDir) => createApp({ ...config, dataDir }, { modules: server.app.registry.modules, databases: server.app.databases, publicPageRateWindows })));
   t.after(async () => {
     await Promise.all([first.close(), second.close()]);

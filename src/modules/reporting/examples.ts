@@ -71,7 +71,7 @@ export const examples: OperationExamples = {
       },
       "page": {
         "limit": 5,
-        "cursor": "WyJyZXBvcnRzIiwiMjAyNi0xMS0yOFQwNjo1ODowNy44NzFaIiwicnB0XzAxbThnZjR0dzVlazdncXoydzFzbjg5cnRxIl0"
+        "cursor": "WyJyZXBvcnRzIiwiMjAyNi0xMS0yOFQwNjo1ODowNy44NzFaIiwicnB0XzAxbThnZjR0dzVlazdncXoydzFzbjg5cnRxIl0.q3Xv0cN8h2LkT5pW9aZr4g"
       }
     },
     "output": {

@@ -288,7 +288,7 @@ export const examples: OperationExamples = {
       },
       "page": {
         "limit": 1,
-        "cursor": "WyJncmVlbl9jb250cmFjdF9zaGlwbWVudHMiLCJnY3NfMDFtOGdmMmp4ZzcxNm45amt3ZTlqa2Z2ajAiXQ"
+        "cursor": "WyJncmVlbl9jb250cmFjdF9zaGlwbWVudHMiLCJnY3NfMDFtOGdmMmp4ZzcxNm45amt3ZTlqa2Z2ajAiXQ.Hm7tR2xK9bQw4nVe1sJc8A"
       }
     },
     "output": {

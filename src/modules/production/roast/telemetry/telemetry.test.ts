@@ -318,7 +318,7 @@ describe('stream', () => {
   });
 
   test('a heartbeat comment keeps an idle stream open; a session discarded without a status ends it', async (t) => {
-    const config = { ...loadConfig(), dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
+    const config = { ...server.app.services.config, dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
     const app = await createApp(config, { modules: server.app.registry.modules, databases: server.app.databases, streamHeartbeatMs: 100 });
     const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(async () => {
@@ -408,7 +408,7 @@ describe('stream tickets', () => {
 describe('budget', () => {
   /** An API process of its own with these budgets, and a live batch of a new organization's machine. */
   async function budgeted(t: TestContext, options: Pick<AppOptions, 'rateWindows' | 'ingestRateWindows'>) {
-    const config = { ...loadConfig(), dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
+    const config = { ...server.app.services.config, dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
     const app = await createApp(config, { modules: server.app.registry.modules, databases: server.app.databases, ...options });
     const url = await app.server.listen({ port: 0, host: '127.0.0.1' });
     t.after(async () => {
@@ -476,7 +476,7 @@ describe('budget', () => {
 
 describe('durability and processes', () => {
   test('a restarted API process loses nothing buffered: curve, ids, seqs and resumption all survive', async (t) => {
-    const config = { ...loadConfig(), dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
+    const config = { ...server.app.services.config, dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')), logLevel: 'silent' };
     t.after(() => rmSync(config.dataDir, { recursive: true, force: true }));
     const { machineId, token } = await machine();
 
@@ -512,7 +512,7 @@ describe('durability and processes', () => {
   });
 
   test('with Redis, a post to one API process reaches a watcher on another, and tickets work across them', async (t) => {
-    const config = { ...loadConfig(), logLevel: 'silent' };
+    const config = { ...server.app.services.config, logLevel: 'silent' };
     if (!config.redisUrl) return t.skip('REDIS_URL is not set');
     const second = await createApp({ ...config, dataDir: mkdtempSync(join(tmpdir(), 'fc-telemetry-')) }, { modules: server.app.registry.modules, databases: server.app.databases });
     const secondUrl = await second.server.listen({ port: 0, host: '127.0.0.1' });
