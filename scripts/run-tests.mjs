@@ -28,6 +28,8 @@ function findTests(dir) {
 
 // FIRSTCRACK_CHECK_CONTRACT: the dispatcher holds every answer, event and problem to its operation's declaration.
 const env = { ...process.env, FIRSTCRACK_TEST_RUN: randomBytes(3).toString('hex'), FIRSTCRACK_CHECK_CONTRACT: '1' };
+// Server mode needs its secret key; the suite is one deployment, so every process it starts shares one.
+if (env.DATABASE_URL && !env.FIRSTCRACK_SECRET_KEY) env.FIRSTCRACK_SECRET_KEY = randomBytes(32).toString('base64');
 const prepare = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/prepare-test-template.ts'], { cwd: root, env, encoding: 'utf8' });
 if (prepare.status !== 0) {
   process.stderr.write(prepare.stdout + prepare.stderr);

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ModbusSerial from 'modbus-serial';
+import type { ServerSerial as ServerSerialType } from 'modbus-serial/ServerSerial.js';
 import type { ServerTCP as ServerTCPType } from 'modbus-serial/ServerTCP.js';
 import mqtt from 'mqtt';
 import { ReadlineParser, SerialPort } from 'serialport';
@@ -16,8 +17,8 @@ import { readRecording } from './journal.js';
 
 /**
  * Simulated roasting machines for the bridge's tests and bench: a real roast log from the shared fixtures
- * played `speed` times as fast, served by real protocol peers (a Modbus TCP server, MQTT messages through the
- * Mosquitto broker, a TC4 answering READ on one end of a socat pseudo-terminal pair).
+ * played `speed` times as fast, served by real protocol peers (a Modbus TCP server, Modbus RTU slaves and a TC4
+ * answering READ on one end of a socat pseudo-terminal pair, MQTT messages through the Mosquitto broker).
  */
 
 export const ROAST_LOG = new URL('../../../shared/fixtures/roast-logs/profile2.alog', import.meta.url).pathname;
@@ -92,11 +93,10 @@ function toRegisters(value: number, spec: ModbusChannel): number[] {
   return spec.word_order === 'big' ? [hi, lo] : [lo, hi];
 }
 
-/** A Modbus TCP server answering `map`'s registers from the simulated roast. */
-export async function modbusServer(roast: SimulatedRoast, map: Record<string, ModbusChannel>, defaultUnit = 1): Promise<{ port: number; close: () => Promise<void>; requests: () => number }> {
-  let requests = 0;
-  const register = (functionCode: 3 | 4) => (addr: number, unitID: number) => {
-    requests++;
+/** Answers a register read (function code 3 or 4) from the simulated roast, laid out as `map` says. */
+function registerAnswer(roast: SimulatedRoast, map: Record<string, ModbusChannel>, defaultUnit: number, counted: () => void) {
+  return (functionCode: 3 | 4) => (addr: number, unitID: number) => {
+    counted();
     const now = roast.reading();
     for (const [name, spec] of Object.entries(map)) {
       if ((spec.unit_id ?? defaultUnit) !== unitID || spec.function_code !== functionCode) continue;
@@ -106,11 +106,51 @@ export async function modbusServer(roast: SimulatedRoast, map: Record<string, Mo
     }
     return 0;
   };
+}
+
+/** A Modbus TCP server answering `map`'s registers from the simulated roast. */
+export async function modbusServer(roast: SimulatedRoast, map: Record<string, ModbusChannel>, defaultUnit = 1): Promise<{ port: number; close: () => Promise<void>; requests: () => number }> {
+  let requests = 0;
+  const register = registerAnswer(roast, map, defaultUnit, () => requests++);
   const port = 15000 + Math.floor(Math.random() * 20000);
   const ServerTCP = (ModbusSerial as unknown as { ServerTCP: typeof ServerTCPType }).ServerTCP;
   const server = new ServerTCP({ getHoldingRegister: register(3), getInputRegister: register(4) }, { host: '127.0.0.1', port, unitID: 255 });
   await once(server, 'initialized');
   return { port, requests: () => requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** CRC-16/MODBUS (Modbus over Serial Line V1.02, 6.2.2: polynomial 0xA001 reflected, initial 0xFFFF). */
+export function modbusCrc(bytes: Uint8Array): number {
+  let crc = 0xffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xa001 : crc >>> 1;
+  }
+  return crc;
+}
+
+/**
+ * Modbus RTU slaves on `path` (one end of a pseudo-terminal pair) answering `map`'s registers from the simulated
+ * roast, for every unit id on the line. modbus-serial's `ServerSerial` frames requests by the line going quiet
+ * and recomputes their CRC instead of checking it, so each frame is checked here against the spec: a request
+ * with a wrong CRC is counted in `badFrames`.
+ */
+export async function modbusRtuSlaves(roast: SimulatedRoast, map: Record<string, ModbusChannel>, path: string, baudRate: number, defaultUnit = 1): Promise<{ requests: () => number; frames: () => number; badFrames: () => string[]; close: () => Promise<void> }> {
+  let requests = 0;
+  let frames = 0;
+  const badFrames: string[] = [];
+  const register = registerAnswer(roast, map, defaultUnit, () => requests++);
+  const ServerSerial = (ModbusSerial as unknown as { ServerSerial: typeof ServerSerialType }).ServerSerial;
+  const server = new ServerSerial({ getHoldingRegister: register(3), getInputRegister: register(4) }, { path, baudRate, unitID: 255 });
+  await once(server, 'initialized');
+  // The CRC is sent low byte first (6.2.2), the only little-endian field of a frame.
+  for (const framed of server.socks.keys()) {
+    framed.on('data', (frame: Buffer) => {
+      frames++;
+      if (frame.length < 4 || modbusCrc(frame.subarray(0, -2)) !== frame.readUInt16LE(frame.length - 2)) badFrames.push(frame.toString('hex'));
+    });
+  }
+  return { requests: () => requests, frames: () => frames, badFrames: () => badFrames, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 export const MQTT_URL = 'mqtt://127.0.0.1:1883';
@@ -127,7 +167,7 @@ export async function mqttPublisher(roast: SimulatedRoast, prefix: string, hz = 
   return { stop: async () => (clearInterval(timer), await client.endAsync()) };
 }
 
-/** A socat pseudo-terminal pair; the bridge opens `bridgeEnd`, the simulated TC4 `boardEnd`. */
+/** A socat pseudo-terminal pair; the bridge opens `bridgeEnd`, the simulated device (TC4, RTU slaves) `boardEnd`. */
 export async function ptyPair(dir: string): Promise<{ bridgeEnd: string; boardEnd: string; close: () => void }> {
   const bridgeEnd = `${dir}/tty-bridge`;
   const boardEnd = `${dir}/tty-board`;
@@ -191,14 +231,20 @@ export async function assertRoastArrived(server: TestServer, org: TestOrg, journ
     'every journaled sample is in the curve, once, in order',
   );
   assert.deepEqual(full.samples.at(-1), { t: journaled.at(-1)!.t, bt: journaled.at(-1)!.bt, et: journaled.at(-1)!.et, ...(journaled.at(-1)!.ch ? { channels: journaled.at(-1)!.ch } : {}) });
-  // The bridge's clock starts when the simulated drum begins holding its first reading.
-  const offset = -roast.samples[0].t + roast.holdMs * roast.speed;
+  // Where the readings the bridge journaled show the events, on the bridge's own clock (a busy machine delays
+  // the simulated drum and the bridge differently, so the simulation's wall clock is no reference): charge
+  // where BT first falls steeply, drop at the hottest BT after it.
+  const bt = journaled.map((s) => s.bt ?? Number.NaN);
+  const fall = bt.findIndex((value, i) => i > 0 && value < bt[i - 1] - 3);
+  assert.ok(fall > 0, 'the journal shows the charge’s fall in BT');
+  let hottest = fall;
+  for (let i = fall; i < bt.length; i++) if (bt[i] >= bt[hottest]) hottest = i;
+  const seen = { charge: journaled[fall - 1].t, drop: journaled[hottest].t };
   const event = (type: string) => full.events.find((e: { type: string }) => e.type === type);
-  const logged = (type: string) => roast.events.find((e) => e.type === type)!.t + offset;
   assert.deepEqual(full.events.map((e: { type: string }) => e.type), eventTypes);
   const step = 100 * roast.speed;
-  assert.ok(Math.abs(event('charge').t - logged('charge')) <= 2 * step + 1000, `charge at ${event('charge').t}, logged ${logged('charge')}`);
-  assert.ok(Math.abs(event('drop').t - logged('drop')) <= 10_000 + 2 * step, `drop at ${event('drop').t}, logged ${logged('drop')}`);
-  assert.ok(event('turning_point').t > event('charge').t && event('turning_point').t < logged('first_crack_start'), 'turning point between charge and first crack');
+  assert.ok(Math.abs(event('charge').t - seen.charge) <= 2 * step + 1000, `charge at ${event('charge').t}, the journal's BT falls at ${seen.charge}`);
+  assert.ok(Math.abs(event('drop').t - seen.drop) <= 10_000 + 2 * step, `drop at ${event('drop').t}, the journal's hottest BT at ${seen.drop}`);
+  assert.ok(event('turning_point').t > event('charge').t && event('turning_point').t < event('drop').t, 'turning point between charge and drop');
   return { full, journaled, metrics: completed.body.metrics };
 }

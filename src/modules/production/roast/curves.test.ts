@@ -269,7 +269,8 @@ describe('getRoastCurveLink', () => {
   });
 
   test('a link works without an API key until it expires, then 410; an altered link is 403', async () => {
-    const issued = await link(liveBatch.id, 'alog', 1);
+    // Long enough for the link to be used before it expires on a busy machine; the wait below is until it does.
+    const issued = await link(liveBatch.id, 'alog', 4);
     assert.equal(issued.status, 200, JSON.stringify(issued.body));
     const res = await fetch(new URL(issued.body.url, server.url), { headers: {} });
     assert.equal(res.status, 200);
