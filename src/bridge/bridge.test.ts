@@ -8,7 +8,7 @@ import { runCommand } from '../testing/processes.js';
 import { Bridge, counterOf, expandPattern } from './bridge.js';
 import { parseBridgeConfig, type ModbusChannel } from './config.js';
 import { Detector } from './detector.js';
-import { assertRoastArrived, bridgeMachine, modbusServer, mqttPublisher, MQTT_URL, ptyPair, SimulatedRoast, tc4Board, testConfig } from './testing.js';
+import { assertRoastArrived, bridgeMachine, missingPeer, modbusServer, mqttPublisher, MQTT_URL, ptyPair, SimulatedRoast, tc4Board, testConfig } from './testing.js';
 
 const SPEED = 40;
 
@@ -104,7 +104,9 @@ test('bridge --check reads the Delta DTA layout (two unit ids, int16 tenths of Â
   }
 });
 
-test('MQTT through the Mosquitto broker (JSON fields and plain numbers): a whole roast arrives with every sample and the auto-marked events', async () => {
+test('MQTT through the Mosquitto broker (JSON fields and plain numbers): a whole roast arrives with every sample and the auto-marked events', async (t) => {
+  const missing = await missingPeer.broker();
+  if (missing) return t.skip(missing);
   const server = await startTestServer();
   const org = await server.createOrg('enterprise');
   const machine = await bridgeMachine(org, 'MQ1');
@@ -135,7 +137,9 @@ test('MQTT through the Mosquitto broker (JSON fields and plain numbers): a whole
   }
 });
 
-test('a TC4 on a serial line (socat pseudo-terminals, READ answered ambient,ET,BT): a whole roast arrives with every sample and the auto-marked events', async () => {
+test('a TC4 on a serial line (socat pseudo-terminals, READ answered ambient,ET,BT): a whole roast arrives with every sample and the auto-marked events', async (t) => {
+  const missing = missingPeer.socat();
+  if (missing) return t.skip(missing);
   const server = await startTestServer();
   const org = await server.createOrg('enterprise');
   const machine = await bridgeMachine(org, 'TC4');

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import ModbusSerial from 'modbus-serial';
 import type { ServerSerial as ServerSerialType } from 'modbus-serial/ServerSerial.js';
@@ -154,6 +155,21 @@ export async function modbusRtuSlaves(roast: SimulatedRoast, map: Record<string,
 }
 
 export const MQTT_URL = 'mqtt://127.0.0.1:1883';
+
+/**
+ * Why a test against a real peer cannot run on this machine, or undefined when it can. `.ci/run` installs socat
+ * and starts Mosquitto, so CI always runs them; a developer without them sees the tests skipped, saying why.
+ */
+export const missingPeer = {
+  socat: (): string | undefined => (spawnSync('socat', ['-V'], { stdio: 'ignore' }).error ? 'socat is not installed (apt-get install socat)' : undefined),
+  broker: (): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      const socket = connect(1883, '127.0.0.1');
+      socket.setTimeout(2000);
+      socket.once('connect', () => (socket.destroy(), resolve(undefined)));
+      for (const failure of ['error', 'timeout'] as const) socket.once(failure, () => (socket.destroy(), resolve('no MQTT broker on 127.0.0.1:1883 (apt-get install mosquitto)')));
+    }),
+};
 
 /** Publishes the simulated roast to the broker at `hz`: temperatures as JSON on `<prefix>/temperatures`, burner and fan as plain numbers. */
 export async function mqttPublisher(roast: SimulatedRoast, prefix: string, hz = 20): Promise<{ stop: () => Promise<void> }> {
