@@ -249,12 +249,14 @@ export async function assertRoastArrived(server: TestServer, org: TestOrg, journ
   assert.deepEqual(full.samples.at(-1), { t: journaled.at(-1)!.t, bt: journaled.at(-1)!.bt, et: journaled.at(-1)!.et, ...(journaled.at(-1)!.ch ? { channels: journaled.at(-1)!.ch } : {}) });
   // Where the readings the bridge journaled show the events, on the bridge's own clock (a busy machine delays
   // the simulated drum and the bridge differently, so the simulation's wall clock is no reference): charge
-  // where BT first falls steeply, drop at the hottest BT after it.
+  // where BT first falls steeply, drop at the hottest BT after the coolest (the turning point).
   const bt = journaled.map((s) => s.bt ?? Number.NaN);
   const fall = bt.findIndex((value, i) => i > 0 && value < bt[i - 1] - 3);
   assert.ok(fall > 0, 'the journal shows the charge’s fall in BT');
-  let hottest = fall;
-  for (let i = fall; i < bt.length; i++) if (bt[i] >= bt[hottest]) hottest = i;
+  let coolest = fall;
+  for (let i = fall; i < bt.length; i++) if (bt[i] < bt[coolest]) coolest = i;
+  let hottest = coolest;
+  for (let i = coolest; i < bt.length; i++) if (bt[i] >= bt[hottest]) hottest = i;
   const seen = { charge: journaled[fall - 1].t, drop: journaled[hottest].t };
   const event = (type: string) => full.events.find((e: { type: string }) => e.type === type);
   assert.deepEqual(full.events.map((e: { type: string }) => e.type), eventTypes);
