@@ -1496,7 +1496,7 @@ export const examples: OperationExamples = {
       "id": "rl_01m8getgjdpyz8tk2yavb3v20j",
       "deltaKg": "-0.015",
       "reason": "shrinkage",
-      "comment": "shrinkage test"
+      "comment": "moisture loss found at the monthly stock count"
     },
     "output": {
       "lot": {
@@ -1527,7 +1527,7 @@ export const examples: OperationExamples = {
           "kind": "shrinkage",
           "deltaKg": "-0.015",
           "credentialId": "key_01m8gete89zs62fpzf6x7gemmf",
-          "comment": "shrinkage test",
+          "comment": "moisture loss found at the monthly stock count",
           "createdAt": "2026-11-28T06:52:30.521Z"
         }
       ]
@@ -1581,7 +1581,7 @@ export const examples: OperationExamples = {
           "kind": "sample_draw",
           "deltaKg": "-0.100",
           "credentialId": "key_01m8gete89zs62fpzf6x7gemmf",
-          "comment": "sample_draw test",
+          "comment": "300 g drawn for the cupping table",
           "createdAt": "2026-11-28T06:52:30.271Z"
         },
         {
@@ -1591,7 +1591,7 @@ export const examples: OperationExamples = {
           "kind": "shrinkage",
           "deltaKg": "-0.015",
           "credentialId": "key_01m8gete89zs62fpzf6x7gemmf",
-          "comment": "shrinkage test",
+          "comment": "moisture loss found at the monthly stock count",
           "createdAt": "2026-11-28T06:52:30.521Z"
         }
       ],

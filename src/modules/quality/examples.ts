@@ -25,7 +25,7 @@ export const examples: OperationExamples = {
     },
     "output": {
       "session": {
-        "id": "cs_01m8gf0n7kw4dgpq19r6mf72w8",
+        "id": "cup_01m8gf0n7kw4dgpq19r6mf72w8",
         "sessionNumber": "CS-2611-2",
         "name": "Arrivals",
         "mode": "blind",
@@ -77,11 +77,11 @@ export const examples: OperationExamples = {
   },
   'quality.cupping.finalizeCuppingSession': {
     "input": {
-      "sessionId": "cs_01m8gf0w3v80kmm44mf7tj7cmw"
+      "sessionId": "cup_01m8gf0w3v80kmm44mf7tj7cmw"
     },
     "output": {
       "session": {
-        "id": "cs_01m8gf0w3v80kmm44mf7tj7cmw",
+        "id": "cup_01m8gf0w3v80kmm44mf7tj7cmw",
         "sessionNumber": "CS-2611-6",
         "name": "Arrivals",
         "mode": "blind",
@@ -126,10 +126,10 @@ export const examples: OperationExamples = {
             "name": null
           },
           "result": {
-            "meanScore": "70.00",
+            "meanScore": "73.00",
             "stddevScore": null,
-            "minScore": "70.00",
-            "maxScore": "70.00",
+            "minScore": "73.00",
+            "maxScore": "73.00",
             "cupperCount": 1,
             "attributeMeans": {
               "body": "7.00",
@@ -171,12 +171,12 @@ export const examples: OperationExamples = {
   },
   'quality.cupping.getCuppingTable': {
     "input": {
-      "sessionId": "cs_01m8gf0w3v80kmm44mf7tj7cmw",
+      "sessionId": "cup_01m8gf0w3v80kmm44mf7tj7cmw",
       "cupperName": "Ana Ruiz"
     },
     "output": {
       "session": {
-        "id": "cs_01m8gf0w3v80kmm44mf7tj7cmw",
+        "id": "cup_01m8gf0w3v80kmm44mf7tj7cmw",
         "sessionNumber": "CS-2611-6",
         "name": "Arrivals",
         "mode": "blind",
@@ -208,7 +208,7 @@ export const examples: OperationExamples = {
           "scores": [
             {
               "id": "csc_01m8gf0wptkaxbg80x1nxqbrx2",
-              "sessionId": "cs_01m8gf0w3v80kmm44mf7tj7cmw",
+              "sessionId": "cup_01m8gf0w3v80kmm44mf7tj7cmw",
               "sessionSampleId": "css_01m8gf0w3vca4z0k3hehgxzxhb",
               "blindCode": "8NN",
               "cupperName": "Ben Okafor",
@@ -224,9 +224,9 @@ export const examples: OperationExamples = {
                 "sweetness": 8,
                 "overall": 7
               },
-              "totalScore": 70,
+              "totalScore": 73,
               "defectsPenalty": 0,
-              "finalScore": 70,
+              "finalScore": 73,
               "descriptors": [],
               "notes": "Ben: a touch of bergamot",
               "revision": 1,
@@ -257,7 +257,7 @@ export const examples: OperationExamples = {
     "output": {
       "items": [
         {
-          "id": "cs_01m8gf13gykrk1kk0gbt5h6zez",
+          "id": "cup_01m8gf13gykrk1kk0gbt5h6zez",
           "sessionNumber": "CUP-2611-14-C",
           "name": "Arrivals",
           "mode": "blind",
@@ -271,7 +271,7 @@ export const examples: OperationExamples = {
           "updatedAt": "2026-11-28T06:56:05.809Z"
         },
         {
-          "id": "cs_01m8gf13e220p0hwjdw41qrq7q",
+          "id": "cup_01m8gf13e220p0hwjdw41qrq7q",
           "sessionNumber": "CUP-2611-14-B",
           "name": "Arrivals",
           "mode": "blind",
@@ -285,7 +285,7 @@ export const examples: OperationExamples = {
           "updatedAt": "2026-11-28T06:56:05.569Z"
         },
         {
-          "id": "cs_01m8gf13b2q0yx6h1y2tm6s6j0",
+          "id": "cup_01m8gf13b2q0yx6h1y2tm6s6j0",
           "sessionNumber": "CUP-2611-14-A",
           "name": "Arrivals",
           "mode": "open",
@@ -327,7 +327,7 @@ export const examples: OperationExamples = {
     },
     "output": {
       "id": "csc_01m8gf0ycwzxsb41v445m8vm02",
-      "sessionId": "cs_01m8gf0y6w6dsn28987xtemw9m",
+      "sessionId": "cup_01m8gf0y6w6dsn28987xtemw9m",
       "sessionSampleId": "css_01m8gf0y6wjqzv3gvkbyvcn6dy",
       "blindCode": "GGX",
       "cupperName": "Ben Okafor",
@@ -343,9 +343,9 @@ export const examples: OperationExamples = {
         "sweetness": 8,
         "overall": 7.5
       },
-      "totalScore": 75,
+      "totalScore": 76.5,
       "defectsPenalty": 2,
-      "finalScore": 73,
+      "finalScore": 74.5,
       "descriptors": [
         "citrus",
         "Cocoa",
