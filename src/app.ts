@@ -66,8 +66,9 @@ export interface RunningApp {
 /** Wires configuration to infrastructure (embedded: PGlite, memory; server mode: PostgreSQL, Redis) and the modules to the platform. */
 export async function createApp(config: Config, options: AppOptions): Promise<RunningApp> {
   // Page cursors are sealed, and webhook secrets and signing keys encrypted, under the secret key: a server
-  // without it (or with a malformed one) could not page a list, so it does not start.
-  loadSecretKey(config);
+  // without it (or with a malformed one) could not page a list, so it does not start. Embedded, the data
+  // directory's key is made on first use, once the directory is this process's.
+  if (config.databaseUrl) loadSecretKey(config);
   const registry = buildRegistry(options.modules);
   const databases = options.databases ?? (await openDatabases(config));
   // Every budget from one factory: shared through Redis when REDIS_URL is set, per process otherwise.

@@ -58,7 +58,7 @@ export async function withMargins<O extends Order>(q: Queryable, orgId: string, 
     const lotCosts = lineLots.map((x) => ({ cost: costs.get(x.id), g: grams(x.kg) }));
     if (lotCosts.some((x) => !x.cost || x.cost.perKg === null)) return missing('coffee_not_costed');
     const material = materials.get(product.id)!;
-    if (material.missing !== null) return missing(material.missing === 'mixed_currencies' ? 'mixed_currencies' : material.missing);
+    if (material.missing !== null) return missing(material.missing);
     if (new Set([product.currency, material.currency, ...lotCosts.map((x) => x.cost!.currency)]).size > 1) return missing('mixed_currencies');
     // Weighted cost per kg in 4-decimal units, then × net weight (grams / 1000).
     const totalGrams = lotCosts.reduce((a, x) => a + x.g, 0n);

@@ -3,13 +3,12 @@ import { divRound, decimalString } from '../../../lib/decimal.js';
 import { grams, scaled } from '../../../lib/grams.js';
 import * as green from '../green/service.js';
 import * as lineage from '../../lineage/service.js';
+import type { CostMissingReason } from './schemas.js';
 
 /** How a roasted lot's cost is figured, as its answers state it. */
 export const ROASTED_COST_RULE =
   'green cost = the current landed cost per kg of each green lot roasted into the lot × the kg charged of it (a blend: each ' +
   'component), summed; cost per kg = green cost / the lot’s roasted (opening) weight, 4 decimals half-up, so the roast loss is priced in';
-
-import type { CostMissingReason } from './schemas.js';
 
 export interface RoastedLotCost {
   /** null while the cost is missing. */
