@@ -152,3 +152,22 @@ test('the template fingerprint covers the repeatable migrations', () => {
   const names = loadRepeatables().map((r) => r.name);
   for (const name of ['lineage_known', 'lineage_trace', 'platform_append_only']) assert.ok(names.includes(name), `repeatable ${name} is loaded (${names.join(', ')})`);
 });
+
+test('every SQL function the versioned migrations leave behind has its one current text in a repeatable migration', () => {
+  // Created by a versioned migration and not dropped by a later one: the function still exists.
+  const live = new Set<string>();
+  for (const { sql } of loadMigrations()) {
+    for (const [, verb, name] of sql.matchAll(/\b(create(?: or replace)?|drop) function (?:if exists )?(firstcrack_\w+)/gi)) {
+      if (verb.toLowerCase() === 'drop') live.delete(name);
+      else live.add(name);
+    }
+  }
+  const homes = new Map<string, string[]>();
+  for (const { name: file, sql } of loadRepeatables()) {
+    for (const [, name] of sql.matchAll(/\bcreate (?:or replace )?function (firstcrack_\w+)/gi)) homes.set(name, [...(homes.get(name) ?? []), file]);
+  }
+  const homeless = [...live].filter((name) => !homes.has(name)).sort();
+  assert.deepEqual(homeless, [], 'functions whose current text lives only in versioned migrations');
+  const twice = [...homes].filter(([, files]) => files.length > 1).map(([name, files]) => `${name}: ${files.join(', ')}`);
+  assert.deepEqual(twice, [], 'functions defined in more than one repeatable migration');
+});
