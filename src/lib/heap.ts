@@ -6,9 +6,9 @@ import { setFlagsFromString } from 'node:v8';
  * limit a 24 GB host gives, is near 3 for a heap of this service's size: garbage that reaches the old
  * generation stays until the heap has roughly tripled. A server that takes 2,000-sample telemetry posts has
  * such garbage: part of each post outlives two young-generation collections once its text has been handed to
- * the Redis client, and is promoted. With 30 %, the fairness bench's stalled-watchers load stays within 30–40
- * MB of the level before it rather than 96–106 (README, "Memory"); the cost is more frequent full
- * collections, whose marking runs mostly on a helper thread.
+ * the Redis client, and is promoted. A bound keeps such a process near the level it had before a load
+ * (bench/README.md, "Memory", has the figures); the cost is more frequent full collections, whose marking
+ * runs mostly on a helper thread.
  *
  * `percent` 0 leaves V8's own heuristics. The flag is read at each full collection, so setting it at run time
  * takes effect from the next one; src/lib/heap.test.ts proves that it does.

@@ -26,7 +26,7 @@ function workers(started?: { module: string }): Piscina {
 /**
  * A server process starts one thread now, with `task`'s module loaded, and keeps it: large telemetry posts
  * then never wait for a thread to start or the module to load, and what the thread and module take in memory
- * (~25 MB) is part of the server's footprint from the start, not a step when the first large post arrives. An
+ * is part of the server's footprint from the start, not a step when the first large post arrives. An
  * idle thread holds no process open.
  */
 export function keepWorkerThreadStarted(task: OffThreadTask<never, unknown>): void {

@@ -25,9 +25,9 @@ export function storedEntry({ lastId, post, status }: StoredPost<string | Buffer
 /**
  * The stored posts' messages with ids above `afterId`, framed as one run (null when there are none): the
  * samples, then the events, then the status. A sample's or event's `data` is its
- * JSON as the bridge wrote it, copied out of the post's bytes: the post is never parsed here. On the event
- * loop, parsing a 2,000-sample post and serialising each sample again took 2–3 ms a post, and its objects,
- * alive across the fan-out, were promoted and collected late (tens of MB at the start of a load).
+ * JSON as the bridge wrote it, copied out of the post's bytes: the post is never parsed here, because parsing
+ * and re-serialising on the event loop holds every other request, and the parsed objects, alive across the
+ * fan-out, outlive the young generation (bench/README.md, "Telemetry posts").
  */
 export function frameStored(stored: readonly StoredPost<Buffer>[], afterId: number): LiveRun | null {
   const framer = new RunFramer();

@@ -28,8 +28,8 @@ const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(
  *   forward:  "Green lot GL-7 (Ethiopia Gerba) -> roast batch B-12, green lot GL-7B (Gerba base)"  (where it went)
  *   backward: "Green lot GL-7 (Ethiopia Gerba) + green lot GL-9 (Huila) -> green lot GL-7B (Gerba base)"  (what it came from)
  *
- * The arrow is ASCII: a wide trace's answer is built and encoded about a third of a millisecond faster
- * when all its text fits in one byte per character (V8 keeps such strings one byte wide).
+ * The arrow is ASCII: text that fits in one byte per character stays a one-byte string in V8, which is
+ * cheaper to build and encode than a two-byte one (bench/README.md, "Traces").
  *
  * An order line reads "order SO-5 line 1 (customer Café Nord)". Every edge of the graph appears once, so
  * the list grows with the graph, never with the number of ways through it (merges and splits multiply
