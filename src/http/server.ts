@@ -16,6 +16,7 @@ import { API_CALLERS, bearerCredential, guardChain, limit } from './guards.js';
 import { mountSurfaces, type Surface, type SurfaceMount } from './surface.js';
 import { MAX_BODY_BYTES, bodyTooLarge, sendProblem, toProblem } from './problems.js';
 import { receiveBounds, type ReceiveTimeouts } from './slow-clients.js';
+import { closeIdleWhenClosing } from './close-idle.js';
 
 export interface ServerDeps {
   /** The operations served on /rpc/v1 and the document's contents (read off the modules' manifests). */
@@ -76,6 +77,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     ...receiveBounds(deps.receiveTimeouts),
   });
+  const idle = closeIdleWhenClosing(app.server);
+  app.addHook('preClose', async () => idle.closing());
   const dispatcher = new Dispatcher(
     deps.db,
     deps.services,
