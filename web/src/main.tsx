@@ -1,16 +1,10 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
-import { can, loadSession, loginWithApiKey, loginWithLink, loginWithPassword, LoginError, logout, roleOf, saveSession, switchOrganization, type Session } from './session.ts';
-import type { Permission } from '../../src/auth/permissions.ts';
+import { loadSession, loginWithApiKey, loginWithLink, loginWithPassword, LoginError, logout, roleOf, saveSession, switchOrganization, type Session } from './session.ts';
 import { BusyButton, Field, Link, useAction } from './ui.tsx';
-import { Dashboard } from './pages/dashboard.tsx';
-import { LotDetail, Lots, RoastedLots } from './pages/lots.tsx';
-import { BatchPage, Batches } from './pages/batches.tsx';
-import { OrderDetail, Orders } from './pages/orders.tsx';
-import { TracePage } from './pages/trace.tsx';
-import { Certificates } from './pages/certificates.tsx';
-import { Reports } from './pages/reports.tsx';
+import { AreaView, areaFor, navAreas } from './areas.tsx';
+import { currentUnits, loadUnits, onUnits, saveUnits, setCurrentUnits, type Units } from './units.ts';
 
 function useHashPath(): string {
   const read = () => location.hash.replace(/^#/, '') || '/';
@@ -23,46 +17,51 @@ function useHashPath(): string {
   return path;
 }
 
-function route(path: string, session: Session) {
-  const parts = path.split('?')[0].split('/').filter(Boolean).map(decodeURIComponent);
-  const [head, a, b] = parts;
-  switch (head) {
-    case undefined:
-      return <Dashboard session={session} />;
-    case 'lots':
-      return a ? <LotDetail key={a} session={session} id={a} /> : <Lots session={session} />;
-    case 'roasted':
-      return <RoastedLots session={session} />;
-    case 'batches':
-      return a ? <BatchPage key={a} session={session} id={a} /> : <Batches session={session} />;
-    case 'orders':
-      return a ? <OrderDetail key={a} session={session} id={a} /> : <Orders session={session} />;
-    case 'trace':
-      return <TracePage session={session} kind={a as never} id={b} />;
-    case 'certificates':
-      return <Certificates session={session} />;
-    case 'reports':
-      return <Reports session={session} />;
-    default:
-      return <p>No page here. <Link to="/">Dashboard</Link></p>;
-  }
+/** Whose unit choice this is (units.ts keeps it per user in this browser). */
+const unitsOwner = (session: Session) => session.email ?? `api-key:${session.orgId ?? ''}`;
+
+function useUnits(session: Session | null): [Units, (u: Units) => void] {
+  const [units, setUnits] = useState<Units>(currentUnits);
+  useEffect(() => onUnits(setUnits), []);
+  useEffect(() => {
+    if (session) setCurrentUnits(loadUnits(unitsOwner(session)));
+  }, [session?.email, session?.orgId]);
+  return [
+    units,
+    (next) => {
+      if (session) saveUnits(unitsOwner(session), next);
+      setCurrentUnits(next);
+    },
+  ];
 }
 
-/** Each page and the permission its list needs: a page the credential may not read is not offered. */
-const NAV: [string, string, Permission | null][] = [
-  ['/', 'Dashboard', null],
-  ['/lots', 'Green lots', 'inventory.green.read'],
-  ['/roasted', 'Roasted lots', 'inventory.roast.read'],
-  ['/batches', 'Roasts', 'production.roast.read'],
-  ['/orders', 'Orders', 'orders.read'],
-  ['/certificates', 'Certificates', 'traceability.read'],
-  ['/reports', 'Reports', 'reporting.read'],
-];
+function UnitsPicker({ units, onChange }: { units: Units; onChange: (u: Units) => void }) {
+  return (
+    <span class="units">
+      <select aria-label="Temperature unit" value={units.temp} onChange={(e) => onChange({ ...units, temp: (e.target as HTMLSelectElement).value as Units['temp'] })}>
+        <option value="C">°C</option>
+        <option value="F">°F</option>
+      </select>
+      <select aria-label="Weight unit" value={units.mass} onChange={(e) => onChange({ ...units, mass: (e.target as HTMLSelectElement).value as Units['mass'] })}>
+        <option value="kg">kg</option>
+        <option value="lb">lb</option>
+      </select>
+    </span>
+  );
+}
+
+function Routed({ path, session }: { path: string; session: Session }) {
+  const parts = path.split('?')[0].split('/').filter(Boolean).map(decodeURIComponent);
+  const area = areaFor(parts[0] ?? '');
+  if (!area) return <p>No page here. <Link to="/">Dashboard</Link></p>;
+  return <AreaView area={area} session={session} parts={parts} />;
+}
 
 function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
   const path = useHashPath();
   const [menu, setMenu] = useState(false);
+  const [units, setUnits] = useUnits(session);
   useEffect(() => setMenu(false), [path]);
   const update = (next: Session | null) => {
     saveSession(next);
@@ -70,7 +69,8 @@ function App() {
   };
   if (!session) return <Login onSession={update} />;
   const role = roleOf(session);
-  const section = '/' + (path.split('/')[1] ?? '');
+  const head = path.split('?')[0].split('/')[1] ?? '';
+  const here = areaFor(head)?.path ?? head;
   return (
     <div class="shell">
       <header class="top">
@@ -81,13 +81,14 @@ function App() {
           Menu
         </button>
         <nav id="nav" class={menu ? 'open' : ''}>
-          {NAV.filter(([, , permission]) => !permission || can(session, permission)).map(([to, label]) => (
-            <a href={'#' + to} class={section === (to === '/' ? '/' : to) ? 'current' : ''} aria-current={section === to ? 'page' : undefined}>
-              {label}
+          {navAreas(session).map((area) => (
+            <a href={'#/' + area.path} class={here === area.path ? 'current' : ''} aria-current={here === area.path ? 'page' : undefined}>
+              {area.label}
             </a>
           ))}
         </nav>
         <div class="who">
+          <UnitsPicker units={units} onChange={setUnits} />
           {session.kind === 'user' && session.organizations.length > 1 ? (
             <select aria-label="Organization" value={session.orgId ?? ''} onChange={(e) => update(switchOrganization(session, (e.target as HTMLSelectElement).value))}>
               {session.organizations.map((o) => (
@@ -110,7 +111,9 @@ function App() {
           </button>
         </div>
       </header>
-      <main key={session.orgId ?? ''}>{route(path, session)}</main>
+      <main key={`${session.orgId ?? ''}:${units.temp}${units.mass}`}>
+        <Routed path={path} session={session} />
+      </main>
     </div>
   );
 }

@@ -135,21 +135,52 @@ async function login(body: Record<string, string>, email?: string): Promise<Sess
   };
 }
 
-/** The write permission each console action needs, and an operation of that permission to probe it with. */
+/**
+ * The permissions the console asks of an API key, each with an operation that needs it: a read is called with a
+ * one-row page, a write with an empty input (refused with 403 before the input is read when the key lacks it).
+ */
 const PROBES: [Permission, OperationName][] = [
   ['inventory.green.write', 'inventory.green.adjustGreenLotQuantity'],
+  ['inventory.roast.write', 'inventory.roast.adjustRoastedLotQuantity'],
+  ['inventory.material.write', 'inventory.material.createMaterial'],
+  ['inventory.blend.write', 'inventory.blend.createBlend'],
+  ['catalog.location.write', 'catalog.location.createLocation'],
+  ['catalog.party.write', 'catalog.party.createPartner'],
+  ['catalog.machine.write', 'catalog.machine.registerMachine'],
+  ['catalog.product.write', 'catalog.product.createProduct'],
   ['production.roast.write', 'production.roast.completeRoastBatch'],
+  ['production.profile.write', 'production.profile.createProfile'],
+  ['production.schedule.write', 'production.schedule.generateProductionSchedule'],
+  ['production.schedule.approve', 'production.schedule.releaseScheduleToProduction'],
   ['orders.write', 'orders.allocateOrder'],
+  ['quality.cupping.write', 'quality.cupping.createCuppingSession'],
+  ['quality.grading.write', 'quality.grading.recordGrading'],
+  ['sourcing.contract.write', 'sourcing.contract.createContract'],
+  ['sourcing.contract.approve', 'sourcing.contract.updateContractStatus'],
+  ['sourcing.sample.write', 'sourcing.sample.createSample'],
+  ['sourcing.sample.approve', 'sourcing.sample.updateSampleStatus'],
+  ['cafe.write', 'cafe.createSite'],
+  ['webhooks.write', 'webhooks.createEndpoint'],
 ];
 const READS: [Permission, OperationName][] = [
   ['inventory.green.read', 'inventory.green.listGreenLots'],
   ['inventory.roast.read', 'inventory.roast.listRoastedLots'],
   ['inventory.material.read', 'inventory.material.listMaterials'],
+  ['inventory.blend.read', 'inventory.blend.listBlends'],
   ['catalog.location.read', 'catalog.location.listLocations'],
+  ['catalog.party.read', 'catalog.party.listPartners'],
   ['catalog.machine.read', 'catalog.machine.listMachines'],
+  ['catalog.product.read', 'catalog.product.listProducts'],
   ['production.roast.read', 'production.roast.listRoastBatches'],
   ['production.profile.read', 'production.profile.listProfiles'],
+  ['production.schedule.read', 'production.schedule.listDemandAggregate'],
   ['orders.read', 'orders.listOrders'],
+  ['quality.cupping.read', 'quality.cupping.listCuppingSessions'],
+  ['quality.grading.read', 'quality.grading.listGradings'],
+  ['sourcing.contract.read', 'sourcing.contract.listContracts'],
+  ['sourcing.sample.read', 'sourcing.sample.listSamples'],
+  ['cafe.read', 'cafe.listSites'],
+  ['webhooks.read', 'webhooks.listEndpoints'],
   ['traceability.read', 'traceability.listCertificates'],
   ['reporting.read', 'reporting.listReports'],
 ];

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { problemFields } from './session.ts';
 import { BusyButton, Loading } from './progress.tsx';
+import { formatDateTime, formatMass } from './units.ts';
 
 export { BusyButton, Loading, Progress, poll, useAction } from './progress.tsx';
 
@@ -129,8 +130,9 @@ export function Field({ label, name, error, children }: { label: string; name: s
   );
 }
 
-export const kg = (value: string | number | null | undefined) => (value === null || value === undefined ? '—' : `${Number(value).toLocaleString('en', { maximumFractionDigits: 3 })} kg`);
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' }) : '—');
+/** A mass the API answered in kg, in the user's unit (units.ts); a date and time in the browser's locale. */
+export const kg = (value: string | number | null | undefined) => formatMass(value);
+export const when = (iso: string | null | undefined) => formatDateTime(iso);
 export const mmss = (seconds: number | null | undefined) =>
   seconds === null || seconds === undefined ? '—' : `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, '0')}`;
 

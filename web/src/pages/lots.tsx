@@ -463,3 +463,8 @@ function ActionForm({
     </form>
   );
 }
+
+/** A new green lot (inventory.green.importGreenLot): placeholder until the create form lands. */
+export function NewLot(_: { session: Session }) {
+  return <h1>New green lot</h1>;
+}

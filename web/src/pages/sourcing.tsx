@@ -1,0 +1,5 @@
+import type { AreaProps } from '../areas.tsx';
+
+export function view({ parts }: AreaProps) {
+  return <h1>Sourcing</h1>;
+}
