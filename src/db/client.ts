@@ -106,6 +106,28 @@ export class PgliteDatabase implements Database {
   }
 }
 
+/** How long opening a PostgreSQL connection, or waiting for a pooled one, may take before the request fails. */
+export const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Whether an error says the database could not be reached or the connection to it was lost (a restart, a
+ * network fault, every connection busy past the timeout) rather than that the statement was refused: the
+ * request can be retried once the database answers again. A transaction cut this way never committed,
+ * except when the connection dropped after COMMIT was sent and before its answer came back; a retry with
+ * the same Idempotency-Key then answers what that commit stored.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e !== 'object' || e === null) return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  // SQLSTATE 08xxx connection exception; 57P01-57P03 the server shutting down, crashed or starting up;
+  // 53300 too many connections.
+  if (/^08[0-9A-Z]{3}$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'].includes(code)) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/.test(message);
+}
+
 /** node-postgres prepares a named statement on a connection the first time it runs there, then reuses it. */
 const statement = (text: string, values: unknown[], { name }: QueryOptions): pg.QueryConfig => (name === undefined ? { text, values } : { name, text, values });
 
@@ -127,7 +149,15 @@ export class PostgresDatabase implements Database {
 
   static open(connectionString: string, poolSize = 20): PostgresDatabase {
     const make = (max: number) => {
-      const pool = new pg.Pool({ connectionString, max });
+      const pool = new pg.Pool({
+        connectionString,
+        max,
+        // Bounds both opening a connection and waiting for a free one: with the database gone (a restart),
+        // a request fails within this time (503, src/http/problems.ts) instead of hanging.
+        connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
+        // A server that vanished without closing its sockets (a host lost, a partition) is noticed by TCP.
+        keepAlive: true,
+      });
       // An idle client's error (server restart) must not crash the process; the next checkout reconnects.
       pool.on('error', () => {});
       return pool;
@@ -152,6 +182,10 @@ export class PostgresDatabase implements Database {
   async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const client = (await (options.orgId ? this.scoped : this.unscoped).connect()) as OrgScopedClient;
     let broken = false;
+    // A connection lost while checked out (a server restart) is emitted as 'error' on the client besides
+    // failing its query; unheard, it would crash the process. The client is then discarded, not pooled.
+    const lost = () => void (broken = true);
+    client.on('error', lost);
     const autocommit = options.readOnly && !options.snapshot;
     const hooks: (() => Promise<void>)[] = [];
     const q: Queryable = {
@@ -186,6 +220,7 @@ export class PostgresDatabase implements Database {
       }
       throw error;
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { camelCase } from '../lib/json.js';
 import { ProblemError, conflict, invalidInput } from '../rpc/errors.js';
+import { isDatabaseUnavailable } from '../db/client.js';
 
 /**
  * The one mapping from anything thrown while answering a request to an RFC 9457 problem: every HTTP
@@ -14,10 +15,23 @@ export const bodyTooLarge = () => new ProblemError(413, 'body_too_large', `The b
 
 export function toProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   return databaseProblem(error) ?? fastifyProblem(error) ?? internalError();
 }
 
 export const internalError = () => new ProblemError(500, 'internal_error', 'Something went wrong on our side; the request changed nothing.');
+
+/** Seconds a client is asked to wait before retrying while the database is out of reach. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+export const databaseUnavailable = () =>
+  new ProblemError(
+    503,
+    'database_unavailable',
+    'The database cannot be reached right now; retry after Retry-After seconds (with the same Idempotency-Key for a change).',
+    {},
+    { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
 
 /**
  * Constraint violations that reach the HTTP layer are rules the database enforced: answered as the client's

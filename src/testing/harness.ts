@@ -91,6 +91,8 @@ export async function startTestServer(
     loginWindows?: AppOptions['loginWindows'];
     receiveTimeouts?: AppOptions['receiveTimeouts'];
     streamHeartbeatMs?: AppOptions['streamHeartbeatMs'];
+    /** Server mode: the URL the service connects to in place of the test database's (a fault proxy's, src/testing/tcp-proxy.ts). */
+    databaseVia?: (url: string) => string;
   } = {},
 ): Promise<TestServer> {
   // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
@@ -105,8 +107,9 @@ export async function startTestServer(
   let drop: () => Promise<void> = async () => {};
   if (config.databaseUrl) {
     const database = await createTestDatabase(config.databaseUrl);
-    const owner = PostgresDatabase.open(database.url, 4);
-    const service = PostgresDatabase.open(appRoleUrl(database.url), 10);
+    const via = options.databaseVia ?? ((url: string) => url);
+    const owner = PostgresDatabase.open(via(database.url), 4);
+    const service = PostgresDatabase.open(via(appRoleUrl(database.url)), 10);
     databases = { owner, service, close: async () => void (await Promise.all([owner.close(), service.close()])) };
     drop = database.drop;
   } else {
