@@ -47,6 +47,9 @@ const EXTENSIONS: Record<string, string[]> = {
   'orders.allocateOrder': ['includeExpired'],
   // The SCA form's defects (cups and intensity), from which defectsPenalty is computed.
   'quality.cupping.submitCuppingScore': ['defects'],
+  // What a product is made of (a roast profile or a blend) and its roast level: order lines naming it are filled from that.
+  'catalog.product.createProduct': ['profileId', 'blendId', 'roastLevel'],
+  'catalog.product.updateProduct': ['profileId', 'blendId', 'roastLevel'],
 };
 
 /**
