@@ -63,6 +63,8 @@ const EXTRA_OPERATIONS = new Set([
   'production.roast.getRoastCurveLink',
   // OAuth client administration (identity), under the api module's integration permission.
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
+  // Web shop connections (Shopify, WooCommerce), whose orders arrive by webhook.
+  'orders.createShopConnection', 'orders.listShopConnections', 'orders.rotateShopSecret', 'orders.deleteShopConnection',
 ]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };

@@ -28,6 +28,8 @@ export const examples: OperationExamples = {
         "allocatedKg": "12.000",
         "fulfilledKg": "0.000",
         "cancelReason": null,
+        "shopConnectionId": null,
+        "draftReason": null,
         "confirmedAt": "2026-11-28T06:52:45.235Z",
         "fulfilledAt": null,
         "canceledAt": null,
@@ -140,6 +142,8 @@ export const examples: OperationExamples = {
         "allocatedKg": "0.000",
         "fulfilledKg": "0.000",
         "cancelReason": "customer changed their mind",
+        "shopConnectionId": null,
+        "draftReason": null,
         "confirmedAt": "2026-11-28T06:53:08.949Z",
         "fulfilledAt": null,
         "canceledAt": "2026-11-28T06:53:09.163Z",
@@ -207,6 +211,8 @@ export const examples: OperationExamples = {
       "allocatedKg": "0.000",
       "fulfilledKg": "0.000",
       "cancelReason": null,
+      "shopConnectionId": null,
+      "draftReason": null,
       "confirmedAt": "2026-11-28T06:52:44.523Z",
       "fulfilledAt": null,
       "canceledAt": null,
@@ -325,6 +331,8 @@ export const examples: OperationExamples = {
       "allocatedKg": "0.000",
       "fulfilledKg": "0.000",
       "cancelReason": null,
+      "shopConnectionId": null,
+      "draftReason": null,
       "confirmedAt": null,
       "fulfilledAt": null,
       "canceledAt": null,
@@ -423,6 +431,8 @@ export const examples: OperationExamples = {
         "allocatedKg": "0.000",
         "fulfilledKg": "13.500",
         "cancelReason": null,
+        "shopConnectionId": null,
+        "draftReason": null,
         "confirmedAt": "2026-11-28T06:52:52.160Z",
         "fulfilledAt": "2026-11-28T06:52:52.424Z",
         "canceledAt": null,
@@ -624,6 +634,8 @@ export const examples: OperationExamples = {
       "allocatedKg": "0.000",
       "fulfilledKg": "0.000",
       "cancelReason": null,
+      "shopConnectionId": null,
+      "draftReason": null,
       "confirmedAt": null,
       "fulfilledAt": null,
       "canceledAt": null,
@@ -767,6 +779,8 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "cancelReason": null,
+          "shopConnectionId": null,
+          "draftReason": null,
           "confirmedAt": null,
           "fulfilledAt": null,
           "canceledAt": null,
@@ -793,6 +807,8 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "cancelReason": null,
+          "shopConnectionId": null,
+          "draftReason": null,
           "confirmedAt": "2026-11-28T06:53:07.160Z",
           "fulfilledAt": null,
           "canceledAt": null,
@@ -819,6 +835,8 @@ export const examples: OperationExamples = {
           "allocatedKg": "0.000",
           "fulfilledKg": "0.000",
           "cancelReason": null,
+          "shopConnectionId": null,
+          "draftReason": null,
           "confirmedAt": null,
           "fulfilledAt": null,
           "canceledAt": null,
@@ -854,6 +872,8 @@ export const examples: OperationExamples = {
         "allocatedKg": "4.000",
         "fulfilledKg": "0.000",
         "cancelReason": null,
+        "shopConnectionId": null,
+        "draftReason": null,
         "confirmedAt": "2026-11-28T06:52:49.651Z",
         "fulfilledAt": null,
         "canceledAt": null,
@@ -947,6 +967,78 @@ export const examples: OperationExamples = {
         }
       ],
       "releasedKg": "6.000"
+    }
+  },
+  'orders.createShopConnection': {
+    "input": {
+      "platform": "shopify",
+      "name": "Online shop",
+      "code": "WEB",
+      "customerId": "cus_01m8getzjp4wp6d414ysz5zhe0",
+      "secret": "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"
+    },
+    "output": {
+      "id": "shp_01m8gem1f3dh886g1h0tkgz5yt",
+      "platform": "shopify",
+      "name": "Online shop",
+      "code": "WEB",
+      "customerId": "cus_01m8getzjp4wp6d414ysz5zhe0",
+      "webhookPath": "/hooks/v1/orgs/org_01m8gem0w9k2v3c4x5z6b7n8q1/shops/shp_01m8gem1f3dh886g1h0tkgz5yt/orders",
+      "secretRotatedAt": null,
+      "createdAt": "2026-11-28T09:50:12.114Z",
+      "updatedAt": "2026-11-28T09:50:12.114Z"
+    }
+  },
+  'orders.listShopConnections': {
+    "input": {},
+    "output": {
+      "items": [
+        {
+      "id": "shp_01m8gem1f3dh886g1h0tkgz5yt",
+      "platform": "shopify",
+      "name": "Online shop",
+      "code": "WEB",
+      "customerId": "cus_01m8getzjp4wp6d414ysz5zhe0",
+      "webhookPath": "/hooks/v1/orgs/org_01m8gem0w9k2v3c4x5z6b7n8q1/shops/shp_01m8gem1f3dh886g1h0tkgz5yt/orders",
+      "secretRotatedAt": null,
+      "createdAt": "2026-11-28T09:50:12.114Z",
+      "updatedAt": "2026-11-28T09:50:12.114Z"
+    }
+      ],
+      "nextCursor": null
+    }
+  },
+  'orders.rotateShopSecret': {
+    "input": {
+      "id": "shp_01m8gem1f3dh886g1h0tkgz5yt",
+      "secret": "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"
+    },
+    "output": {
+      "id": "shp_01m8gem1f3dh886g1h0tkgz5yt",
+      "platform": "shopify",
+      "name": "Online shop",
+      "code": "WEB",
+      "customerId": "cus_01m8getzjp4wp6d414ysz5zhe0",
+      "webhookPath": "/hooks/v1/orgs/org_01m8gem0w9k2v3c4x5z6b7n8q1/shops/shp_01m8gem1f3dh886g1h0tkgz5yt/orders",
+      "secretRotatedAt": "2026-11-28T10:02:40.508Z",
+      "createdAt": "2026-11-28T09:50:12.114Z",
+      "updatedAt": "2026-11-28T10:02:40.508Z"
+    }
+  },
+  'orders.deleteShopConnection': {
+    "input": {
+      "id": "shp_01m8gem1f3dh886g1h0tkgz5yt"
+    },
+    "output": {
+      "id": "shp_01m8gem1f3dh886g1h0tkgz5yt",
+      "platform": "shopify",
+      "name": "Online shop",
+      "code": "WEB",
+      "customerId": "cus_01m8getzjp4wp6d414ysz5zhe0",
+      "webhookPath": "/hooks/v1/orgs/org_01m8gem0w9k2v3c4x5z6b7n8q1/shops/shp_01m8gem1f3dh886g1h0tkgz5yt/orders",
+      "secretRotatedAt": null,
+      "createdAt": "2026-11-28T09:50:12.114Z",
+      "updatedAt": "2026-11-28T10:05:03.771Z"
     }
   },
 };

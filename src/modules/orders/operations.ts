@@ -423,7 +423,8 @@ async function requireStockForShipment(q: Queryable, orgId: string, parts: repo.
   }
 }
 
-async function orderOrThrow(q: Queryable, orgId: string, id: string) {
+/** The order as answered (with its lines' margins), or 404. */
+export async function orderOrThrow(q: Queryable, orgId: string, id: string) {
   return withMargins(q, orgId, (await repo.findOrder(q, orgId, id)) ?? throwNotFound('order', id));
 }
 

@@ -101,6 +101,8 @@ interface OrderRow {
   requested_ship_at: Date | null;
   state: OrderState;
   cancel_reason: string | null;
+  shop_connection_id: string | null;
+  draft_reason: string | null;
   confirmed_at: Date | null;
   fulfilled_at: Date | null;
   canceled_at: Date | null;
@@ -200,6 +202,8 @@ const toOrderSummary = (r: OrderRow) => ({
   allocatedKg: r.allocated_kg,
   fulfilledKg: r.fulfilled_kg,
   cancelReason: r.cancel_reason,
+  shopConnectionId: r.shop_connection_id,
+  draftReason: r.draft_reason,
   confirmedAt: iso(r.confirmed_at),
   fulfilledAt: iso(r.fulfilled_at),
   canceledAt: iso(r.canceled_at),
@@ -293,6 +297,9 @@ export interface NewOrder {
   externalOrderId: string | null;
   currency: string;
   requestedShipAt: string | null;
+  /** An order from a web shop: its connection (the external id is the shop's order id), and why it stays a draft. */
+  shopConnectionId?: string;
+  draftReason?: string | null;
 }
 
 /**
@@ -303,17 +310,21 @@ export interface NewOrder {
  */
 export async function insertOrderUnlessTaken(q: Queryable, orgId: string, credentialId: string, order: NewOrder): Promise<string | undefined> {
   const [row] = await q.query<{ id: string }>(
-    `insert into orders (org_id, id, order_number, customer_id, channel, external_order_id, currency, requested_ship_at, credential_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    `insert into orders (org_id, id, order_number, customer_id, channel, external_order_id, currency, requested_ship_at, credential_id,
+                         shop_connection_id, draft_reason)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      on conflict do nothing returning id`,
-    [orgId, newId('so'), order.orderNumber, order.customerId, order.channel, order.externalOrderId, order.currency, order.requestedShipAt, credentialId],
+    [
+      orgId, newId('so'), order.orderNumber, order.customerId, order.channel, order.externalOrderId, order.currency, order.requestedShipAt, credentialId,
+      order.shopConnectionId ?? null, order.draftReason ?? null,
+    ],
   );
   return row?.id;
 }
 
 export async function findOrderIdByExternalId(q: Queryable, orgId: string, channel: string, externalOrderId: string): Promise<string | undefined> {
   const [row] = await q.query<{ id: string }>(
-    `select id from orders where org_id = $1 and channel = $2 and external_order_id = $3`,
+    `select id from orders where org_id = $1 and channel = $2 and external_order_id = $3 and shop_connection_id is null`,
     [orgId, channel, externalOrderId],
   );
   return row?.id;

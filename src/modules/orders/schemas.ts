@@ -252,6 +252,10 @@ export const OrderSummary = out({
   allocatedKg: kgOut,
   fulfilledKg: kgOut,
   cancelReason: z.string().nullable(),
+  /** Extension: the web shop connection the order came from (orders.createShopConnection); null for others. */
+  shopConnectionId: idOut.nullable(),
+  /** Extension: why an order from a web shop was left in draft (a SKU no product has); null otherwise. */
+  draftReason: z.string().nullable(),
   confirmedAt: timeOut.nullable(),
   fulfilledAt: timeOut.nullable(),
   canceledAt: timeOut.nullable(),
