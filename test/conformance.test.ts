@@ -47,6 +47,9 @@ const EXTENSIONS: Record<string, string[]> = {
   'orders.allocateOrder': ['includeExpired'],
   // The SCA form's defects (cups and intensity), from which defectsPenalty is computed.
   'quality.cupping.submitCuppingScore': ['defects'],
+  // What a product is made of (a roast profile or a blend) and its roast level: order lines naming it are filled from that.
+  'catalog.product.createProduct': ['profileId', 'blendId', 'roastLevel'],
+  'catalog.product.updateProduct': ['profileId', 'blendId', 'roastLevel'],
 };
 
 /**
@@ -60,6 +63,8 @@ const EXTRA_OPERATIONS = new Set([
   'production.roast.getRoastCurveLink',
   // OAuth client administration (identity), under the api module's integration permission.
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
+  // Web shop connections (Shopify, WooCommerce), whose orders arrive by webhook.
+  'orders.createShopConnection', 'orders.listShopConnections', 'orders.rotateShopSecret', 'orders.deleteShopConnection',
 ]);
 
 /**

@@ -28,6 +28,11 @@ export const RATE_BUDGETS = {
     leased: true,
     windows: [{ name: 'burst', points: 60, seconds: 10 }, { name: 'sustained', points: 120, seconds: 60 }],
   },
+  /**
+   * Web shop order webhooks, per shop connection (its path): a flash sale of 10 orders a second is within the burst
+   * window; a shop's deliveries refused past it are retried by the shop (Shopify and WooCommerce both retry).
+   */
+  shop_webhooks: { countedPer: 'shop', windows: [{ name: 'burst', points: 100, seconds: 10 }, { name: 'sustained', points: 600, seconds: 60 }] },
   /** Public certificate pages, per client address: a person scanning codes is far below this; a crawler guessing tokens is not. */
   public_pages: { countedPer: 'address', windows: [{ name: 'burst', points: 60, seconds: 10 }, { name: 'sustained', points: 300, seconds: 60 }] },
   /** Signed file links, per client address: a person downloading is far below this; a crawler guessing links is not. */

@@ -38,6 +38,7 @@ export const PROBLEM_CODES = {
   wrong_machine: { status: 403, meaning: 'The machine token belongs to another machine than the one the request names or roasts on.' },
   too_many_streams: { status: 429, meaning: 'Too many open streams for this credential or organization; close one first (`Retry-After`).' },
   invalid_last_event_id: { status: 400, meaning: 'Last-Event-ID (or `lastEventId`) is not the id of a message of this stream.' },
+  invalid_signature: { status: 401, meaning: 'The web shop webhook’s signature does not verify with the shop connection’s secret (or is missing); nothing was written.' },
   user_session_not_allowed: { status: 403, meaning: 'A user session is not taken here (stream tickets): the console calls with its own Authorization and X-Service-Org.' },
   console_not_built: { status: 503, meaning: 'The web console has not been built (`npm run build:web`).' },
 

@@ -611,7 +611,9 @@ export const examples: OperationExamples = {
       "sku": "BULK-2",
       "name": "Decaf 5 kg",
       "format": "bulk",
-      "currency": "USD"
+      "currency": "USD",
+      "profileId": "prf_01m8gem0w9k2v3c4x5z6b7n8q1",
+      "roastLevel": "medium"
     },
     "output": {
       "id": "prd_01m8gem1f3dh886g1h0tkgz5yt",
@@ -623,6 +625,9 @@ export const examples: OperationExamples = {
       "currency": "USD",
       "barcode": null,
       "isActive": true,
+      "profileId": "prf_01m8gem0w9k2v3c4x5z6b7n8q1",
+      "blendId": null,
+      "roastLevel": "medium",
       "createdAt": "2026-11-28T06:48:57.569Z",
       "updatedAt": "2026-11-28T06:48:57.569Z"
     }
@@ -641,6 +646,9 @@ export const examples: OperationExamples = {
       "currency": "EUR",
       "barcode": "1042",
       "isActive": true,
+      "profileId": null,
+      "blendId": null,
+      "roastLevel": null,
       "createdAt": "2026-11-28T06:48:55.637Z",
       "updatedAt": "2026-11-28T06:48:55.637Z"
     }
@@ -659,6 +667,9 @@ export const examples: OperationExamples = {
           "currency": null,
           "barcode": "50000001",
           "isActive": true,
+          "profileId": null,
+          "blendId": null,
+          "roastLevel": null,
           "createdAt": "2026-11-28T06:49:05.593Z",
           "updatedAt": "2026-11-28T06:49:05.593Z"
         },
@@ -672,6 +683,9 @@ export const examples: OperationExamples = {
           "currency": null,
           "barcode": "50000002",
           "isActive": false,
+          "profileId": null,
+          "blendId": null,
+          "roastLevel": null,
           "createdAt": "2026-11-28T06:49:05.757Z",
           "updatedAt": "2026-11-28T06:49:06.085Z"
         },
@@ -685,6 +699,9 @@ export const examples: OperationExamples = {
           "currency": null,
           "barcode": "70000003",
           "isActive": true,
+          "profileId": null,
+          "blendId": null,
+          "roastLevel": null,
           "createdAt": "2026-11-28T06:49:05.906Z",
           "updatedAt": "2026-11-28T06:49:05.906Z"
         }
@@ -713,6 +730,9 @@ export const examples: OperationExamples = {
       "currency": "GBP",
       "barcode": null,
       "isActive": false,
+      "profileId": null,
+      "blendId": null,
+      "roastLevel": null,
       "createdAt": "2026-11-28T06:49:02.588Z",
       "updatedAt": "2026-11-28T06:49:02.739Z"
     }

@@ -51,7 +51,9 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function fillsLine(lot: ClaimableLot, line: OpenLine): boolean {
   if (line.roastedLotId) return lot.id === line.roastedLotId;
-  return lot.greenLotId === line.greenLotId && (line.profileId === null || lot.profileId === line.profileId);
+  if (line.greenLotId) return lot.greenLotId === line.greenLotId && (line.profileId === null || lot.profileId === line.profileId);
+  // A product line made with a profile (blend lines arrive split into green-lot parts: product-lines.ts).
+  return line.profileId !== null && lot.profileId === line.profileId;
 }
 
 /**

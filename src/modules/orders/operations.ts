@@ -7,6 +7,7 @@ import * as roastedStock from '../inventory/roast/service.js';
 import { planClaims, type ClaimableLot } from './allocation.js';
 import { withMargins } from './margin.js';
 import { lineReferences } from './references.js';
+import { fillableParts, resolveLines, shortfallPerLine } from './product-lines.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../rpc/outputs.js';
 import {
@@ -84,7 +85,10 @@ export const orderOperations = [
     description:
       'Each line names its coffee, exactly one of `roastedLotId` (that lot) or `greenLotId` (any roast of that green coffee, ' +
       'only roasts with `profileId` when given), optionally the `productId` it is sold as, `quantityKg` of roasted coffee and ' +
-      '`unitPrice` per kilogram. The order is priced in one currency: `currency`, else the customer’s; a line’s currency must ' +
+      '`unitPrice` per kilogram. Extension: a line may name only a product (`productId` or `productSku`, 404 naming the field when ' +
+      'unknown) and is then filled from what the product is made of (its roast profile, or its blend component by component; 400 ' +
+      'when it names neither); `quantityUnits` of the product (bags) instead of `quantityKg` is converted through its ' +
+      '`netWeightKg` (400 without one), and its `unitPrice` is per unit. The order is priced in one currency: `currency`, else the customer’s; a line’s currency must ' +
       'equal it (400 naming the line). An id that does not exist in the organization is 404 naming the field. `channel` ' +
       'defaults to `direct`. With `externalOrderId`, creating the same channel’s order again (also concurrently) writes nothing ' +
       'and answers the order stored first. `orderNumber` is unique per organization (409 `duplicate`).',
@@ -102,6 +106,9 @@ export const orderOperations = [
       const customer = (await repo.findCustomer(ctx.tx, ctx.orgId, input.customerId)) ?? throwNotFound('customer', input.customerId, 'customerId');
       const currency = orderCurrency(input, customer.currency);
       const codes = await requireLineReferences(ctx.tx, ctx.orgId, input);
+      const resolved = await resolveLines(ctx.tx, ctx.orgId, input.lines);
+      if (resolved.missing.length > 0) throw new ProblemError(404, 'not_found', 'A line names a product that does not exist in this organization.', { errors: resolved.missing });
+      if (resolved.invalid.length > 0) throw invalidInput(resolved.invalid);
       const id = await repo.insertOrderUnlessTaken(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
         orderNumber: input.orderNumber,
         customerId: customer.id,
@@ -118,7 +125,7 @@ export const orderOperations = [
           errors: [{ path: 'orderNumber', message: 'already used in this organization' }],
         });
       }
-      await repo.insertOrderLines(ctx.tx, ctx.orgId, id, input.lines, codes);
+      await repo.insertOrderLines(ctx.tx, ctx.orgId, id, resolved.lines, codes);
       const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
       await ctx.emit('orders.order.created', { order });
       return order;
@@ -202,9 +209,12 @@ export const orderOperations = [
     emits: [orderAllocated, orderPartiallyAllocated],
     async handler(ctx, { id, strategy, includeExpired }) {
       await lockOrderIn(ctx.tx, ctx.orgId, id, ['confirmed', 'partially_allocated', 'allocated'], 'allocated');
-      const lines = (await repo.openLines(ctx.tx, ctx.orgId, id)).filter((line) => line.remaining > 0n);
+      const open = (await repo.openLines(ctx.tx, ctx.orgId, id)).filter((line) => line.remaining > 0n);
+      // Product lines made of a blend are filled component by component (product-lines.ts).
+      const lines = await fillableParts(ctx.tx, ctx.orgId, open, (lineIds) => repo.unreleasedClaimsOf(ctx.tx, ctx.orgId, lineIds));
       const lots = lines.length > 0 ? await lockClaimableLots(ctx.tx, ctx.orgId, lines) : [];
-      const plan = planClaims(lines, lots, strategy, includeExpired);
+      const parts = planClaims(lines, lots, strategy, includeExpired);
+      const plan = { claims: parts.claims, shortfalls: shortfallPerLine(parts.shortfalls, open) };
       const ids = await repo.insertClaims(ctx.tx, ctx.orgId, id, strategy, plan.claims);
       if (ids.length > 0) await repo.refreshAllocationState(ctx.tx, ctx.orgId, id);
       const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
@@ -377,7 +387,12 @@ async function requireLineReferences(q: Queryable, orgId: string, input: CreateO
  * every claim committed before.
  */
 async function lockClaimableLots(q: Queryable, orgId: string, lines: repo.OpenLine[]): Promise<ClaimableLot[]> {
-  const lotIds = lines.flatMap((line) => (line.roastedLotId ? [line.roastedLotId] : []));
+  // Product lines made with a profile: the lots roasted with it, found without a lock and locked with the rest.
+  const profiles = lines.flatMap((line) => (!line.roastedLotId && !line.greenLotId && line.profileId ? [line.profileId] : []));
+  const lotIds = [
+    ...lines.flatMap((line) => (line.roastedLotId ? [line.roastedLotId] : [])),
+    ...(await roastedStock.lotIdsRoastedWith(q, orgId, [...new Set(profiles)])),
+  ];
   const greenLots = lines.flatMap((line) => (!line.roastedLotId && line.greenLotId ? [{ greenLotId: line.greenLotId, profileId: line.profileId }] : []));
   const locked = await roastedStock.lockStockFor(q, orgId, lotIds, greenLots);
   if (locked.length === 0) return [];
@@ -408,7 +423,8 @@ async function requireStockForShipment(q: Queryable, orgId: string, parts: repo.
   }
 }
 
-async function orderOrThrow(q: Queryable, orgId: string, id: string) {
+/** The order as answered (with its lines' margins), or 404. */
+export async function orderOrThrow(q: Queryable, orgId: string, id: string) {
   return withMargins(q, orgId, (await repo.findOrder(q, orgId, id)) ?? throwNotFound('order', id));
 }
 

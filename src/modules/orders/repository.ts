@@ -10,7 +10,6 @@ import type {
   CustomerType,
   CustomerFilterInput,
   OrderFilterInput,
-  OrderLineInput,
   OrderState,
   ShippingAddress,
 } from './schemas.js';
@@ -102,6 +101,8 @@ interface OrderRow {
   requested_ship_at: Date | null;
   state: OrderState;
   cancel_reason: string | null;
+  shop_connection_id: string | null;
+  draft_reason: string | null;
   confirmed_at: Date | null;
   fulfilled_at: Date | null;
   canceled_at: Date | null;
@@ -119,6 +120,9 @@ interface LineJson {
   id: string;
   line_number: number;
   product_id: string | null;
+  blend_id: string | null;
+  roast_level: 'light' | 'medium' | 'dark' | null;
+  quantity_units: number | null;
   roasted_lot_id: string | null;
   roasted_lot_code: string | null;
   green_lot_id: string | null;
@@ -162,6 +166,9 @@ const toLine = (l: LineJson, currency: string) => ({
   id: l.id,
   lineNumber: l.line_number,
   productId: l.product_id,
+  blendId: l.blend_id,
+  roastLevel: l.roast_level,
+  quantityUnits: l.quantity_units,
   roastedLotId: l.roasted_lot_id,
   roastedLotCode: l.roasted_lot_code,
   greenLotId: l.green_lot_id,
@@ -195,6 +202,8 @@ const toOrderSummary = (r: OrderRow) => ({
   allocatedKg: r.allocated_kg,
   fulfilledKg: r.fulfilled_kg,
   cancelReason: r.cancel_reason,
+  shopConnectionId: r.shop_connection_id,
+  draftReason: r.draft_reason,
   confirmedAt: iso(r.confirmed_at),
   fulfilledAt: iso(r.fulfilled_at),
   canceledAt: iso(r.canceled_at),
@@ -227,6 +236,7 @@ const orderSelect = (extra = '') => `
 const LINES_JSON = `
   (select coalesce(jsonb_agg(jsonb_build_object(
             'id', l.id, 'line_number', l.line_number, 'product_id', l.product_id,
+            'blend_id', l.blend_id, 'roast_level', l.roast_level, 'quantity_units', l.quantity_units,
             'roasted_lot_id', l.roasted_lot_id, 'roasted_lot_code', l.roasted_lot_code,
             'green_lot_id', l.green_lot_id, 'green_lot_code', l.green_lot_code, 'profile_id', l.profile_id,
             'quantity_kg', l.quantity_kg::text, 'unit_price', l.unit_price::text, 'line_total', l.line_total::text,
@@ -287,6 +297,9 @@ export interface NewOrder {
   externalOrderId: string | null;
   currency: string;
   requestedShipAt: string | null;
+  /** An order from a web shop: its connection (the external id is the shop's order id), and why it stays a draft. */
+  shopConnectionId?: string;
+  draftReason?: string | null;
 }
 
 /**
@@ -297,17 +310,21 @@ export interface NewOrder {
  */
 export async function insertOrderUnlessTaken(q: Queryable, orgId: string, credentialId: string, order: NewOrder): Promise<string | undefined> {
   const [row] = await q.query<{ id: string }>(
-    `insert into orders (org_id, id, order_number, customer_id, channel, external_order_id, currency, requested_ship_at, credential_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    `insert into orders (org_id, id, order_number, customer_id, channel, external_order_id, currency, requested_ship_at, credential_id,
+                         shop_connection_id, draft_reason)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      on conflict do nothing returning id`,
-    [orgId, newId('so'), order.orderNumber, order.customerId, order.channel, order.externalOrderId, order.currency, order.requestedShipAt, credentialId],
+    [
+      orgId, newId('so'), order.orderNumber, order.customerId, order.channel, order.externalOrderId, order.currency, order.requestedShipAt, credentialId,
+      order.shopConnectionId ?? null, order.draftReason ?? null,
+    ],
   );
   return row?.id;
 }
 
 export async function findOrderIdByExternalId(q: Queryable, orgId: string, channel: string, externalOrderId: string): Promise<string | undefined> {
   const [row] = await q.query<{ id: string }>(
-    `select id from orders where org_id = $1 and channel = $2 and external_order_id = $3`,
+    `select id from orders where org_id = $1 and channel = $2 and external_order_id = $3 and shop_connection_id is null`,
     [orgId, channel, externalOrderId],
   );
   return row?.id;
@@ -319,28 +336,45 @@ export interface LineLotCodes {
   greenLots: Map<string, string>;
 }
 
-/** Lines are numbered 1..n in the order given; line totals are computed exactly in SQL numeric. */
-export async function insertOrderLines(q: Queryable, orgId: string, orderId: string, lines: OrderLineInput[], codes: LineLotCodes): Promise<void> {
+/** A line as stored (product lines resolved by product-lines.ts). */
+export interface LineToInsert {
+  productId: string | null;
+  roastedLotId: string | null;
+  greenLotId: string | null;
+  profileId: string | null;
+  blendId: string | null;
+  roastLevel: string | null;
+  quantityKg: string;
+  quantityUnits: number | null;
+  unitPrice: string;
+}
+
+/** Lines are numbered 1..n in the order given; line totals (kg or units × price) are computed exactly in SQL numeric. */
+export async function insertOrderLines(q: Queryable, orgId: string, orderId: string, lines: LineToInsert[], codes: LineLotCodes): Promise<void> {
   await q.query(
     `insert into order_lines (org_id, id, order_id, line_number, product_id, roasted_lot_id, roasted_lot_code, green_lot_id, green_lot_code,
-                              profile_id, quantity_kg, unit_price, line_total)
-     select $1, x.id, $2, x.n, x.product_id, x.roasted_lot_id, x.roasted_lot_code, x.green_lot_id, x.green_lot_code, x.profile_id, x.qty, x.price,
-            round(x.qty * x.price, 4)
-     from unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::numeric[], $10::numeric[], $11::text[], $12::text[])
-       as x(id, n, product_id, roasted_lot_id, green_lot_id, profile_id, qty, price, roasted_lot_code, green_lot_code)`,
+                              profile_id, blend_id, roast_level, quantity_units, quantity_kg, unit_price, line_total)
+     select $1, x.id, $2, x.n, x.product_id, x.roasted_lot_id, x.roasted_lot_code, x.green_lot_id, x.green_lot_code, x.profile_id,
+            x.blend_id, x.roast_level, x.units, x.qty, x.price, round(coalesce(x.units, x.qty) * x.price, 4)
+     from unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::numeric[], $10::numeric[], $11::text[], $12::text[],
+                 $13::text[], $14::text[], $15::int[])
+       as x(id, n, product_id, roasted_lot_id, green_lot_id, profile_id, qty, price, roasted_lot_code, green_lot_code, blend_id, roast_level, units)`,
     [
       orgId,
       orderId,
       lines.map(() => newId('sol')),
       lines.map((_, i) => i + 1),
-      lines.map((l) => l.productId ?? null),
-      lines.map((l) => l.roastedLotId ?? null),
-      lines.map((l) => l.greenLotId ?? null),
-      lines.map((l) => l.profileId ?? null),
+      lines.map((l) => l.productId),
+      lines.map((l) => l.roastedLotId),
+      lines.map((l) => l.greenLotId),
+      lines.map((l) => l.profileId),
       lines.map((l) => l.quantityKg),
       lines.map((l) => l.unitPrice),
       lines.map((l) => (l.roastedLotId ? codes.roastedLots.get(l.roastedLotId)! : null)),
       lines.map((l) => (l.greenLotId ? codes.greenLots.get(l.greenLotId)! : null)),
+      lines.map((l) => l.blendId),
+      lines.map((l) => l.roastLevel),
+      lines.map((l) => l.quantityUnits),
     ],
   );
 }
@@ -405,6 +439,8 @@ export interface OpenLine {
   roastedLotId: string | null;
   greenLotId: string | null;
   profileId: string | null;
+  /** A product line made of a blend (allocation splits it into its components: product-lines.ts). */
+  blendId: string | null;
   quantity: bigint;
   /** Grams still to claim: the quantity less active and fulfilled claims. */
   remaining: bigint;
@@ -417,10 +453,11 @@ export async function openLines(q: Queryable, orgId: string, orderId: string): P
     roasted_lot_id: string | null;
     green_lot_id: string | null;
     profile_id: string | null;
+    blend_id: string | null;
     quantity_kg: string;
     claimed_kg: string;
   }>(
-    `select l.id, l.line_number, l.roasted_lot_id, l.green_lot_id, l.profile_id, l.quantity_kg,
+    `select l.id, l.line_number, l.roasted_lot_id, l.green_lot_id, l.profile_id, l.blend_id, l.quantity_kg,
             coalesce(sum(a.quantity_kg) filter (where a.released_at is null), 0)::numeric(14, 3) as claimed_kg
      from order_lines l
      left join order_allocations a on a.org_id = l.org_id and a.order_line_id = l.id
@@ -435,9 +472,20 @@ export async function openLines(q: Queryable, orgId: string, orderId: string): P
     roastedLotId: r.roasted_lot_id,
     greenLotId: r.green_lot_id,
     profileId: r.profile_id,
+    blendId: r.blend_id,
     quantity: grams(r.quantity_kg),
     remaining: grams(r.quantity_kg) - grams(r.claimed_kg),
   }));
+}
+
+/** The unreleased claims (active or shipped) of the lines, per claim. */
+export async function unreleasedClaimsOf(q: Queryable, orgId: string, lineIds: string[]): Promise<{ orderLineId: string; roastedLotId: string; quantity: bigint }[]> {
+  const rows = await q.query<{ order_line_id: string; roasted_lot_id: string; quantity_kg: string }>(
+    `select order_line_id, roasted_lot_id, quantity_kg from order_allocations
+     where org_id = $1 and order_line_id = any($2::text[]) and released_at is null`,
+    [orgId, lineIds],
+  );
+  return rows.map((r) => ({ orderLineId: r.order_line_id, roastedLotId: r.roasted_lot_id, quantity: grams(r.quantity_kg) }));
 }
 
 /** What the active claims hold on each of the lots, in grams (lots without one are left out). */

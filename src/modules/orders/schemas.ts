@@ -35,26 +35,45 @@ export const CustomerFilter = strict({
 export const ListCustomers = strict({ filter: CustomerFilter.default({}), page });
 
 /**
- * A line names the coffee it is filled from, exactly one of: roastedLotId (that very lot) or greenLotId
- * (any roast of that green coffee, narrowed to roasts with profileId when given). productId optionally
- * names the article it is sold as. quantityKg is roasted coffee; unitPrice is per kilogram.
+ * A line names the coffee it is filled from, exactly one of: roastedLotId (that very lot), greenLotId
+ * (any roast of that green coffee, narrowed to roasts with profileId when given), or (extension) only a
+ * product, by productId or productSku: then it is filled from what the product is made of (its roast profile
+ * or blend). With a lot named, productId optionally names the article it is sold as. The quantity is
+ * quantityKg of roasted coffee (unitPrice per kilogram) or, extension, quantityUnits of the product (bags;
+ * unitPrice per unit), converted through the product's net weight.
  */
 export const NewOrderLine = strict({
   productId: id('productId').optional(),
+  /** Extension: the product by its SKU instead of its id. */
+  productSku: code.optional(),
   roastedLotId: id('roastedLotId').optional(),
   greenLotId: id('greenLotId').optional(),
   profileId: id('profileId').optional(),
-  quantityKg: kg({ positive: true }),
+  quantityKg: kg({ positive: true }).optional(),
+  /** Extension: units of the product (bags), instead of quantityKg. */
+  quantityUnits: z.number().int().positive().max(1_000_000).optional(),
   unitPrice: money,
   /** Defaults to the order's currency, and must equal it: an order is priced in one currency. */
   currency: currency.optional(),
 }).superRefine((line, ctx) => {
-  if ((line.roastedLotId === undefined) === (line.greenLotId === undefined)) {
-    const message = 'name the coffee: exactly one of roastedLotId or greenLotId';
-    ctx.addIssue({ code: 'custom', path: [line.roastedLotId === undefined ? 'roastedLotId' : 'greenLotId'], message });
+  const product = line.productId !== undefined || line.productSku !== undefined;
+  if (line.roastedLotId !== undefined && line.greenLotId !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['greenLotId'], message: 'name the coffee: exactly one of roastedLotId or greenLotId' });
+  }
+  if (line.roastedLotId === undefined && line.greenLotId === undefined && !product) {
+    ctx.addIssue({ code: 'custom', path: ['roastedLotId'], message: 'name the coffee: roastedLotId, greenLotId, or a product (productId or productSku)' });
+  }
+  if (line.productId !== undefined && line.productSku !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['productSku'], message: 'name the product once: productId or productSku' });
   }
   if (line.profileId !== undefined && line.greenLotId === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['profileId'], message: 'only with greenLotId: a roasted lot already has its profile' });
+    ctx.addIssue({ code: 'custom', path: ['profileId'], message: 'only with greenLotId: a roasted lot already has its profile, a product its own' });
+  }
+  if ((line.quantityKg === undefined) === (line.quantityUnits === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [line.quantityKg === undefined ? 'quantityKg' : 'quantityUnits'], message: 'exactly one of quantityKg or quantityUnits' });
+  }
+  if (line.quantityUnits !== undefined && !product) {
+    ctx.addIssue({ code: 'custom', path: ['quantityUnits'], message: 'units of a product: name it with productId or productSku' });
   }
 });
 
@@ -184,7 +203,13 @@ export const OrderLine = out({
   /** 1..n in the order given. */
   lineNumber: z.number().int().positive(),
   productId: idOut.nullable(),
-  /** The coffee the line is filled from: one roasted lot, or any roast of one green lot (only with profileId when set). */
+  /** Extension: a line naming only a product is filled from what it was made of when the order was taken: its blend (else profileId). */
+  blendId: idOut.nullable(),
+  /** Extension: the level the product is roasted to (planning groups by it); null on lines naming a lot. */
+  roastLevel: z.enum(['light', 'medium', 'dark']).nullable(),
+  /** Extension: ordered in units of the product (bags): quantityKg is units × its net weight and unitPrice is per unit. */
+  quantityUnits: z.number().int().positive().nullable(),
+  /** The coffee the line is filled from: one roasted lot, any roast of one green lot (only with profileId when set), or a product's profile or blend. */
   roastedLotId: idOut.nullable(),
   roastedLotCode: z.string().nullable(),
   greenLotId: idOut.nullable(),
@@ -192,10 +217,10 @@ export const OrderLine = out({
   profileId: idOut.nullable(),
   /** Roasted coffee. */
   quantityKg: kgOut,
-  /** Per kilogram, in the order's currency. */
+  /** Per kilogram (per unit with quantityUnits), in the order's currency. */
   unitPrice: decimalOut,
   currency: currencyOut,
-  /** quantityKg × unitPrice, 4 decimals half-up. */
+  /** quantityKg (quantityUnits) × unitPrice, 4 decimals half-up. */
   lineTotal: decimalOut,
   /** Claimed and not yet shipped. */
   allocatedKg: kgOut,
@@ -227,6 +252,10 @@ export const OrderSummary = out({
   allocatedKg: kgOut,
   fulfilledKg: kgOut,
   cancelReason: z.string().nullable(),
+  /** Extension: the web shop connection the order came from (orders.createShopConnection); null for others. */
+  shopConnectionId: idOut.nullable(),
+  /** Extension: why an order from a web shop was left in draft (a SKU no product has); null otherwise. */
+  draftReason: z.string().nullable(),
   confirmedAt: timeOut.nullable(),
   fulfilledAt: timeOut.nullable(),
   canceledAt: timeOut.nullable(),

@@ -25,7 +25,40 @@ const byOrderId = (operation: string, arrangeOrder: (owner: TestOrg) => Promise<
   },
 });
 
+async function shopConnection(owner: TestOrg) {
+  const customer = await makeCustomer(owner);
+  const res = await owner.call('orders.createShopConnection', { platform: 'shopify', name: 'Shop', code: `WEB${Math.random().toString(36).slice(2, 6)}`, customerId: customer.id, secret: 'shpss_tenancy_secret' });
+  if (res.status !== 200) throw new Error(`createShopConnection: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; customerId: string };
+}
+
 export const cases: TenancyCase[] = [
+  {
+    // Another organization's customer cannot take a shop's orders.
+    operation: 'orders.createShopConnection',
+    expect: 'not_found',
+    async arrange(owner) {
+      const customer = await makeCustomer(owner);
+      return { input: { platform: 'woocommerce', name: 'Intruder', code: 'INTRUDER', customerId: customer.id, secret: 'wc_secret_123' }, secretIds: [customer.id] };
+    },
+  },
+  {
+    operation: 'orders.listShopConnections',
+    expect: 'invisible',
+    async arrange(owner) {
+      const shop = await shopConnection(owner);
+      return { input: {}, secretIds: [shop.id, shop.customerId] };
+    },
+  },
+  {
+    operation: 'orders.rotateShopSecret',
+    expect: 'not_found',
+    async arrange(owner) {
+      const shop = await shopConnection(owner);
+      return { input: { id: shop.id, secret: 'taken-over-secret' }, secretIds: [shop.id] };
+    },
+  },
+  byOrderId('orders.deleteShopConnection', shopConnection),
   {
     // The same code is free in another organization, and creating it there touches nothing here.
     operation: 'orders.createCustomer',

@@ -4,6 +4,20 @@ import * as repo from './repository.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreateProduct, ListProducts, Product, UpdateProduct } from './schemas.js';
 import { productCreated, productUpdated } from './events.js';
+import type { Queryable } from '../../../db/client.js';
+import { missingProfileIds } from '../../production/profile/service.js';
+import { findBlendRecipe } from '../../inventory/blend/service.js';
+
+/**
+ * What a product is made of must exist in the organization (404 naming the field). A product made of a blend
+ * without its own roast level takes the blend's.
+ */
+async function madeOf(q: Queryable, orgId: string, input: { profileId?: string | null; blendId?: string | null; roastLevel?: string | null }) {
+  if (input.profileId && (await missingProfileIds(q, orgId, [input.profileId])).length > 0) throwNotFound('roast profile', input.profileId, 'profileId');
+  if (!input.blendId) return input.roastLevel;
+  const blend = (await findBlendRecipe(q, orgId, input.blendId)) ?? throwNotFound('blend', input.blendId, 'blendId');
+  return input.roastLevel === undefined ? (blend.roastLevel ?? undefined) : input.roastLevel;
+}
 
 const feature = 'core' as const;
 
@@ -13,16 +27,20 @@ export const productOperations = [
     summary: 'Create a sellable product.',
     description:
       '`sku` is unique per organization, and so is `barcode` (8–14 digits): 409 `duplicate` naming the field. ' +
-      '`netWeightKg` answers as a kilogram string with three decimals; `listPrice` as a decimal string, and it requires `currency` (400).',
+      '`netWeightKg` answers as a kilogram string with three decimals; `listPrice` as a decimal string, and it requires `currency` (400). ' +
+      'Extension: what it is made of, `profileId` (a roast profile) or `blendId` (a blend), not both (400 naming `blendId`), and ' +
+      '`roastLevel` (light, medium, dark; a blend’s own level when absent); an id not in the organization is 404 naming it. ' +
+      'An order line naming the product is filled from that coffee (see orders.createOrder).',
     permission: 'catalog.product.write',
     feature,
     get: false,
     input: CreateProduct,
     output: Product,
-    errors: ['duplicate'],
+    errors: ['duplicate', 'not_found'],
     emits: [productCreated],
     async handler(ctx, input) {
-      const product = await repo.insertProduct(ctx.tx, ctx.orgId, input);
+      const roastLevel = await madeOf(ctx.tx, ctx.orgId, input);
+      const product = await repo.insertProduct(ctx.tx, ctx.orgId, { ...input, roastLevel: roastLevel ?? undefined });
       await ctx.emit('catalog.product.created', { product });
       return product;
     },
@@ -64,7 +82,9 @@ export const productOperations = [
     description:
       'Only the fields given change; `null` clears netWeightKg, listPrice, currency or barcode; the sku is fixed. The result must still ' +
       'carry a currency whenever it has a listPrice (400 naming `currency`). A barcode another product has is 409 `duplicate`. ' +
-      '`isActive: false` retires the product from sale.',
+      '`isActive: false` retires the product from sale. `profileId`, `blendId` and `roastLevel` follow createProduct’s rules against the ' +
+      'stored row (setting one of profileId or blendId on a product made of the other is 400 unless the other is cleared with null); ' +
+      'order lines taken before keep what the product was made of then.',
     permission: 'catalog.product.write',
     feature,
     get: false,
@@ -79,7 +99,17 @@ export const productOperations = [
       if (listPrice !== null && currency === null) {
         throw invalidInput([{ path: 'currency', message: 'required while the product has a listPrice' }]);
       }
-      const product = await repo.updateProduct(ctx.tx, ctx.orgId, id, changes);
+      const profileId = changes.profileId === undefined ? current.profileId : changes.profileId;
+      const blendId = changes.blendId === undefined ? current.blendId : changes.blendId;
+      if (profileId !== null && blendId !== null) {
+        throw invalidInput([{ path: changes.blendId ? 'blendId' : 'profileId', message: 'a product is made with a roast profile or a blend, not both' }]);
+      }
+      const roastLevel = await madeOf(ctx.tx, ctx.orgId, {
+        profileId: changes.profileId,
+        blendId: changes.blendId,
+        roastLevel: changes.roastLevel === undefined && !changes.blendId ? undefined : changes.roastLevel,
+      });
+      const product = await repo.updateProduct(ctx.tx, ctx.orgId, id, { ...changes, roastLevel });
       await ctx.emit('catalog.product.updated', { product });
       return product;
     },

@@ -30,7 +30,7 @@ test('createProduct stores every field, answers weights and money as exact strin
     { ...product, id: undefined, createdAt: undefined, updatedAt: undefined },
     {
       id: undefined, sku: 'ETH-250-WB', name: 'Ethiopia Guji 250 g', format: 'whole_bean', netWeightKg: '0.250', listPrice: '12.9000',
-      currency: 'EUR', barcode: '4006381333931', isActive: true, createdAt: undefined, updatedAt: undefined,
+      currency: 'EUR', barcode: '4006381333931', isActive: true, profileId: null, blendId: null, roastLevel: null, createdAt: undefined, updatedAt: undefined,
     },
   );
   assert.match(product.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

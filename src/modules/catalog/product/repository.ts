@@ -2,9 +2,10 @@ import type { Queryable } from '../../../db/client.js';
 import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
-import type { PRODUCT_FORMATS } from './schemas.js';
+import type { PRODUCT_FORMATS, ROAST_LEVELS } from './schemas.js';
 
 type ProductFormat = (typeof PRODUCT_FORMATS)[number];
+type RoastLevel = (typeof ROAST_LEVELS)[number];
 
 interface ProductRow {
   id: string;
@@ -16,6 +17,9 @@ interface ProductRow {
   currency: string | null;
   barcode: string | null;
   is_active: boolean;
+  profile_id: string | null;
+  blend_id: string | null;
+  roast_level: RoastLevel | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -32,6 +36,9 @@ const toProduct = (r: ProductRow) => ({
   currency: r.currency,
   barcode: r.barcode,
   isActive: r.is_active,
+  profileId: r.profile_id,
+  blendId: r.blend_id,
+  roastLevel: r.roast_level,
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
 });
@@ -44,15 +51,19 @@ export interface NewProduct {
   listPrice?: string;
   currency?: string;
   barcode?: string;
+  profileId?: string;
+  blendId?: string;
+  roastLevel?: string;
 }
 
 export async function insertProduct(q: Queryable, orgId: string, input: NewProduct): Promise<Product> {
   const [row] = await q.query<ProductRow>(
-    `insert into products (org_id, id, sku, name, format, net_weight_kg, list_price, currency, barcode)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+    `insert into products (org_id, id, sku, name, format, net_weight_kg, list_price, currency, barcode, profile_id, blend_id, roast_level)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning *`,
     [
       orgId, newId('prd'), input.sku, input.name, input.format,
       input.netWeightKg ?? null, input.listPrice ?? null, input.currency ?? null, input.barcode ?? null,
+      input.profileId ?? null, input.blendId ?? null, input.roastLevel ?? null,
     ],
   );
   return toProduct(row);
@@ -75,6 +86,9 @@ export interface ProductChanges {
   currency?: string | null;
   barcode?: string | null;
   isActive?: boolean;
+  profileId?: string | null;
+  blendId?: string | null;
+  roastLevel?: string | null;
 }
 
 export async function updateProduct(q: Queryable, orgId: string, id: string, changes: ProductChanges): Promise<Product> {
@@ -87,6 +101,9 @@ export async function updateProduct(q: Queryable, orgId: string, id: string, cha
     currency: changes.currency,
     barcode: changes.barcode,
     is_active: changes.isActive,
+    profile_id: changes.profileId,
+    blend_id: changes.blendId,
+    roast_level: changes.roastLevel,
   });
   const [row] = await q.query<ProductRow>(
     `update products set ${set ? `${set}, ` : ''}updated_at = now()
@@ -127,4 +144,18 @@ export async function missingProductIds(q: Queryable, orgId: string, ids: string
     [orgId, ids],
   );
   return rows.map((r) => r.id);
+}
+
+/** The organization's products with these SKUs (exact match), by SKU. */
+export async function findProductsBySku(q: Queryable, orgId: string, skus: string[]): Promise<Map<string, Product>> {
+  if (skus.length === 0) return new Map();
+  const rows = await q.query<ProductRow>(`select * from products where org_id = $1 and sku = any($2::text[])`, [orgId, skus]);
+  return new Map(rows.map((r) => [r.sku, toProduct(r)]));
+}
+
+/** The organization's products with these ids (missing ones are absent), by id. */
+export async function findProducts(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, Product>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<ProductRow>(`select * from products where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
+  return new Map(rows.map((r) => [r.id, toProduct(r)]));
 }

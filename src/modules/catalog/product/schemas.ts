@@ -7,6 +7,15 @@ export const PRODUCT_FORMATS = [
 ] as const;
 
 export const productFormat = z.enum(PRODUCT_FORMATS);
+export const ROAST_LEVELS = ['light', 'medium', 'dark'] as const;
+export const roastLevel = z.enum(ROAST_LEVELS);
+
+/** A product is made with a roast profile or a blend, not both. */
+const madeOfOne = (input: { profileId?: string | null; blendId?: string | null }, ctx: z.RefinementCtx) => {
+  if (input.profileId != null && input.blendId != null) {
+    ctx.addIssue({ code: 'custom', path: ['blendId'], message: 'a product is made with a roast profile or a blend, not both' });
+  }
+};
 
 /** GTIN-8 to GTIN-14 (EAN, UPC, ITF-14): digits only. The check digit is the issuer's concern, not validated here. */
 export const barcode = z.string().regex(/^\d{8,14}$/, 'a barcode of 8 to 14 digits');
@@ -28,7 +37,16 @@ export const CreateProduct = strict({
   listPrice: money.optional(),
   currency: currency.optional(),
   barcode: barcode.optional(),
-}).superRefine(priceNeedsCurrency);
+  /** Extension: made with this roast profile (lots roasted with it fill the product's order lines). */
+  profileId: id('profileId').optional(),
+  /** Extension: made of this blend (filled component by component). */
+  blendId: id('blendId').optional(),
+  /** Extension: the level it is roasted to; a blend's own level when absent. */
+  roastLevel: roastLevel.optional(),
+}).superRefine((input, ctx) => {
+  priceNeedsCurrency(input, ctx);
+  madeOfOne(input, ctx);
+});
 
 /** null clears an optional field; the price-needs-currency rule is checked against the stored row too. */
 export const UpdateProduct = strict({
@@ -40,7 +58,10 @@ export const UpdateProduct = strict({
   currency: currency.nullable().optional(),
   barcode: barcode.nullable().optional(),
   isActive: z.boolean().optional(),
-});
+  profileId: id('profileId').nullable().optional(),
+  blendId: id('blendId').nullable().optional(),
+  roastLevel: roastLevel.nullable().optional(),
+}).superRefine(madeOfOne);
 
 export const ProductFilter = strict({
   format: productFormat.optional(),
@@ -64,6 +85,10 @@ export const Product = out({
   barcode: z.string().nullable(),
   /** false: retired from sale. */
   isActive: z.boolean(),
+  /** Extension: what it is made of, a roast profile or a blend (at most one), and the level it is roasted to. */
+  profileId: idOut.nullable(),
+  blendId: idOut.nullable(),
+  roastLevel: roastLevel.nullable(),
   createdAt: timeOut,
   updatedAt: timeOut,
 }).meta({ id: 'Product' });

@@ -343,3 +343,26 @@ export async function holdingsAt(q: Queryable, orgId: string, before: string, lo
     onHandKg: r.on_hand_kg,
   }));
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Product lines (orders): which lots a product's coffee is, read without locks (allocation locks what it picks)
+
+/** The green lot each roasted lot was roasted from (lots of no green lot are absent). */
+export async function roastedLotGreenLots(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; green_lot_id: string }>(
+    `select id, green_lot_id from roasted_lots where org_id = $1 and id = any($2::text[]) and green_lot_id is not null`,
+    [orgId, ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.green_lot_id]));
+}
+
+/** The lots with stock roasted with one of the profiles, in id order. */
+export async function lotIdsRoastedWith(q: Queryable, orgId: string, profileIds: string[]): Promise<string[]> {
+  if (profileIds.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select id from roasted_lots where org_id = $1 and profile_id = any($2::text[]) and on_hand_kg > 0 order by id`,
+    [orgId, profileIds],
+  );
+  return rows.map((r) => r.id);
+}

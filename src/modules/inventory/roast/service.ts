@@ -20,6 +20,12 @@ export { roastedLotCosts, ROASTED_COST_RULE, type RoastedLotCost } from './cost.
  */
 export { lockStockFor } from './repository.js';
 
+/**
+ * For order lines naming a product, read without locks: the green lot each roasted lot came from, and the
+ * lots with stock roasted with a profile (allocation then locks those it may use through lockStockFor).
+ */
+export { lotIdsRoastedWith, roastedLotGreenLots } from './repository.js';
+
 /** Locks the lots in id order, as lockStockFor does, and answers their on-hand weight (a shipment's check). */
 export { lockRoastedLots } from './repository.js';
 
