@@ -19,7 +19,7 @@ import { simulatedShot } from '../src/modules/cafe/simulator.js';
 import * as cafeRepo from '../src/modules/cafe/repository.js';
 import { ShotsPost } from '../src/modules/cafe/schemas.js';
 import { DEFAULT_SHOT_TARGET, judgeShot } from '../src/modules/cafe/targets.js';
-import { load, median, printTable, startBenchApp } from './lib.js';
+import { announce, load, median, printTable, record, settledNote, startBenchApp, untilSettled } from './lib.js';
 
 const MACHINES = 20;
 const SITES = 100;
@@ -27,6 +27,7 @@ const SITES = 100;
 const POST_INTERVAL_MS = 5000;
 
 export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) {
+  announce('cafe');
   const redisUrl = loadConfig().redisUrl;
   /** The organization and site the bound routes write for, set once they exist. */
   let scope: { orgId: string; site: { id: string; timezone: string } } | undefined;
@@ -99,29 +100,10 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
     machines.push({ id: machine.id, token, n: 0 });
   }
   const PATHS = { full: 'ingest/v1/cafe/machines', bare: 'bench/bare/cafe', 'round trip': 'bench/roundtrip/cafe', statement: 'bench/statement/cafe' };
+  let runs = 0;
   const run = (target: keyof typeof PATHS, duration: number) => {
-    let next = 0;
-    const options: autocannon.Options = {
-      url: bench.url,
-      connections: MACHINES,
-      duration,
-      setupClient(client) {
-        const machine = machines[next++ % machines.length];
-        client.setRequests([
-          {
-            method: 'POST',
-            path: target === 'full' ? `/${PATHS.full}/${machine.id}/shots` : `/${PATHS[target]}/${machine.id}`,
-            headers: { authorization: `Bearer ${machine.token}`, 'content-type': 'application/json' },
-            setupRequest(request) {
-              const shot = simulatedShot((machine.n++ % 3) + 1, false);
-              request.body = JSON.stringify({ shots: [{ ...shot, shotId: `${target.replace(' ', '-')}-${machine.n}-${shot.shotId}` }] });
-              return request;
-            },
-          },
-        ]);
-      },
-    };
-    return load(options);
+    const data: ShotLoad = { url: bench.url, target, path: PATHS[target], duration, runId: `${runs++}`, machines: machines.map(({ id, token }) => ({ id, token })) };
+    return load({}, { module: import.meta.url, name: 'shotLoad', data });
   };
   await run('bare', 2);
   await run('full', 2);
@@ -130,7 +112,7 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   const roundTrip: number[] = [];
   const statement: number[] = [];
   const details: Record<string, string | number>[] = [];
-  for (let round = 1; round <= rounds; round++) {
+  const settled = await untilSettled(async (round) => {
     const b = await run('bare', 5);
     const f = await run('full', 5);
     const r = await run('round trip', 5);
@@ -148,11 +130,12 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
       'statement/s': s.requestsPerSecond,
       'non-2xx': b.non2xx + f.non2xx + r.non2xx + s.non2xx,
     });
-  }
-  ingestRatio = median(full) / median(bare);
+    return f.requestsPerSecond / b.requestsPerSecond;
+  }, { minRounds: rounds });
+  ingestRatio = settled.ratio;
   const pct = (x: number[]) => `${((median(x) / median(bare)) * 100).toFixed(1)}%`;
   printTable(`cafe shot ingest on ${bench.kind} + ${store} live store: ${MACHINES} machines, one shot per post, full channel vs bare route (5 s rounds)`, details);
-  console.log(`ratio full/bare (median of ${rounds} rounds): ${(ingestRatio * 100).toFixed(1)}%  (goal ≥ 50%)`);
+  record({ measure: `cafe shot ingest full / bare (${store})`, goal: '≥ 50%', figure: ingestRatio, unit: 'ratio', pass: ingestRatio >= 0.5, note: settledNote(settled) });
   console.log(`bounds, of bare: one database round trip ${pct(roundTrip)}, the channel's statement alone ${pct(statement)}, full channel ${pct(full)}`);
   }
 
@@ -264,7 +247,7 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
     { range: 'week, bare route (same answer)', 'median ms': ms(median(bareWeekMs)), 'answer bytes': bytes('week') },
     { range: 'year, bare route (same answer)', 'median ms': ms(median(bareYearMs)), 'answer bytes': bytes('year') },
   ]);
-  console.log(`ratio year/week: ${perfRatio.toFixed(2)}  (goal ≤ 1.5)`);
+  record({ measure: 'getSitePerformance year / week', goal: '≤ 1.5×', figure: perfRatio, unit: '×', pass: perfRatio <= 1.5 });
   console.log(
     `bound: a year's answer costs ${ms(median(bareYearMs) - median(bareWeekMs))} ms more than a week's to serialize, send and parse from a bare route; ` +
       `the operation's year costs ${ms(year - week)} ms more than its week`,
@@ -293,24 +276,7 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, POST_INTERVAL_MS - (Date.now() - tick))));
     }
   })();
-  let nextSite = 0;
-  const liveRun = () =>
-    load({
-      url: bench.url,
-      connections: 10,
-      duration: 10,
-      setupClient(client) {
-        const site = sites[nextSite++ % sites.length];
-        client.setRequests([
-          {
-            method: 'POST',
-            path: '/rpc/v1/cafe.getLiveBar',
-            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ siteId: site.id }),
-          },
-        ]);
-      },
-    });
+  const liveRun = () => load({}, { module: import.meta.url, name: 'liveBarLoad', data: { url: bench.url, apiKey, siteIds: sites.map((site) => site.id) } });
   await liveRun();
   const live = await liveRun();
   posting = false;
@@ -319,9 +285,60 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
     { 'reads/s': live.requestsPerSecond, 'p50 ms': live.p50Ms, 'p99 ms': live.p99Ms, 'non-2xx': live.non2xx, 'shots posted meanwhile': posted },
   ]);
   liveP99Ms = live.p99Ms;
+  record({ measure: `getLiveBar p99 while ${SITES} sites post`, goal: 'reported', figure: live.p99Ms, unit: 'ms', pass: true });
   }
   await bench.close();
   return { ingestRatio, perfRatio, liveP99Ms };
+}
+
+export interface ShotLoad {
+  url: string;
+  target: string;
+  path: string;
+  duration: number;
+  /** Makes this run's shot ids new: a repeated one would be a duplicate, which stores nothing. */
+  runId: string;
+  machines: { id: string; token: string }[];
+}
+
+/** The shot load, built in the generator's process (bench/load-child.ts): each connection one machine, a shot per post. */
+export function shotLoad({ url, target, path, duration, runId, machines }: ShotLoad): autocannon.Options {
+  let next = 0;
+  return {
+    url,
+    connections: machines.length,
+    duration,
+    setupClient(client) {
+      const machine = machines[next++ % machines.length];
+      let n = 0;
+      client.setRequests([
+        {
+          method: 'POST',
+          path: target === 'full' ? `/${path}/${machine.id}/shots` : `/${path}/${machine.id}`,
+          headers: { authorization: `Bearer ${machine.token}`, 'content-type': 'application/json' },
+          setupRequest(request) {
+            const shot = simulatedShot((n++ % 3) + 1, false);
+            request.body = JSON.stringify({ shots: [{ ...shot, shotId: `${target.replace(' ', '-')}-${runId}-${n}-${shot.shotId}` }] });
+            return request;
+          },
+        },
+      ]);
+    },
+  };
+}
+
+/** getLiveBar reads, built in the generator's process: each connection reads one site's live bar. */
+export function liveBarLoad({ url, apiKey, siteIds }: { url: string; apiKey: string; siteIds: string[] }): autocannon.Options {
+  let next = 0;
+  return {
+    url,
+    connections: 10,
+    duration: 10,
+    setupClient(client) {
+      const siteId = siteIds[next++ % siteIds.length];
+      client.setRequests([{ method: 'POST', path: '/rpc/v1/cafe.getLiveBar', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ siteId }) }]);
+    },
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCafe();

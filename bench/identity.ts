@@ -4,7 +4,7 @@
 // throughput. An API key is resolved from a 2-second in-process cache; a JWT is verified once and then
 // remembered until it expires; an opaque token is looked up on every request (so revocation is immediate).
 import { randomBytes } from 'node:crypto';
-import { startBenchApp, load, median, printTable } from './lib.js';
+import { startBenchApp, load, median, printTable, record } from './lib.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import { createOAuthClient } from '../src/modules/identity/service.js';
 
@@ -56,7 +56,8 @@ export async function benchIdentity(rounds = Number(process.env.BENCH_ROUNDS ?? 
   printTable(`catalog.location.getLocation on ${bench.kind}: API key vs JWT vs opaque token (32 connections, 5 s rounds)`, details);
   const jwtRatio = median(jwtRatios);
   const opaqueRatio = median(opaqueRatios);
-  console.log(`ratio JWT/API key: ${(jwtRatio * 100).toFixed(1)}%, opaque/API key: ${(opaqueRatio * 100).toFixed(1)}%  (median of ${rounds} rounds; goal ≥ 90%)`);
+  record({ measure: 'getLocation with a JWT / API key', goal: '≥ 90%', figure: jwtRatio, unit: 'ratio', pass: jwtRatio >= 0.9 });
+  record({ measure: 'getLocation with an opaque token / API key', goal: '≥ 90%', figure: opaqueRatio, unit: 'ratio', pass: opaqueRatio >= 0.9 });
 
   const issuance: Record<string, string | number>[] = [];
   for (const [kind, body] of [['opaque', opaqueBody], ['jwt', jwtBody]] as const) {

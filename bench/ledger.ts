@@ -13,8 +13,9 @@
 //     independent of ledger length, so the page counts match. LEDGER_BENCH_SCALE (default 1) scales the big
 //     organization (e.g. 0.1); BENCH_ROUNDS and BENCH_SECONDS shape part (a). About 4 minutes on 2 cores.
 import { readFileSync } from 'node:fs';
-import autocannon from 'autocannon';
-import { startBenchApp, median, printTable } from './lib.js';
+import { fileURLToPath } from 'node:url';
+import type autocannon from 'autocannon';
+import { announce, load, startBenchApp, median, printTable, record, settledNote, untilSettled } from './lib.js';
 import { createOrganization } from '../src/auth/organizations.js';
 import type { Database, Queryable } from '../src/db/client.js';
 import { newId } from '../src/lib/ids.js';
@@ -29,14 +30,10 @@ const CONNECTIONS = 32;
 const WRITE_LOTS = 200;
 const ROWS_PER_LOT = 50;
 
-if (!process.env.DATABASE_URL) {
-  console.error('bench/ledger.ts measures PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres).');
-  process.exit(1);
-}
-
-const bench = await startBenchApp();
-const { owner, service } = bench.app.databases;
-const started = Date.now();
+type BenchApp = Awaited<ReturnType<typeof startBenchApp>>;
+let bench: BenchApp;
+let owner: Database;
+let service: Database;
 
 async function rpc(apiKey: string, operation: string, input: unknown, method: 'GET' | 'POST' = 'POST') {
   const init: RequestInit = { method, headers: { authorization: `Bearer ${apiKey}` } };
@@ -179,8 +176,14 @@ async function runBare(orgId: string, lots: string[], siteA: string, siteB: stri
 }
 
 async function runHttp(apiKey: string, lots: string[], siteA: string, siteB: string, seconds: number) {
-  const result = await autocannon({
-    url: bench.url,
+  const result = await load({}, { module: import.meta.url, name: 'ledgerWriteLoad', data: { url: bench.url, apiKey, lots, siteA, siteB, seconds } });
+  return { perSecond: result.requestsPerSecond, failed: result.non2xx, p99Ms: result.p99Ms };
+}
+
+/** The API side's load, built in the generator's process (bench/load-child.ts). */
+export function ledgerWriteLoad({ url, apiKey, lots, siteA, siteB, seconds }: { url: string; apiKey: string; lots: string[]; siteA: string; siteB: string; seconds: number }): autocannon.Options {
+  return {
+    url,
     connections: CONNECTIONS,
     duration: seconds,
     requests: [
@@ -195,8 +198,7 @@ async function runHttp(apiKey: string, lots: string[], siteA: string, siteB: str
         },
       },
     ],
-  });
-  return { perSecond: result.requests.average, failed: result.non2xx + result.errors, p99Ms: result.latency.p99 };
+  };
 }
 
 async function benchWrites() {
@@ -218,7 +220,7 @@ async function benchWrites() {
   const cpuRatios: number[] = [];
   const rows: Record<string, string | number>[] = [];
   const show = (c: CpuPerWrite | undefined) => (c ? `${c.total.toFixed(2)} (${c.node.toFixed(2)} + ${c.db.toFixed(2)})` : 'n/a');
-  for (let round = 1; round <= ROUNDS; round++) {
+  const settled = await untilSettled(async (round) => {
     const b = await withCpu(ROUND_SECONDS, () => runBare(orgId, lots, siteA, siteB, ROUND_SECONDS));
     const h = await withCpu(ROUND_SECONDS, () => runHttp(apiKey, lots, siteA, siteB, ROUND_SECONDS));
     ratios.push(h.perSecond / b.perSecond);
@@ -233,14 +235,15 @@ async function benchWrites() {
       'HTTP p99 ms': h.p99Ms,
       'failed bare/HTTP': `${b.failed}/${h.failed}`,
     });
-  }
+    return h.perSecond / b.perSecond;
+  }, { minRounds: Math.min(ROUNDS, 3) });
   printTable(`(a) adjust + transfer writes, ${CONNECTIONS} concurrent clients over ${WRITE_LOTS} lots, ${ROUND_SECONDS} s rounds`, rows);
-  const ratio = median(ratios);
-  console.log(`HTTP / bare SQL throughput (median of ${ROUNDS} paired rounds): ${(ratio * 100).toFixed(1)}%   (goal ≥ 50%)`);
+  const ratio = settled.ratio;
+  record({ measure: 'ledger writes (adjust + transfer) API / bare SQL', goal: '≥ 75%', figure: ratio, unit: 'ratio', pass: ratio >= 0.75, note: settledNote(settled) });
   if (cpuRatios.length > 0) {
     const cpuRatio = median(cpuRatios);
     console.log(
-      `bare / HTTP CPU per write: ${(cpuRatio * 100).toFixed(1)}%   (node = this process incl. the load generator; db = the PostgreSQL ` +
+      `bare / HTTP CPU per write: ${(cpuRatio * 100).toFixed(1)}%   (node = the server process; db = the PostgreSQL ` +
         'backends; the throughput ratio a CPU-bound machine without neighbours converges to)',
     );
   }
@@ -486,11 +489,24 @@ async function benchReads() {
   console.log(`worst latency ratio big/small: ${worst.toFixed(2)}; equal page counts mean the work does not grow with ledger length`);
 }
 
-try {
-  console.log(`Ledger benchmark on ${bench.kind}, LEDGER_BENCH_SCALE=${SCALE}`);
-  await benchWrites();
-  await benchReads();
-  console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
-} finally {
-  await bench.close();
+/** `LEDGER_BENCH=writes` (what `npm run bench` runs) or `=reads`; both by default when run alone. */
+export async function benchLedger(parts = (process.env.LEDGER_BENCH ?? 'writes,reads').split(',')) {
+  announce('ledger');
+  if (!process.env.DATABASE_URL) {
+    console.log('bench/ledger.ts measures PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres); skipped.');
+    return;
+  }
+  const started = Date.now();
+  bench = await startBenchApp();
+  ({ owner, service } = bench.app.databases);
+  try {
+    console.log(`Ledger benchmark on ${bench.kind}, LEDGER_BENCH_SCALE=${SCALE}`);
+    if (parts.includes('writes')) await benchWrites();
+    if (parts.includes('reads')) await benchReads();
+    console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await bench.close();
+  }
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchLedger();

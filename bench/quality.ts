@@ -11,7 +11,7 @@ import { createOrganization } from '../src/auth/organizations.js';
 import type { Database } from '../src/db/client.js';
 import { FINALIZE_AGGREGATION } from '../src/modules/quality/cupping/repository.js';
 import { ATTRIBUTES } from '../src/modules/quality/cupping/schemas.js';
-import { load, median, printTable, startBenchApp } from './lib.js';
+import { load, median, printTable, record, startBenchApp } from './lib.js';
 
 const COFFEES = 20;
 const CUPPERS = 12;
@@ -115,7 +115,7 @@ export async function benchQuality(rounds = Number(process.env.BENCH_ROUNDS ?? 5
   }
   printTable(`finalizeCuppingSession, ${COFFEES} coffees × ${CUPPERS} cuppers, ${bench.kind}: service vs bare SQL`, finalizeRows);
   const finalizeRatio = median(finalizeRatios);
-  console.log(`finalize ratio bare/service (median of ${rounds}): ${(finalizeRatio * 100).toFixed(1)}%  (goal ≥ 50%)`);
+  record({ measure: 'finalizeCuppingSession bare / service', goal: '≥ 50%', figure: finalizeRatio, unit: 'ratio', pass: finalizeRatio >= 0.5 });
 
   // 2. getCuppingTable of a finalized session under load.
   const sessionId = await seededSession();
@@ -134,7 +134,7 @@ export async function benchQuality(rounds = Number(process.env.BENCH_ROUNDS ?? 5
   }
   printTable(`getCuppingTable, ${COFFEES} coffees × ${CUPPERS} cuppers (finalized), ${bench.kind}: full pipeline vs bare route (32 connections, 5 s rounds)`, tableRows);
   const tableRatio = median(tableRatios);
-  console.log(`getCuppingTable ratio full/bare (median of ${rounds}): ${(tableRatio * 100).toFixed(1)}%  (goal ≥ 50%)`);
+  record({ measure: 'getCuppingTable full / bare', goal: '≥ 50%', figure: tableRatio, unit: 'ratio', pass: tableRatio >= 0.5 });
   await bench.close();
   return { finalizeRatio, tableRatio };
 }

@@ -6,7 +6,7 @@
 // (catalog.location.getLocation over HTTP) while a report renders against the same read with no report
 // running, in the same process and run. Goal: ≤ 1.25x. The worker runs in the API's own process (the
 // embedded shape, the harder case: rendering shares the event loop), one report job at a time.
-import { startBenchApp, load, printTable } from './lib.js';
+import { startBenchApp, load, printTable, record } from './lib.js';
 import { createOrganization } from '../src/auth/organizations.js';
 
 const SCALE = Number(process.env.REPORT_BENCH_SCALE ?? 1);
@@ -103,7 +103,7 @@ export async function benchReporting() {
     { run: 'no report', 'read req/s': idle.requestsPerSecond, 'read p50 ms': idle.p50Ms, 'read p99 ms': idle.p99Ms },
     { run: 'while rendering', 'render s': seconds(during).toFixed(2), 'read req/s': busy.requestsPerSecond, 'read p50 ms': busy.p50Ms, 'read p99 ms': busy.p99Ms },
   ]);
-  console.log(`p99 while rendering / p99 without: ${ratio.toFixed(2)}x  (goal ≤ 1.25x)`);
+  record({ measure: `getLocation p99 while a ${lots.toLocaleString('en')}-lot valuation renders / idle`, goal: '≤ 1.25×', figure: ratio, unit: '×', pass: ratio <= 1.25, note: `p99 ${busy.p99Ms.toFixed(1)} vs ${idle.p99Ms.toFixed(1)} ms` });
   await bench.close();
   return ratio;
 }

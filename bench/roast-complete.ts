@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { createOrganization } from '../src/auth/organizations.js';
 import { syntheticRoast } from '../src/modules/production/roast/testing.js';
-import { startBenchApp, median, printTable } from './lib.js';
+import { startBenchApp, median, printTable, record } from './lib.js';
 
 const DURATION_S = 20 * 60;
 const HZ = 10;
@@ -51,6 +51,7 @@ export async function benchRoastComplete(runs = Number(process.env.BENCH_ROUNDS 
   printTable(`completeRoastBatch, ${samples.length} samples (${DURATION_S / 60} min at ${HZ} Hz, ${CHANNELS} channels), ${bench.kind}`, [
     { runs: timings.length, medianMs: Math.round(median(timings)), minMs: Math.round(Math.min(...timings)), maxMs: Math.round(Math.max(...timings)) },
   ]);
+  record({ measure: 'completeRoastBatch, 20 min at 10 Hz (median)', goal: '< 50 ms', figure: Math.round(median(timings)), unit: 'ms', pass: median(timings) < 50, note: `${timings.length} batches, min ${Math.round(Math.min(...timings))} max ${Math.round(Math.max(...timings))} ms` });
   await bench.close();
   return median(timings);
 }

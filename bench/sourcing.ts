@@ -11,7 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import { createOrganization } from '../src/auth/organizations.js';
 import type { Database } from '../src/db/client.js';
-import { startBenchApp, median, printTable } from './lib.js';
+import { startBenchApp, median, printTable, record } from './lib.js';
 
 export async function benchSourcing(rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
   const bench = await startBenchApp();
@@ -54,7 +54,7 @@ export async function benchSourcing(rounds = Number(process.env.BENCH_ROUNDS ?? 
   }
   const positionRatio = median(positionRatios);
   printTable(`listOpenPositions on ${bench.kind}: 10,000 contracts / 100,000 lines (100 open) vs 100 contracts / 1,000 lines (all open)`, positionRows);
-  console.log(`ratio large/small (median of ${rounds} rounds): ${positionRatio.toFixed(2)}x  (goal ≤ 1.5x)`);
+  record({ measure: 'listOpenPositions large / small', goal: '≤ 1.5×', figure: positionRatio, unit: '×', pass: positionRatio <= 1.5 });
 
   // 2. A receipt of 100 lines.
   const receiver = await createOrganization(db, 'Receiver', 'enterprise');
@@ -83,7 +83,7 @@ export async function benchSourcing(rounds = Number(process.env.BENCH_ROUNDS ?? 
   }
   const receiptRatio = median(receiptRatios);
   printTable(`receiveContractShipment of 100 lines on ${bench.kind}: API vs bare SQL inserts`, receiptRows);
-  console.log(`ratio bare/API (median of ${rounds} rounds): ${(receiptRatio * 100).toFixed(1)}%  (goal ≥ 40%)`);
+  record({ measure: 'receiveContractShipment bare / API', goal: '≥ 40%', figure: receiptRatio, unit: 'ratio', pass: receiptRatio >= 0.4 });
   await bench.close();
   return { positionRatio, receiptRatio };
 }

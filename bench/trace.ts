@@ -19,7 +19,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createOrganization } from '../src/auth/organizations.js';
 import type { Database } from '../src/db/client.js';
-import { load, median, printTable, startBenchApp } from './lib.js';
+import { announce, load, median, printTable, record, startBenchApp } from './lib.js';
 
 const CONNECTIONS = 16;
 /**
@@ -188,6 +188,7 @@ export async function benchTrace(rounds = Number(process.env.BENCH_ROUNDS ?? 3))
       'full p99 ms': last.fullP99,
       'full/bare': `${(median(ratios) * 100).toFixed(1)}%`,
     });
+    record({ measure: `trace ${c.name} (${answer.nodes.length} nodes) full / bare`, goal: '≥ 85%', figure: median(ratios), unit: 'ratio', pass: median(ratios) >= 0.85, note: `${rounds} rounds, spread ${((Math.max(...ratios) - Math.min(...ratios)) / median(ratios) * 100).toFixed(0)}%` });
   }
   printTable(`Traces on ${bench.kind} (pool of ${bench.poolSize}), ${CONNECTIONS} connections, median of ${rounds} paired ${ROUND_SECONDS} s rounds (goal full/bare ≥ 50%)`, rows);
 
@@ -273,6 +274,8 @@ async function benchAllocation(url: string, owner: Database) {
       'p50 ms': latencies[Math.floor(latencies.length / 2)].toFixed(1),
       'p99 ms': latencies[Math.floor(latencies.length * 0.99)].toFixed(1),
     });
+    const perSecond = ORDERS / seconds;
+    if (scenario.name === 'contended') record({ measure: 'allocateOrder, 32 racers on 20 lots', goal: '≥ 300/s, exact', figure: Math.round(perSecond), unit: '/s', pass: perSecond >= 300, note: `exact: ${check.claimed} kg claimed of 2,000, none over` });
   }
   printTable('allocateOrder, 32 concurrent callers, 3 kg per order (2,400 kg ordered against 2,000 kg of stock)', rows);
 }

@@ -26,7 +26,7 @@ import { loadConfig } from '../src/config.js';
 import { writeEvent } from '../src/events/emit.js';
 import { BUSY_ENDPOINT_SLOTS, DELIVERY_CONCURRENCY } from '../src/modules/webhooks/delivery.js';
 import { signatureHeader } from '../src/modules/webhooks/signing.js';
-import { median, printTable, startBenchApp } from './lib.js';
+import { announce, median, printTable, record, spread, startBenchApp } from './lib.js';
 
 const EVENTS = Number(process.env.WEBHOOK_BENCH_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.WEBHOOK_BENCH_ROUNDS ?? 3);
@@ -38,6 +38,7 @@ const now = () => performance.timeOrigin + performance.now();
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 export async function benchWebhooks() {
+  announce('webhooks');
   // The receiver: counts arrivals, and notes when each event id of the latency part arrived (only those: a
   // map of every delivery would grow the heap the rounds' garbage collections walk).
   const arrivals = new Map<string, number>();
@@ -197,6 +198,11 @@ export async function benchWebhooks() {
       { measure: 'commit→receiver p99 ms (goal < 500)', value: percentile(latencies, 0.99).toFixed(1) },
       { measure: 'commit→receiver max ms', value: Math.max(...latencies).toFixed(1) },
     ]);
+    const drainRatio = mid((r) => r.bare / r.drain);
+    const drainRatios = rounds.map((r) => r.bare / r.drain);
+    record({ measure: 'webhook drain / bare', goal: '≥ 50% every round', figure: drainRatio, unit: 'ratio', pass: drainRatios.every((r) => r >= 0.5), note: `rounds ${drainRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')}, spread ${(spread(drainRatios) * 100).toFixed(0)}%` });
+    const p99 = percentile(latencies, 0.99);
+    record({ measure: 'webhook commit → receiver p99', goal: '< 500 ms', figure: p99, unit: 'ms', pass: p99 < 500 });
   } finally {
     await bench.close();
     receiver.closeAllConnections();
