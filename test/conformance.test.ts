@@ -60,6 +60,8 @@ const EXTRA_OPERATIONS = new Set([
   'production.roast.getRoastCurveLink',
   // OAuth client administration (identity), under the api module's integration permission.
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
+  // Spreadsheet imports (src/modules/imports), registered in the namespace of what they create.
+  'inventory.green.checkGreenLotImport', 'inventory.green.applyGreenLotImport', 'inventory.green.getGreenLotImport',
 ]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };

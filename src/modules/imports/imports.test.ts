@@ -29,7 +29,7 @@ describe('green lots from a 10,000-row CSV', () => {
 
   test('a bad row at 9,999 is named by the dry run and refuses the whole apply', async () => {
     const bad = toCsv(GREEN_HEADER, greenRows(ROWS, { locationId, bad: [BAD_DATA_ROW] }));
-    const check = await org.call('imports.checkGreenLotImport', { format: 'csv', content: bad });
+    const check = await org.call('inventory.green.checkGreenLotImport', { format: 'csv', content: bad });
     assert.equal(check.status, 200, JSON.stringify(check.body).slice(0, 500));
     assert.equal(check.body.rowsTotal, ROWS);
     assert.equal(check.body.rowsInvalid, 1);
@@ -44,7 +44,7 @@ describe('green lots from a 10,000-row CSV', () => {
     assert.equal(verdict.problems[0].message, direct.body.errors.find((e: any) => e.path === 'weightKg').message);
     assert.ok(check.body.rows.filter((r: any) => r.valid).length === ROWS - 1, 'every other row is valid');
 
-    const apply = await org.call('imports.applyGreenLotImport', { format: 'csv', content: bad, fileName: 'stock.csv' });
+    const apply = await org.call('inventory.green.applyGreenLotImport', { format: 'csv', content: bad, fileName: 'stock.csv' });
     assert.equal(apply.status, 200, JSON.stringify(apply.body));
     assert.equal(apply.body.status, 'queued');
     const done = await settled(org, 'GreenLot', apply.body.id);
@@ -57,7 +57,7 @@ describe('green lots from a 10,000-row CSV', () => {
   });
 
   test('the dry run shows the mapping and what would be created; the apply writes every row once', async () => {
-    const check = await org.call('imports.checkGreenLotImport', { format: 'csv', content: good });
+    const check = await org.call('inventory.green.checkGreenLotImport', { format: 'csv', content: good });
     assert.equal(check.status, 200);
     assert.deepEqual(
       check.body.mapping.map((m: any) => [m.column, m.letter, m.field]),
@@ -71,7 +71,7 @@ describe('green lots from a 10,000-row CSV', () => {
     assert.equal(check.body.wouldCreate, ROWS);
     assert.equal(check.body.rows[0].creates, 'GL-000001');
 
-    const apply = await org.call('imports.applyGreenLotImport', { format: 'csv', content: good });
+    const apply = await org.call('inventory.green.applyGreenLotImport', { format: 'csv', content: good });
     const done = await settled(org, 'GreenLot', apply.body.id);
     assert.equal(done.status, 'applied', JSON.stringify(done).slice(0, 500));
     assert.equal(done.created, ROWS);
@@ -89,22 +89,22 @@ describe('green lots from a 10,000-row CSV', () => {
     assert.equal(detail.body.landedCost.perKg, '7.2500');
 
     // Idempotent: the same file answers the applied import and writes nothing more; so does a dry run now refuse every row.
-    const again = await org.call('imports.applyGreenLotImport', { format: 'csv', content: good });
+    const again = await org.call('inventory.green.applyGreenLotImport', { format: 'csv', content: good });
     assert.equal(again.body.id, apply.body.id);
     assert.equal(again.body.status, 'applied');
     assert.equal(await lotCount(org.id), ROWS);
-    const recheck = await org.call('imports.checkGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(3, { locationId })) });
+    const recheck = await org.call('inventory.green.checkGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(3, { locationId })) });
     assert.deepEqual(recheck.body.rows.map((r: any) => r.problems[0]?.code), ['duplicate', 'duplicate', 'duplicate']);
 
     // Another organization is untouched and cannot see the import.
     assert.equal(await lotCount(other.id), 0);
-    assert.equal((await other.call('imports.getGreenLotImport', { id: apply.body.id })).status, 404);
+    assert.equal((await other.call('inventory.green.getGreenLotImport', { id: apply.body.id })).status, 404);
   });
 
   test('a caller key makes an apply idempotent whatever the file', async () => {
-    const first = await org.call('imports.applyGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(2, { prefix: 'KEY' })), key: 'stock-2026-11' });
+    const first = await org.call('inventory.green.applyGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(2, { prefix: 'KEY' })), key: 'stock-2026-11' });
     assert.equal((await settled(org, 'GreenLot', first.body.id)).status, 'applied');
-    const second = await org.call('imports.applyGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(3, { prefix: 'KEY2' })), key: 'stock-2026-11' });
+    const second = await org.call('inventory.green.applyGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(3, { prefix: 'KEY2' })), key: 'stock-2026-11' });
     assert.equal(second.body.id, first.body.id);
     assert.equal(await lotCount(org.id), ROWS + 2);
   });
@@ -156,13 +156,13 @@ describe('green lots from a 10,000-row CSV', () => {
   test('the same 10,000 rows as a workbook: dry run names the bad row, the corrected file applies', async () => {
     const locationId = await makeLocation(other, 'WH-X');
     const bad = await toXlsxBase64(GREEN_HEADER, greenRows(ROWS, { prefix: 'XL', locationId, bad: [BAD_DATA_ROW] }));
-    const check = await other.call('imports.checkGreenLotImport', { format: 'xlsx', content: bad });
+    const check = await other.call('inventory.green.checkGreenLotImport', { format: 'xlsx', content: bad });
     assert.equal(check.status, 200, JSON.stringify(check.body).slice(0, 500));
     assert.equal(check.body.rowsInvalid, 1);
     assert.equal(check.body.rows[BAD_DATA_ROW - 1].problems[0].cell, `C${BAD_FILE_ROW}`);
 
     const good = await toXlsxBase64(GREEN_HEADER, greenRows(ROWS, { prefix: 'XL', locationId }));
-    const apply = await other.call('imports.applyGreenLotImport', { format: 'xlsx', content: good, fileName: 'stock.xlsx' });
+    const apply = await other.call('inventory.green.applyGreenLotImport', { format: 'xlsx', content: good, fileName: 'stock.xlsx' });
     const done = await settled(other, 'GreenLot', apply.body.id);
     assert.equal(done.status, 'applied', JSON.stringify(done).slice(0, 500));
     assert.equal(done.created, ROWS);

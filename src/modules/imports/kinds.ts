@@ -36,7 +36,9 @@ export interface RowRefusal {
 
 export interface ImportKind<Schema extends z.ZodType = z.ZodType> {
   kind: string;
-  /** The operations' noun: imports.check<Noun>Import, imports.apply<Noun>Import, imports.get<Noun>Import. */
+  /** The owning module's namespace: the operations are registered there, with its permissions and plan module (`inventory.green`). */
+  namespace: string;
+  /** The operations' noun: <namespace>.check<Noun>Import, .apply<Noun>Import, .get<Noun>Import. */
   noun: string;
   /** What a row creates, for the docs (`a green lot with its opening weight`). */
   creates: string;
@@ -75,6 +77,7 @@ function greenReceipt({ input }: GreenRow): green.GreenLotReceipt {
 export const IMPORT_KINDS: readonly ImportKind[] = [
   defineKind({
     kind: 'green_lots',
+    namespace: 'inventory.green',
     noun: 'GreenLot',
     creates: 'a green lot with its opening weight (a `receive` ledger row at its location, or unassigned)',
     operation: 'inventory.green.importGreenLot',

@@ -28,7 +28,7 @@ function kindOperations(kind: ImportKind): Operation[] {
   const fields = kind.fields.map((f) => `\`${f.field}\``).join(', ');
   return [
     defineOperation({
-      name: `imports.check${kind.noun}Import`,
+      name: `${kind.namespace}.check${kind.noun}Import`,
       summary: `Dry run of a spreadsheet of ${kind.kind.replace('_', ' ')}: every row’s verdict and what applying it would create; nothing is written.`,
       description:
         FILE_DOC +
@@ -63,8 +63,8 @@ function kindOperations(kind: ImportKind): Operation[] {
     }),
 
     defineOperation({
-      name: `imports.apply${kind.noun}Import`,
-      summary: `Apply a spreadsheet of ${kind.kind.replace('_', ' ')}: all rows in one transaction or none, in the background; poll imports.get${kind.noun}Import.`,
+      name: `${kind.namespace}.apply${kind.noun}Import`,
+      summary: `Apply a spreadsheet of ${kind.kind.replace('_', ' ')}: all rows in one transaction or none, in the background; poll ${kind.namespace}.get${kind.noun}Import.`,
       description:
         FILE_DOC +
         'The import answers at once (status queued); a job checks every row as the dry run does, recording progress (`rowsChecked` of ' +
@@ -103,7 +103,7 @@ function kindOperations(kind: ImportKind): Operation[] {
     }),
 
     defineOperation({
-      name: `imports.get${kind.noun}Import`,
+      name: `${kind.namespace}.get${kind.noun}Import`,
       summary: `An import of ${kind.kind.replace('_', ' ')} and its progress; poll until it is applied, refused or failed.`,
       description:
         'status queued → checking (`rowsChecked` of `rowsTotal` so far) → writing → applied (`created` records), or refused (`problems` by row ' +

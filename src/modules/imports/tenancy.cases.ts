@@ -4,7 +4,7 @@ import { GREEN_HEADER, appliedGreenImport, greenRows, toCsv } from './testing.js
 
 export const cases: TenancyCase[] = [
   {
-    operation: 'imports.getGreenLotImport',
+    operation: 'inventory.green.getGreenLotImport',
     expect: 'not_found',
     async arrange(owner) {
       const id = await appliedGreenImport(owner);
@@ -13,7 +13,7 @@ export const cases: TenancyCase[] = [
   },
   {
     // Another organization's location is unknown here: its rows are refused like a missing location's, and the answer names no lot of the owner's.
-    operation: 'imports.checkGreenLotImport',
+    operation: 'inventory.green.checkGreenLotImport',
     expect: 'invisible',
     async arrange(owner) {
       const locationId = await makeLocation(owner);
@@ -21,7 +21,7 @@ export const cases: TenancyCase[] = [
     },
   },
   {
-    operation: 'imports.applyGreenLotImport',
+    operation: 'inventory.green.applyGreenLotImport',
     expect: 'invisible',
     async arrange(owner) {
       const id = await appliedGreenImport(owner);
