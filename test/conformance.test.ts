@@ -65,6 +65,8 @@ const EXTRA_OPERATIONS = new Set([
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
   // Web shop connections (Shopify, WooCommerce), whose orders arrive by webhook.
   'orders.createShopConnection', 'orders.listShopConnections', 'orders.rotateShopSecret', 'orders.deleteShopConnection',
+  // Spreadsheet imports (src/modules/imports), registered in the namespace of what they create.
+  'inventory.green.checkGreenLotImport', 'inventory.green.applyGreenLotImport', 'inventory.green.getGreenLotImport',
 ]);
 
 /**

@@ -17,6 +17,7 @@ import { mountSurfaces, type Surface, type SurfaceMount } from './surface.js';
 import { MAX_BODY_BYTES, bodyTooLarge, sendProblem, toProblem } from './problems.js';
 import { receiveBounds, type ReceiveTimeouts } from './slow-clients.js';
 import { closeIdleWhenClosing } from './close-idle.js';
+import { EXPORT_CONTENT_TYPES, EXPORT_PAGE_LIMIT, columnsOf, csvStream, exportOf, requireList, xlsxStream } from './exports.js';
 
 export interface ServerDeps {
   /** The operations served on /rpc/v1 and the document's contents (read off the modules' manifests). */
@@ -167,6 +168,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       // A POST's page size is known only now: the rest of its cost is drawn before any work, and a call
       // found heavy only now takes its turn in the lane for its work (one heavy before has held it since).
       if (cost > drawn) await limit(deps.rateLimiter, request.principal!.credentialId, cost - drawn, 'credential', reply, cost);
+      const asFile = exportOf(request.params.operation);
+      if (asFile) return exportList(request, reply, operation, input, asFile.format);
       const dispatch = () => dispatcher.dispatch({ principal: request.principal!, operation, input, requestId: request.id, idempotencyKey });
       const result = cost > 1 && drawn === 1 ? await heavyLane.run(request.principal!.orgId, dispatch) : await dispatch();
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
@@ -179,6 +182,31 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
       }
       return reply.code(result.status).type('application/json; charset=utf-8').send(payload);
+    };
+
+    /**
+     * A list's whole answer as a file (src/http/exports.ts): the input's filter, every page through the
+     * cursor. The input's own `page` is not taken: the file is the whole list. The first page is read before
+     * anything is sent, so a refused input is a problem like the JSON call's.
+     */
+    const exportList = async (request: RpcRequest, reply: FastifyReply, operation: Operation, input: object, format: 'csv' | 'xlsx') => {
+      const item = requireList(operation);
+      const { page: _page, ...filter } = input as { page?: unknown };
+      const fetchPage = async (cursor: string | null) => {
+        const page = { limit: EXPORT_PAGE_LIMIT, ...(cursor ? { cursor } : {}) };
+        const result = await dispatcher.dispatch({ principal: request.principal!, operation, input: { ...filter, page }, requestId: request.id });
+        return JSON.parse(result.json) as { items: unknown[]; nextCursor: string | null };
+      };
+      const first = await fetchPage(null);
+      const columns = columnsOf(item);
+      const body = format === 'csv' ? csvStream(columns, first, fetchPage) : xlsxStream(operation.name.split('.').pop()!, columns, first, fetchPage);
+      body.on('error', (error) => request.log.error({ err: error, operation: operation.name }, 'export failed while streaming'));
+      return reply
+        .code(200)
+        .type(EXPORT_CONTENT_TYPES[format])
+        .header('Content-Disposition', `attachment; filename="${operation.name}.${format}"`)
+        .header('Cache-Control', 'no-store')
+        .send(body);
     };
 
     rpc.route({ method: ['GET', 'POST'], url: '/rpc/v1/:operation', handler: handle });
@@ -204,7 +232,7 @@ interface PricedBeforeBody {
 function priceBeforeBody(registry: ReadonlyMap<string, Operation>, request: RpcRequest): PricedBeforeBody {
   // A body announced past the limit is refused before it is priced or read: 413, never a 429 to retry.
   if (request.method !== 'GET' && inputBytes(request) > MAX_BODY_BYTES) throw bodyTooLarge();
-  const operation = registry.get(request.params.operation);
+  const operation = registry.get(exportOf(request.params.operation)?.name ?? request.params.operation);
   const query = request.method === 'GET' ? inputFromQuery(request.query, true) : null;
   return { points: operation ? requestCost(operation, query, inputBytes(request)) : 1, query };
 }
@@ -226,8 +254,11 @@ async function turnUntilClosed(lane: FairLane, party: string, response: ServerRe
 
 /** The operation the path names, answering the method used: 404 for an unknown operation, 405 (with Allow) for another method. */
 function resolveOperation(registry: ReadonlyMap<string, Operation>, request: RpcRequest): Operation {
-  const operation = registry.get(request.params.operation);
+  // `<list>.csv` and `<list>.xlsx` are the list's export (src/http/exports.ts), guarded exactly as the list.
+  const asFile = exportOf(request.params.operation);
+  const operation = registry.get(asFile?.name ?? request.params.operation);
   if (!operation) throw new ProblemError(404, 'unknown_operation', `There is no operation ${request.params.operation}.`);
+  if (asFile) requireList(operation);
   if (request.method !== 'POST' && !(request.method === 'GET' && operation.get)) {
     const allow = operation.get ? 'GET, POST' : 'POST';
     throw new ProblemError(405, 'method_not_allowed', `${operation.name} answers ${allow} only.`, {}, { Allow: allow });

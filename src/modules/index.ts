@@ -22,6 +22,7 @@ import cafe from './cafe/module.js';
 import identity from './identity/module.js';
 import webhooks from './webhooks/module.js';
 import lineage from './lineage/module.js';
+import imports from './imports/module.js';
 
 /**
  * Every module of the service: the one place that names them. Each brings its manifest (its folder's
@@ -50,6 +51,7 @@ export const MODULES: readonly ModuleManifest[] = [
   identity,
   webhooks,
   lineage,
+  imports,
 ];
 
 /** The registry of the service's modules (tests and scripts read the operations and catalogs off it). */

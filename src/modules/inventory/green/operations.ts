@@ -6,7 +6,7 @@ import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
 import * as lineageService from '../../lineage/service.js';
 import * as repo from './repository.js';
-import { largestHolding } from './service.js';
+import { importPriceComponent, largestHolding } from './service.js';
 import { publishedCupping } from '../../quality/cupping/service.js';
 import {
   AdjustGreenLotQuantity,
@@ -484,11 +484,6 @@ function requireLocation(locations: repo.StockView['locations'], id: string, pat
   if (options.receiving && location.archived) {
     throw conflict('location_archived', `Location ${id} is archived and cannot receive coffee.`, { errors: [{ path, message: 'archived' }] });
   }
-}
-
-/** The price component a unit cost given at import stands for: per kilogram of the opening weight. */
-function importPriceComponent(unitCost: string, currency: string): repo.CostComponent {
-  return { bucket: 'price', amount: unitCost, currency, basis: 'per_kg', description: 'unit cost at import' };
 }
 
 /** The landed-cost answer: the rollup (version 0 with zero buckets while none was ever set) and its components. */

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/client.js';
 import { grams, kgString } from '../../../lib/grams.js';
-import { conflict, throwNotFound } from '../../../rpc/errors.js';
+import { ProblemError, conflict, notFound, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
 
 /**
@@ -172,6 +172,50 @@ export interface GreenLotReceipt {
 }
 
 /**
+ * Every refusal receiveGreenLots would answer for these receipts, by receipt index, in the order it checks
+ * them: each location must exist in the organization (404 naming paths.locationId) and not be archived (409
+ * location_archived), then each lot code must be unused in the organization (409 duplicate naming
+ * paths.lotCode). Reads only: a spreadsheet import's dry run asks it for every row's verdict, and
+ * receiveGreenLots refuses with the first.
+ */
+export async function greenLotReceiptRefusals(
+  q: Queryable,
+  orgId: string,
+  receipts: GreenLotReceipt[],
+): Promise<{ index: number; problem: ProblemError }[]> {
+  const refusals: { index: number; problem: ProblemError }[] = [];
+  const named = [...new Set(receipts.map((r) => r.locationId).filter((l): l is string => l !== null))];
+  if (named.length > 0) {
+    const { locations } = await repo.readStock(q, orgId, [], named);
+    for (const [index, r] of receipts.entries()) {
+      if (r.locationId === null) continue;
+      const location = locations.get(r.locationId);
+      if (!location) refusals.push({ index, problem: notFound('location', r.locationId, r.paths.locationId) });
+      else if (location.archived) {
+        refusals.push({
+          index,
+          problem: conflict('location_archived', `Location ${r.locationId} is archived and cannot receive coffee.`, {
+            errors: [{ path: r.paths.locationId, message: 'archived' }],
+          }),
+        });
+      }
+    }
+  }
+  // A lot code already used is named by its receipt's path; the unique constraint still guards a concurrent insert.
+  const taken = new Set(await repo.lotCodesInUse(q, orgId, receipts.map((r) => r.lot.lotCode)));
+  for (const [index, r] of receipts.entries()) {
+    if (!taken.has(r.lot.lotCode)) continue;
+    refusals.push({
+      index,
+      problem: conflict('duplicate', `Another lot in this organization already has lot code ${r.lot.lotCode}.`, {
+        errors: [{ path: r.paths.lotCode, message: 'already used in this organization' }],
+      }),
+    });
+  }
+  return refusals;
+}
+
+/**
  * Creates green lots with their opening weight, all or none, as importGreenLot does: the lots (lot codes unique
  * per organization: 409 duplicate naming paths.lotCode) and each one's weight as one `receive` ledger row at its
  * location in one statement (insertReceivedLots), then their cost components (version 1) in one more. A location must exist in
@@ -184,27 +228,8 @@ export async function receiveGreenLots(
   credentialId: string,
   receipts: GreenLotReceipt[],
 ): Promise<{ lots: repo.GreenLotWithBalances[]; transactions: repo.LedgerEntry[] }> {
-  const named = [...new Set(receipts.map((r) => r.locationId).filter((l): l is string => l !== null))];
-  if (named.length > 0) {
-    const { locations } = await repo.readStock(q, orgId, [], named);
-    for (const r of receipts) {
-      if (r.locationId === null) continue;
-      const location = locations.get(r.locationId) ?? throwNotFound('location', r.locationId, r.paths.locationId);
-      if (location.archived) {
-        throw conflict('location_archived', `Location ${r.locationId} is archived and cannot receive coffee.`, {
-          errors: [{ path: r.paths.locationId, message: 'archived' }],
-        });
-      }
-    }
-  }
-  // A lot code already used is named by its receipt's path; the unique constraint still guards a concurrent insert.
-  const taken = new Set(await repo.lotCodesInUse(q, orgId, receipts.map((r) => r.lot.lotCode)));
-  const clash = receipts.find((r) => taken.has(r.lot.lotCode));
-  if (clash) {
-    throw conflict('duplicate', `Another lot in this organization already has lot code ${clash.lot.lotCode}.`, {
-      errors: [{ path: clash.paths.lotCode, message: 'already used in this organization' }],
-    });
-  }
+  const [refusal] = await greenLotReceiptRefusals(q, orgId, receipts);
+  if (refusal) throw refusal.problem;
   // One statement for the lots, their `receive` ledger rows and balances; one for the cost components and
   // rollups; one read of the lots as they now stand: a receipt of any size is three statements.
   let written: { ids: string[]; transactions: repo.LedgerEntry[] };
@@ -236,6 +261,11 @@ export async function receiveGreenLots(
 }
 
 export type { CostComponent, GreenLotWithBalances } from './repository.js';
+
+/** The price component a unit cost given at import stands for (importGreenLot, a spreadsheet import): per kilogram of the opening weight. */
+export function importPriceComponent(unitCost: string, currency: string): repo.CostComponent {
+  return { bucket: 'price', amount: unitCost, currency, basis: 'per_kg', description: 'unit cost at import' };
+}
 
 /** Reports: lots whose latest quarantine began or ended in [from, to), or that are in quarantine now. */
 export function quarantinesBetween(q: Queryable, orgId: string, from: string, to: string): Promise<repo.QuarantineRow[]> {

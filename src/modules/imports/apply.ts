@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { Database } from '../../db/client.js';
+import type { BlobStore } from '../../blobs/store.js';
+import { defineJob } from '../../jobs/define.js';
+import { ProblemError } from '../../rpc/errors.js';
+import { addRefusals, mapColumns, validateRows, type RowProblem, type RowVerdict } from './check.js';
+import { KIND_BY_NAME } from './kinds.js';
+import * as repo from './repository.js';
+import { readSheet } from './sheets.js';
+
+/** Rows checked against the database per read transaction; progress is recorded after each. */
+export const CHECK_CHUNK = 2_000;
+/** Problems an import keeps (its problem count says how many there were). */
+export const KEPT_PROBLEMS = 100;
+
+const ApplyPayload = z.object({ orgId: z.string(), importId: z.string() }).strict();
+
+/**
+ * Applies an import: claims it (queued → checking), reads the stored file, checks every row as the dry run
+ * does, in chunks of short read-only transactions that each record progress (rowsChecked of rowsTotal);
+ * any problem refuses the whole file (status refused, the problems by row, nothing written). Otherwise all
+ * rows are written through the owning module's service in ONE transaction that also marks the import
+ * applied, so an applied import and its records stand or fall together. Imports run one at a time per
+ * worker process.
+ */
+export const applyImportJob = defineJob({
+  summary: 'Checks and applies a spreadsheet import, all rows in one transaction or none.',
+  payload: ApplyPayload,
+  retry: { limit: 1, delaySeconds: 10, backoff: false },
+  timeoutSeconds: 30 * 60,
+  concurrency: 1,
+  handler: (ctx, { orgId, importId }) => applyImport(ctx.databases.service, ctx.blobs, orgId, importId),
+});
+
+export async function applyImport(db: Database, blobs: BlobStore, orgId: string, importId: string): Promise<void> {
+  const claimed = await db.transaction((tx) => repo.startChecking(tx, orgId, importId), { orgId });
+  if (!claimed) return;
+  const kind = KIND_BY_NAME.get(claimed.kind)!;
+  try {
+    const bytes = await blobs.get(claimed.fileKey);
+    if (!bytes) throw new Error(`the stored file ${claimed.fileKey} is missing`);
+    const sheet = await readSheet(claimed.format, bytes);
+    const mapped = mapColumns(kind, sheet.header);
+    const { verdicts, valid } = validateRows(kind, mapped, sheet);
+    const byRow = new Map(verdicts.map((v) => [v.row, v]));
+    await db.transaction((tx) => repo.recordProgress(tx, orgId, importId, { rowsTotal: sheet.rows.length, rowsChecked: 0, mapping: mapped.mapping }), { orgId });
+    for (let start = 0; start < valid.length; start += CHECK_CHUNK) {
+      const chunk = valid.slice(start, start + CHECK_CHUNK);
+      await db.transaction((tx) => addRefusals(tx, orgId, kind, mapped, chunk, byRow), { orgId, readOnly: true });
+      const checked = Math.min(sheet.rows.length, Math.round(((start + chunk.length) / valid.length) * sheet.rows.length));
+      await db.transaction((tx) => repo.recordProgress(tx, orgId, importId, { rowsTotal: sheet.rows.length, rowsChecked: checked }), { orgId });
+    }
+    if (valid.length === 0) await db.transaction((tx) => repo.recordProgress(tx, orgId, importId, { rowsTotal: sheet.rows.length, rowsChecked: sheet.rows.length }), { orgId });
+    const invalid = verdicts.filter((v) => !v.valid);
+    if (invalid.length > 0 || sheet.rows.length === 0) {
+      const problems = rowProblems(invalid);
+      const kept = sheet.rows.length === 0 ? [{ row: sheet.headerRow, column: null, cell: null, field: kind.uniqueField, code: 'invalid_input', message: 'the file holds no rows' }] : problems.slice(0, KEPT_PROBLEMS);
+      await db.transaction((tx) => repo.markRefused(tx, orgId, importId, kept, Math.max(problems.length, kept.length)), { orgId });
+      return;
+    }
+    await db.transaction((tx) => repo.markWriting(tx, orgId, importId), { orgId });
+    await db.transaction(
+      async (tx) => {
+        const created = await kind.write(tx, orgId, claimed.credentialId, valid);
+        await repo.markApplied(tx, orgId, importId, created);
+      },
+      { orgId },
+    );
+  } catch (error) {
+    // A refusal found only while writing (a code taken meanwhile) or a file that cannot be read refuses the
+    // import as a row problem would; anything else fails it with the reason.
+    if (error instanceof ProblemError && error.status < 500) {
+      const [first] = error.extensions.errors ?? [{ path: kind.uniqueField, message: error.message }];
+      const problem = { row: 1, column: null, cell: null, field: first.path.split(/[.[]/)[0] || kind.uniqueField, code: error.code, message: `${error.message} (${first.message})` };
+      await db.transaction((tx) => repo.markRefused(tx, orgId, importId, [problem], 1), { orgId });
+      return;
+    }
+    await db.transaction((tx) => repo.markFailed(tx, orgId, importId, `The import could not be applied (${(error as Error).message}); nothing was written. Apply the file again.`), { orgId });
+  }
+}
+
+export const rowProblems = (verdicts: RowVerdict[]): (RowProblem & { row: number })[] => verdicts.flatMap((v) => v.problems.map((p) => ({ row: v.row, ...p })));

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import ExcelJS from 'exceljs';
+import type { TestOrg } from '../../testing/harness.js';
+
+/** Test fixtures for spreadsheet imports, shared by the imports tests and their tenancy cases. */
+
+/** A green-lot spreadsheet's header, spelled as a person would (the mapping matches it leniently). */
+export const GREEN_HEADER = ['Lot Code', 'Name', 'Weight (kg)', 'State', 'Varietals', 'Harvest Year', 'Unit cost', 'Currency', 'Location', 'Remarks'];
+
+/** `n` green-lot rows; `bad` rows (data row numbers, 1-based) carry an unreadable weight. */
+export function greenRows(n: number, options: { prefix?: string; locationId?: string; bad?: number[] } = {}): string[][] {
+  const prefix = options.prefix ?? 'GL';
+  return Array.from({ length: n }, (_, i) => [
+    `${prefix}-${String(i + 1).padStart(6, '0')}`,
+    `Lot ${i + 1}`,
+    options.bad?.includes(i + 1) ? 'sixty' : `${60 + (i % 10)}.500`,
+    i % 4 === 0 ? 'parchment' : 'green',
+    i % 4 === 0 ? 'Bourbon;Caturra' : '',
+    String(2024 + (i % 2)),
+    '7.25',
+    'EUR',
+    i % 2 === 1 ? (options.locationId ?? '') : '',
+    i % 50 === 3 ? 'from the "north" slope, bag 1' : '',
+  ]);
+}
+
+const csvCell = (c: string) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c);
+export const toCsv = (header: string[], rows: string[][]) => [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+
+export async function toXlsxBase64(header: string[], rows: string[][]): Promise<string> {
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Lots');
+  sheet.addRow(header);
+  // Numbers as numbers, as a spreadsheet holds them.
+  for (const r of rows) sheet.addRow(r.map((c) => (/^\d+(\.\d+)?$/.test(c) ? Number(c) : c)));
+  return Buffer.from(await workbook.xlsx.writeBuffer()).toString('base64');
+}
+
+/** Polls the import until it is applied, refused or failed. */
+export async function settled(org: TestOrg, noun: string, id: string): Promise<any> {
+  for (let attempt = 0; attempt < 1200; attempt++) {
+    const res = await org.call(`inventory.green.get${noun}Import`, { id });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    if (['applied', 'refused', 'failed'].includes(res.body.status)) return res.body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`import ${id} did not finish`);
+}
+
+/** An applied import of a few green lots (tenancy cases). */
+export async function appliedGreenImport(org: TestOrg): Promise<string> {
+  const res = await org.call('inventory.green.applyGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(2, { prefix: `T${Math.random().toString(36).slice(2, 7)}` })) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const done = await settled(org, 'GreenLot', res.body.id);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return res.body.id;
+}
