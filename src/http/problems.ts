@@ -15,6 +15,7 @@ export const bodyTooLarge = () => new ProblemError(413, 'body_too_large', `The b
 
 export function toProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (isRedisUnavailable(error)) return liveStoreUnavailable();
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
   return databaseProblem(error) ?? fastifyProblem(error) ?? internalError();
 }
@@ -32,6 +33,23 @@ export const databaseUnavailable = () =>
     {},
     { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
   );
+
+/**
+ * Redis (server mode's live roast sessions and live bar) out of reach: ioredis gave up on the command after
+ * its retries, or refused it on a closed connection. The roast telemetry ingest answers this, so a bridge
+ * keeps the post in its journal and sends it again (see README, "When PostgreSQL, Redis or the disk fail").
+ */
+function isRedisUnavailable(error: unknown): boolean {
+  const e = error as { name?: unknown; message?: unknown } | null;
+  if (typeof e !== 'object' || e === null) return false;
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  return typeof e.message === 'string' && /^(Connection is closed\.|Stream isn't writeable)/.test(e.message);
+}
+
+export const liveStoreUnavailable = () =>
+  new ProblemError(503, 'live_store_unavailable', 'The live session store (Redis) cannot be reached right now; send again after Retry-After seconds.', {}, {
+    'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+  });
 
 /**
  * Constraint violations that reach the HTTP layer are rules the database enforced: answered as the client's

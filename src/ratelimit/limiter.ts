@@ -48,6 +48,8 @@ export async function openRateLimiterFactory(options: { redisUrl?: string; keyPr
   if (options.redisUrl) {
     // No offline queue: a request never waits on a Redis that is away; the in-memory windows answer instead.
     redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    // With Redis away the draws fail over to this process's own counts; the client reconnects by itself.
+    redis.on('error', () => {});
     await redis.connect();
     counters = new RedisWindowCounters(redis);
   }

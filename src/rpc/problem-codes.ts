@@ -31,6 +31,7 @@ export const PROBLEM_CODES = {
   route_not_found: { status: 404, meaning: 'No route answers this method and path.' },
   internal_error: { status: 500, meaning: 'Something went wrong on the service’s side; the request changed nothing.' },
   database_unavailable: { status: 503, meaning: 'The database cannot be reached (a restart, a network fault) or every connection stayed busy for 5 s; retry after `Retry-After` seconds, a change with the same Idempotency-Key.' },
+  live_store_unavailable: { status: 503, meaning: 'Server mode: Redis, which holds live roast sessions and the live bar, cannot be reached; send again after `Retry-After` seconds (bridges do, from their journal).' },
   contract_violation: { status: 500, meaning: 'Only while the suite runs: an answer, event or problem broke its declaration.' },
 
   // Answers of the surfaces beside /rpc/v1/ (src/http/surface.ts).

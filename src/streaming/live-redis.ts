@@ -55,6 +55,8 @@ export class RedisLiveSessionStore<Sample extends LivePoint = LivePoint, Event e
     private readonly options: { keyPrefix?: string; ownsClient?: boolean } = {},
   ) {
     redis.defineCommand('firstcrackLiveAppend', { numberOfKeys: 4, lua: APPEND_SCRIPT });
+    // With Redis away, errors surface on the commands that meet them (503 live_store_unavailable).
+    if (options.ownsClient) redis.on('error', () => {});
     this.subscriber = redis.duplicate();
     this.subscriber.on('messageBuffer', (channel: Buffer, payload: Buffer) => this.feeds.get(channel.toString())?.receive(payload));
     // Errors surface on the commands that meet them; a dropped connection reconnects and resubscribes.

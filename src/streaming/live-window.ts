@@ -83,6 +83,9 @@ export class RedisLiveWindowStore<Item extends WindowItem> implements LiveWindow
   ) {
     // ioredis sends EVALSHA and falls back to EVAL once when the server does not know the script yet.
     redis.defineCommand('firstcrackWindowRecord', { numberOfKeys: 1, lua: RECORD_SCRIPT });
+    // With Redis away, errors surface on the commands that meet them (503 live_store_unavailable); the
+    // client reconnects by itself. Unheard, each would also be printed as an unhandled error event.
+    if (options.ownsClient) redis.on('error', () => {});
   }
 
   private key(orgId: string, scopeId: string): string {

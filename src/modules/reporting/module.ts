@@ -1,7 +1,7 @@
 import { defineModule } from '../../rpc/module.js';
 import { reportingOperations } from './operations.js';
 import { reportFiles } from './downloads.js';
-import { renderReportJob } from './render.js';
+import { renderReportJob, sweepReportsJob } from './render.js';
 import { examples } from './examples.js';
 
 export default defineModule({
@@ -9,6 +9,6 @@ export default defineModule({
   operations: reportingOperations,
   examples,
   tables: ['reports'],
-  jobs: { 'render-report': renderReportJob },
+  jobs: { 'render-report': renderReportJob, 'sweep-reports': sweepReportsJob },
   files: [reportFiles],
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { findOrganizationLetterhead } from '../../auth/organizations.js';
 import { defineJob, type JobContext } from '../../jobs/define.js';
@@ -11,6 +12,16 @@ import type renderTask from './render-task.js';
 export const reportKey = (orgId: string, reportId: string, extension: 'pdf' | 'csv') => `reports/${orgId}/${reportId}.${extension}`;
 
 const RETRIES = 2;
+/**
+ * A render holds its report under a lease of LEASE_SECONDS, renewed every RENEW_SECONDS while it runs: a
+ * worker that dies mid-render holds it at most that long. The sweeper (every minute) queues such a report
+ * again, up to MAX_ATTEMPTS renders started in all, then fails it: a report is never left rendering.
+ */
+export const LEASE_SECONDS = 120;
+const RENEW_SECONDS = 30;
+export const MAX_ATTEMPTS = 3;
+/** A queued report is looked at by the sweeper only after this long without a render job (the job is sent in its transaction). */
+const QUEUED_GRACE_SECONDS = 120;
 
 /** The PDF and CSV, rendered on a worker thread: a PDF takes tens of milliseconds of CPU, which on the event loop would stall the API's requests. */
 const renderFiles = offThread<ReportDocument, Awaited<ReturnType<typeof renderTask>>>(import.meta.url, './render-task');
@@ -36,8 +47,15 @@ export const renderReportJob = defineJob({
 
 export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId: string; reportId: string }): Promise<void> {
   const db = ctx.databases.service;
-  const report = await db.transaction((tx) => repo.startRendering(tx, orgId, reportId), { orgId });
-  if (!report) return; // already rendered, failed, or gone: nothing to do
+  const token = randomUUID();
+  const report = await db.transaction((tx) => repo.startRendering(tx, orgId, reportId, token, LEASE_SECONDS), { orgId });
+  if (!report) return; // already rendered, failed, gone, or rendering under another attempt's live lease: nothing to do
+  const renewing = setInterval(() => {
+    db.transaction((tx) => repo.renewLease(tx, orgId, reportId, token, LEASE_SECONDS), { orgId }).catch((error: unknown) =>
+      ctx.log.warn({ err: error, reportId }, 'report lease not renewed; it is taken over if it runs out'),
+    );
+  }, RENEW_SECONDS * 1000);
+  renewing.unref();
   try {
     const kind = KINDS[report.kind];
     const { gathered, letterhead } = await db.transaction(
@@ -65,14 +83,62 @@ export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId
     const csvKey = reportKey(orgId, reportId, 'csv');
     await ctx.blobs.put(pdfKey, pdf, 'application/pdf');
     await ctx.blobs.put(csvKey, csv, 'text/csv; charset=utf-8');
-    await db.transaction((tx) => repo.markReady(tx, orgId, reportId, { pdfKey, pdfBytes: pdf.length, csvKey, csvBytes: csv.length, summary: document.summary }), { orgId });
+    await db.transaction((tx) => repo.markReady(tx, orgId, reportId, token, { pdfKey, pdfBytes: pdf.length, csvKey, csvBytes: csv.length, summary: document.summary }), { orgId });
   } catch (error) {
-    if (ctx.retryCount < RETRIES) throw error;
+    if (ctx.retryCount < RETRIES) {
+      // The retry takes the report at once; were the database away, the lease runs out and the sweeper takes it.
+      await db.transaction((tx) => repo.renewLease(tx, orgId, reportId, token, 0), { orgId }).catch(() => {});
+      throw error;
+    }
     const message = error instanceof Error ? error.message : String(error);
     await db.transaction(
       (tx) => repo.markFailed(tx, orgId, reportId, `Rendering failed after ${RETRIES + 1} attempts (${message}). Generate the report again; if it fails again, narrow its parameters or contact support with the report id.`),
       { orgId },
     );
     ctx.log.error({ err: error, reportId }, 'report failed');
+  } finally {
+    clearInterval(renewing);
   }
+}
+
+/**
+ * Every minute, across organizations: reports whose render stalled (see repo.findStalled) are queued again
+ * with a new render job, in one transaction, or failed once MAX_ATTEMPTS renders have started. Idempotent:
+ * overlapping runs take disjoint reports (SKIP LOCKED), and a report requeued is no longer stalled.
+ */
+export const sweepReportsJob = defineJob({
+  summary: 'Queues again the reports whose render stalled (a worker died mid-render, or its job was spent), or fails them after 3 attempts.',
+  payload: z.object({}).strict(),
+  retry: { limit: 2, delaySeconds: 30, backoff: true },
+  timeoutSeconds: 5 * 60,
+  schedule: { cron: '* * * * *', payload: {} },
+  handler: async (ctx) => void (await sweepReports(ctx)),
+});
+
+export async function sweepReports(ctx: JobContext): Promise<{ requeued: number; failed: number }> {
+  const done = { requeued: 0, failed: 0 };
+  for (;;) {
+    const batch = await ctx.databases.owner.transaction(async (tx) => {
+      const stalled = await repo.findStalled(tx, QUEUED_GRACE_SECONDS, 100);
+      for (const report of stalled) {
+        if (report.attempts >= MAX_ATTEMPTS) {
+          await repo.markFailed(
+            tx,
+            report.orgId,
+            report.id,
+            `Rendering stopped ${report.attempts} times without finishing (the worker rendering it stopped). Generate the report again; if it fails again, narrow its parameters or contact support with the report id.`,
+          );
+          done.failed++;
+        } else {
+          await repo.requeue(tx, report.orgId, report.id);
+          await ctx.jobs.sendJob(tx, renderReportJob, { orgId: report.orgId, reportId: report.id });
+          done.requeued++;
+        }
+      }
+      return stalled.length;
+    });
+    if (batch < 100) break;
+  }
+  if (done.requeued + done.failed > 0) ctx.log.warn(done, 'stalled reports swept');
+  return done;
 }

@@ -440,3 +440,42 @@ test('the files render on a worker thread: a QR code crosses into it intact; wha
   assert.equal(Buffer.from(files.csv).toString('utf8'), "\uFEFFa,b\r\n'=1+1,2\r\n");
   await assert.rejects(render(document(Buffer.from('not a png'))), /Unknown image format/);
 });
+
+test('a render whose worker died is taken up again once its lease runs out and finishes once; after 3 attempts the report fails; a live lease is left alone', async () => {
+  const { sweepReports, LEASE_SECONDS } = await import('./render.js');
+  const repo = await import('./repository.js');
+  const log = { info() {}, warn() {}, error() {} };
+  const ctx = { databases: server.app.databases, blobs: server.app.services.blobs, log, jobId: 'test', retryCount: 0, signal: new AbortController().signal, config: loadConfig(), jobs: server.app.services.jobs };
+  const model = await generated(org, { kind: 'inventory_valuation' });
+  // What a worker killed mid-render leaves: rendering under its lease, which then runs out.
+  const insert = (id: string, attempts: number, lease: string) =>
+    server.owner.query(
+      `insert into reports (org_id, id, kind, title, parameters, credential_id, status, started_at, lease_token, lease_expires_at, attempts)
+       select org_id, $2, kind, 'Died', parameters, credential_id, 'rendering', now(), 'dead-worker', now() + $3::interval, $4 from reports where org_id = $1 and id = $5`,
+      [org.id, id, lease, attempts, model.id],
+    );
+  await insert('rpt_died0001', 1, '-1 second');
+  await insert('rpt_died0003', 3, '-1 second');
+  await insert('rpt_alive001', 1, `${LEASE_SECONDS} seconds`);
+  // The dead attempt's lease is not taken by a new render while it holds.
+  assert.equal(await server.app.databases.service.transaction((tx) => repo.startRendering(tx, org.id, 'rpt_alive001', 'another', LEASE_SECONDS), { orgId: org.id }), undefined);
+
+  const swept = await sweepReports(ctx);
+  assert.deepEqual(swept, { requeued: 1, failed: 1 });
+  const again = await finished(org, 'rpt_died0001');
+  assert.equal(again.status, 'ready', JSON.stringify(again));
+  const [row] = await server.owner.query<{ attempts: number; lease_token: string | null }>(`select attempts, lease_token from reports where org_id = $1 and id = 'rpt_died0001'`, [org.id]);
+  assert.deepEqual(row, { attempts: 2, lease_token: null });
+  // The dead attempt, had it come back, could not mark it ready a second time.
+  const late = await server.app.databases.service.transaction(
+    (tx) => repo.markReady(tx, org.id, 'rpt_died0001', 'dead-worker', { pdfKey: 'x', pdfBytes: 1, csvKey: 'y', csvBytes: 1, summary: {} }),
+    { orgId: org.id },
+  );
+  assert.equal(late, false);
+  const gaveUp = await finished(org, 'rpt_died0003');
+  assert.equal(gaveUp.status, 'failed');
+  assert.match(gaveUp.failureReason, /stopped 3 times/);
+  assert.equal((await org.call('reporting.getReport', { id: 'rpt_alive001' })).body.status, 'rendering', 'a live lease is left alone');
+  assert.deepEqual(await sweepReports(ctx), { requeued: 0, failed: 0 }, 'nothing else is stalled');
+  await server.owner.query(`update reports set status = 'failed', failure_reason = 'test', lease_token = null where org_id = $1 and id = 'rpt_alive001'`, [org.id]);
+});

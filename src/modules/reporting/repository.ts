@@ -64,35 +64,80 @@ export async function findReport(q: Queryable, orgId: string, id: string): Promi
 }
 
 /**
- * Claims a report for rendering: queued (or rendering, when a retry takes over an attempt that died) becomes
- * rendering. Undefined when there is nothing to render (ready, failed, or no such report).
+ * Claims a report for rendering under a lease: queued, or rendering whose lease ran out (the attempt holding
+ * it died), becomes rendering, held by `token` for `leaseSeconds`. Undefined when there is nothing to
+ * render (ready, failed, no such report) or another attempt holds a live lease.
  */
-export async function startRendering(q: Queryable, orgId: string, id: string): Promise<Report | undefined> {
+export async function startRendering(q: Queryable, orgId: string, id: string, token: string, leaseSeconds: number): Promise<Report | undefined> {
   const [row] = await q.query<ReportRow>(
-    `update reports set status = 'rendering', started_at = coalesce(started_at, now()), updated_at = now()
-     where org_id = $1 and id = $2 and status in ('queued', 'rendering') returning *`,
-    [orgId, id],
+    `update reports set status = 'rendering', started_at = coalesce(started_at, now()), updated_at = now(),
+            lease_token = $3, lease_expires_at = now() + make_interval(secs => $4), attempts = attempts + 1
+     where org_id = $1 and id = $2
+       and (status = 'queued' or (status = 'rendering' and (lease_expires_at is null or lease_expires_at <= now())))
+     returning *`,
+    [orgId, id, token, leaseSeconds],
   );
   return row && toReport(row);
 }
 
+/** Extends the lease while the attempt holding `token` still holds it; answers whether it did. */
+export async function renewLease(q: Queryable, orgId: string, id: string, token: string, leaseSeconds: number): Promise<boolean> {
+  const rows = await q.query(
+    `update reports set lease_expires_at = now() + make_interval(secs => $4)
+     where org_id = $1 and id = $2 and status = 'rendering' and lease_token = $3 returning id`,
+    [orgId, id, token, leaseSeconds],
+  );
+  return rows.length === 1;
+}
+
+/** Marks the report ready, only for the attempt holding its lease: one attempt's files are the report's. */
 export async function markReady(
   q: Queryable,
   orgId: string,
   id: string,
+  token: string,
   files: { pdfKey: string; pdfBytes: number; csvKey: string; csvBytes: number; summary: Record<string, unknown> },
-): Promise<void> {
+): Promise<boolean> {
+  const rows = await q.query(
+    `update reports set status = 'ready', pdf_key = $4, pdf_bytes = $5, csv_key = $6, csv_bytes = $7, summary = $8,
+            completed_at = now(), updated_at = now(), lease_token = null, lease_expires_at = null
+     where org_id = $1 and id = $2 and status = 'rendering' and lease_token = $3 returning id`,
+    [orgId, id, token, files.pdfKey, files.pdfBytes, files.csvKey, files.csvBytes, JSON.stringify(files.summary)],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Across organizations (the owner's connection): reports whose render will not happen by itself. Rendering
+ * ones whose lease ran out (the worker died mid-render), and queued ones without a render job waiting or
+ * running for them (its retries were spent while the database was away), queued for longer than
+ * `queuedForSeconds`. Locked for the caller's transaction; one sweeper takes each.
+ */
+export async function findStalled(q: Queryable, queuedForSeconds: number, limit: number): Promise<{ orgId: string; id: string; attempts: number }[]> {
+  const rows = await q.query<{ org_id: string; id: string; attempts: number }>(
+    `select r.org_id, r.id, r.attempts from reports r
+     where (r.status = 'rendering' and (r.lease_expires_at is null or r.lease_expires_at <= now()))
+        or (r.status = 'queued' and r.updated_at < now() - make_interval(secs => $1)
+            and not exists (select 1 from pgboss.job j where j.name = 'render-report' and j.state in ('created', 'retry', 'active')
+                            and j.data->>'orgId' = r.org_id and j.data->>'reportId' = r.id))
+     order by r.updated_at limit $2 for update of r skip locked`,
+    [queuedForSeconds, limit],
+  );
+  return rows.map((r) => ({ orgId: r.org_id, id: r.id, attempts: r.attempts }));
+}
+
+/** Puts a stalled report back in the queue (its render job is sent in the same transaction). */
+export async function requeue(q: Queryable, orgId: string, id: string): Promise<void> {
   await q.query(
-    `update reports set status = 'ready', pdf_key = $3, pdf_bytes = $4, csv_key = $5, csv_bytes = $6, summary = $7,
-            completed_at = now(), updated_at = now()
-     where org_id = $1 and id = $2 and status = 'rendering'`,
-    [orgId, id, files.pdfKey, files.pdfBytes, files.csvKey, files.csvBytes, JSON.stringify(files.summary)],
+    `update reports set status = 'queued', lease_token = null, lease_expires_at = null, updated_at = now()
+     where org_id = $1 and id = $2 and status in ('queued', 'rendering')`,
+    [orgId, id],
   );
 }
 
 export async function markFailed(q: Queryable, orgId: string, id: string, reason: string): Promise<void> {
   await q.query(
-    `update reports set status = 'failed', failure_reason = $3, completed_at = now(), updated_at = now()
+    `update reports set status = 'failed', failure_reason = $3, completed_at = now(), updated_at = now(), lease_token = null, lease_expires_at = null
      where org_id = $1 and id = $2 and status in ('queued', 'rendering')`,
     [orgId, id, reason.slice(0, 2000)],
   );
