@@ -2418,6 +2418,9 @@ export interface Operations {
       listPrice?: string | number;
       currency?: string;
       barcode?: string;
+      profileId?: string;
+      blendId?: string;
+      roastLevel?: 'light' | 'medium' | 'dark';
     };
     output: Product;
   };
@@ -2470,6 +2473,9 @@ export interface Operations {
       currency?: string | null;
       barcode?: string | null;
       isActive?: boolean;
+      profileId?: string | null;
+      blendId?: string | null;
+      roastLevel?: ('light' | 'medium' | 'dark') | null;
     };
     output: Product;
   };
@@ -2767,19 +2773,23 @@ export interface Operations {
       lines: [
         {
           productId?: string;
+          productSku?: string;
           roastedLotId?: string;
           greenLotId?: string;
           profileId?: string;
-          quantityKg: string | number;
+          quantityKg?: string | number;
+          quantityUnits?: number;
           unitPrice: string | number;
           currency?: string;
         },
         ...{
           productId?: string;
+          productSku?: string;
           roastedLotId?: string;
           greenLotId?: string;
           profileId?: string;
-          quantityKg: string | number;
+          quantityKg?: string | number;
+          quantityUnits?: number;
           unitPrice: string | number;
           currency?: string;
         }[]
@@ -2845,6 +2855,41 @@ export interface Operations {
       id: string;
     };
     output: OrderFulfillment;
+  };
+  'orders.createShopConnection': {
+    input: {
+      platform: 'shopify' | 'woocommerce';
+      name: string;
+      code: string;
+      customerId: string;
+      secret: string;
+    };
+    output: ShopConnection;
+  };
+  'orders.listShopConnections': {
+    input: {
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: ShopConnection[];
+      nextCursor: string | null;
+    };
+  };
+  'orders.rotateShopSecret': {
+    input: {
+      id: string;
+      secret: string;
+    };
+    output: ShopConnection;
+  };
+  'orders.deleteShopConnection': {
+    input: {
+      id: string;
+    };
+    output: ShopConnection;
   };
   'traceability.traceBackward': {
     input: {
@@ -4546,6 +4591,9 @@ export interface Product {
   currency: string | null;
   barcode: string | null;
   isActive: boolean;
+  profileId: string | null;
+  blendId: string | null;
+  roastLevel: ('light' | 'medium' | 'dark') | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -5235,6 +5283,8 @@ export interface Order {
    */
   fulfilledKg: string;
   cancelReason: string | null;
+  shopConnectionId: string | null;
+  draftReason: string | null;
   confirmedAt: string | null;
   fulfilledAt: string | null;
   canceledAt: string | null;
@@ -5246,6 +5296,9 @@ export interface OrderLine {
   id: string;
   lineNumber: number;
   productId: string | null;
+  blendId: string | null;
+  roastLevel: ('light' | 'medium' | 'dark') | null;
+  quantityUnits: number | null;
   roastedLotId: string | null;
   roastedLotCode: string | null;
   greenLotId: string | null;
@@ -5347,6 +5400,8 @@ export interface OrderSummary {
    */
   fulfilledKg: string;
   cancelReason: string | null;
+  shopConnectionId: string | null;
+  draftReason: string | null;
   confirmedAt: string | null;
   fulfilledAt: string | null;
   canceledAt: string | null;
@@ -5427,6 +5482,17 @@ export interface OrderFulfillment {
 export interface Fulfillment {
   id: string;
   createdAt: string;
+}
+export interface ShopConnection {
+  id: string;
+  platform: 'shopify' | 'woocommerce';
+  name: string;
+  code: string;
+  customerId: string;
+  webhookPath: string;
+  secretRotatedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 export interface TraceGraph {
   direction: 'backward' | 'forward';
@@ -7409,6 +7475,7 @@ export const OPERATIONS = {
       "bridge_token_not_allowed",
       "organization_not_found",
       "unknown_operation",
+      "not_found",
       "method_not_allowed",
       "idempotency_key_in_flight",
       "duplicate",
@@ -8256,6 +8323,102 @@ export const OPERATIONS = {
       "invalid_state_transition",
       "insufficient_stock",
       "concurrent_update",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "orders.createShopConnection": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "duplicate",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "orders.listShopConnections": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "orders.rotateShopSecret": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "orders.deleteShopConnection": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",
@@ -10069,6 +10232,49 @@ export interface Surfaces {
       };
     };
   };
+  'orders.receiveShopOrder': {
+    params: {
+      /**
+       * The organization (`org_…`).
+       */
+      orgId: string;
+      /**
+       * The shop connection (`shp_…`).
+       */
+      shopId: string;
+    };
+    body: {
+      id: number | string;
+      admin_graphql_api_id?: string | null;
+      order_number?: number | string | null;
+      number?: number | string | null;
+      name?: string | null;
+      currency?: string | null;
+      status?: string | null;
+      cancel_reason?: string | null;
+      /**
+       * @maxItems 500
+       */
+      line_items: {
+        sku?: string | null;
+        name?: string | null;
+        title?: string | null;
+        quantity: number;
+        price: string | number;
+        [k: string]: unknown | undefined;
+      }[];
+      [k: string]: unknown | undefined;
+    };
+    answers: {
+      '200': {
+        outcome: 'created' | 'existing' | 'canceled' | 'ignored';
+        orderId: string | null;
+        orderNumber: string | null;
+        state: string | null;
+        draftReason: string | null;
+      };
+    };
+  };
   'traceability.publicCertificatePage': {
     params: {
       /**
@@ -10503,6 +10709,23 @@ export const SURFACES = {
       "unauthenticated",
       "unsupported_media_type",
       "user_session_not_allowed"
+    ]
+  },
+  "orders.receiveShopOrder": {
+    "method": "POST",
+    "path": "/hooks/v1/orgs/{orgId}/shops/{shopId}/orders",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "body_too_large",
+      "duplicate",
+      "invalid_input",
+      "invalid_signature",
+      "malformed_json",
+      "not_found",
+      "rate_limited",
+      "unsupported_media_type"
     ]
   },
   "traceability.publicCertificatePage": {

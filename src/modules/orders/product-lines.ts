@@ -49,11 +49,12 @@ export async function resolveLines(q: Queryable, orgId: string, input: OrderLine
     }
     let quantityKg = line.quantityKg;
     if (line.quantityUnits !== undefined) {
-      if (!product?.netWeightKg) {
-        invalid.push({ path: `lines[${i}].quantityUnits`, message: `product ${product?.sku ?? ''} has no netWeightKg to convert units to kilograms`.replace('  ', ' ') });
+      // The schema lets quantityUnits through only with a product named, and a missing one returned above.
+      if (!product!.netWeightKg) {
+        invalid.push({ path: `lines[${i}].quantityUnits`, message: `product ${product!.sku} has no netWeightKg to convert units to kilograms` });
         return;
       }
-      const g = grams(product.netWeightKg) * BigInt(line.quantityUnits);
+      const g = grams(product!.netWeightKg) * BigInt(line.quantityUnits);
       if (g > MAX_LINE_GRAMS) {
         invalid.push({ path: `lines[${i}].quantityUnits`, message: 'too many units for one line' });
         return;
