@@ -5,7 +5,7 @@ import { newId } from '../src/lib/ids.js';
 import { ACCESS_TOKEN_SECONDS, SESSION_SECONDS } from '../src/modules/identity/authority.js';
 import { addMembership, createUser, removeMembership } from '../src/modules/identity/service.js';
 import { makeOAuthClient } from '../src/modules/identity/tenancy.cases.js';
-import { STREAM_CREDENTIAL_CHECK_MS } from '../src/modules/production/roast/telemetry/http.js';
+import { STREAM_CREDENTIAL_CHECK_MS } from '../src/streaming/fan-out.js';
 import { dataOf, machineWithToken, watchStream, type Watch } from '../src/modules/production/roast/telemetry/testing.js';
 import { startTestServer } from '../src/testing/harness.js';
 

@@ -6,7 +6,7 @@ import { createOrganization } from '../src/auth/organizations.js';
 import { PostgresDatabase } from '../src/db/client.js';
 import { newId } from '../src/lib/ids.js';
 import { createOAuthClient, createUser } from '../src/modules/identity/service.js';
-import { STREAM_CREDENTIAL_CHECK_MS } from '../src/modules/production/roast/telemetry/http.js';
+import { STREAM_CREDENTIAL_CHECK_MS } from '../src/streaming/fan-out.js';
 import { RedisLiveSessionStore } from '../src/streaming/live-redis.js';
 import { dataOf, watchStream } from '../src/modules/production/roast/telemetry/testing.js';
 import { createTestDatabase } from '../src/testing/harness.js';

@@ -51,7 +51,7 @@ export interface CredentialResolver {
   /**
    * Of `sources` (of principals acting in organization `orgId`), those of the kinds this resolver issues
    * that no longer hold: revoked, expired, logged out, or a session whose membership there is gone or has
-   * another role now. Read afresh, never from a cache: open streams ask it every STREAM_CREDENTIAL_CHECK_MS.
+   * another role now. Read afresh, never from a cache: open streams ask it every STREAM_CREDENTIAL_CHECK_MS (src/streaming/fan-out.ts).
    */
   ended?(orgId: string, sources: readonly CredentialSource[]): Promise<CredentialSource[]>;
 }
