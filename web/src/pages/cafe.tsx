@@ -331,7 +331,8 @@ function Reconciliations({ session, siteOptions }: { session: Session; siteOptio
 }
 
 export function view({ session, parts: [, tab, id] }: AreaProps) {
-  const siteList = useLoad(() => call(session, 'cafe.listSites', { page: { limit: 100 } }), [session]);
+  // Read again on each tab: a site created on one is chosen on the next.
+  const siteList = useLoad(() => call(session, 'cafe.listSites', { page: { limit: 100 } }), [session, tab]);
   const siteOptions: [string, string][] = (siteList.data?.items ?? []).map((s) => [s.id, s.name]);
   const tabs: [string, string][] = [
     ['live', 'Live bar'],
