@@ -129,7 +129,7 @@ function LiveBar({ session, siteId }: { session: Session; siteId: string }) {
       <ErrorBox error={error} />
       <div class="bar-grid">
         {bar.groupHeads.map((g: any) => (
-          <article class={'card head' + (g.failing ? ' failing' : '')} data-head={`${g.machineCode}-${g.group}`} data-shots={g.shots.length} data-failing={String(g.failing)}>
+          <article class={'card group-head' + (g.failing ? ' failing' : '')} data-head={`${g.machineCode}-${g.group}`} data-shots={g.shots.length} data-failing={String(g.failing)}>
             <h3>
               {g.machineCode} · group {g.group} {g.failing ? <Badge tone="bad">failing</Badge> : null}
             </h3>

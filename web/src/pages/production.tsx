@@ -118,7 +118,7 @@ function SchedulePage({ session, id }: { session: Session; id: string }) {
             {s.name} <Badge tone={s.state === 'released' ? 'ok' : 'warn'}>{s.state}</Badge>
           </h1>
           <p class="muted">
-            {formatDate(s.scheduledDate)} · {s.totals.batchCount} batches · {kg(s.totals.greenKg)} green → {kg(s.totals.expectedRoastedKg)} roasted
+            {formatDate(s.scheduledDate)} · {s.totals.batchCount} batch{s.totals.batchCount === 1 ? "" : "es"} · {kg(s.totals.greenKg)} green → {kg(s.totals.expectedRoastedKg)} roasted
             {s.releasedAt ? ` · released ${when(s.releasedAt)}` : ''}
           </p>
           {s.notes.length ? (

@@ -32,6 +32,7 @@ const two = (n: number) => n.toFixed(2);
  */
 export function Stepper({ label, value, onChange, min = 6, max = 10, step = 0.25, name }: { label: string; value: number; onChange: (v: number) => void; min?: number; max?: number; step?: number; name: string }) {
   const set = (v: number) => onChange(Math.min(max, Math.max(min, Math.round(v / step) * step)));
+  const show = (v: number) => (step >= 1 ? String(v) : two(v));
   return (
     <div class="stepper" data-stepper={name}>
       <span class="stepper-label" id={`lbl-${name}`}>
@@ -48,7 +49,7 @@ export function Stepper({ label, value, onChange, min = 6, max = 10, step = 0.25
         aria-valuemin={min}
         aria-valuemax={max}
         aria-valuenow={value}
-        aria-valuetext={two(value)}
+        aria-valuetext={show(value)}
         onKeyDown={(e) => {
           if (e.key === 'ArrowUp' || e.key === 'ArrowRight') (e.preventDefault(), set(value + step));
           else if (e.key === 'ArrowDown' || e.key === 'ArrowLeft') (e.preventDefault(), set(value - step));
@@ -56,7 +57,7 @@ export function Stepper({ label, value, onChange, min = 6, max = 10, step = 0.25
           else if (e.key === 'End') (e.preventDefault(), set(max));
         }}
       >
-        {two(value)}
+        {show(value)}
       </span>
       <button type="button" class="secondary" aria-label={`${label}: more`} disabled={value >= max} onClick={() => set(value + step)}>
         +
