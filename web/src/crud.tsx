@@ -207,7 +207,7 @@ export function EntityPage<T extends { id: string }>({ session, entity }: { sess
         ...entity.columns,
         {
           label: 'Actions',
-          csv: () => null,
+          noCsv: true,
           render: (row) => (
             <span class="row-actions">
               {entity.update ? (

@@ -128,10 +128,12 @@ export function useForm(): Form {
 /** A labelled field showing the problem the service named it in. */
 export function F({ form, name, label, children, hint }: { form: Form; name: string; label: string; children: ComponentChildren; hint?: string }) {
   return (
-    <Field label={label} name={name} error={form.error(name)}>
-      {children}
-      {hint ? <small class="muted">{hint}</small> : null}
-    </Field>
+    <>
+      <Field label={label} name={name} error={form.error(name)}>
+        {children}
+      </Field>
+      {hint ? <small class="muted hint">{hint}</small> : null}
+    </>
   );
 }
 

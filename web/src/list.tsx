@@ -29,6 +29,8 @@ export interface Column<T> {
   csv?: (row: T) => string | number | null | undefined;
   key?: keyof T & string;
   num?: boolean;
+  /** Not in the CSV (buttons). */
+  noCsv?: boolean;
   /** Hidden at phone width (the row's first cell should then say what matters). */
   wide?: boolean;
 }
@@ -41,7 +43,8 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function toCsv<T>(columns: Column<T>[], rows: T[]): string {
+export function toCsv<T>(all: Column<T>[], rows: T[]): string {
+  const columns = all.filter((c) => !c.noCsv);
   const value = (c: Column<T>, row: T) => {
     if (c.csv) return c.csv(row);
     if (c.key) return row[c.key];

@@ -116,21 +116,23 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   return { ...state, reload: () => setTick((t) => t + 1) };
 }
 
+/** A labelled input; the problem the service named it in is shown under it, outside the label (the label stays the input's name). */
 export function Field({ label, name, error, children }: { label: string; name: string; error?: string; children: ComponentChildren }) {
   return (
-    <label class={'field' + (error ? ' invalid' : '')} data-field={name}>
-      <span>{label}</span>
-      {children}
+    <div class={'field' + (error ? ' invalid' : '')} data-field={name}>
+      <label>
+        <span>{label}</span>
+        {children}
+      </label>
       {error ? (
         <small class="field-error" role="alert" data-error-for={name}>
           {error}
         </small>
       ) : null}
-    </label>
+    </div>
   );
 }
 
-/** A mass the API answered in kg, in the user's unit (units.ts); a date and time in the browser's locale. */
 export const kg = (value: string | number | null | undefined) => formatMass(value);
 export const when = (iso: string | null | undefined) => formatDateTime(iso);
 export const mmss = (seconds: number | null | undefined) =>

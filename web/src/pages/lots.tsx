@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { OperationName } from '../../../clients/typescript/src/index.ts';
 import { call, can, problemFields, type Session } from '../session.ts';
-import { Badge, BusyButton, ErrorBox, Field, kg, Link, ListFooter, LoadState, Progress, useAction, useLoad, usePaged, when } from '../ui.tsx';
+import { Badge, BusyButton, ErrorBox, Field, kg, Link, ListFooter, LoadState, navigate, Progress, useAction, useLoad, usePaged, when } from '../ui.tsx';
+import { SpecForm } from '../crud.tsx';
+import { F, FormProblem, Submit, useForm } from '../form.tsx';
 
 export function Lots({ session }: { session: Session }) {
   const [q, setQ] = useState('');
@@ -16,7 +18,14 @@ export function Lots({ session }: { session: Session }) {
   );
   return (
     <>
-      <h1>Green lots</h1>
+      <div class="head">
+        <h1>Green lots</h1>
+        {can(session, 'inventory.green.write') ? (
+          <a class="button" href="#/lots/new">
+            New green lot
+          </a>
+        ) : null}
+      </div>
       <form
         class="filters"
         role="search"
@@ -124,6 +133,40 @@ export function RoastedLots({ session }: { session: Session }) {
 
 type Action = 'adjust' | 'transfer' | 'reserve' | 'split' | 'merge';
 const ACTIONS: Action[] = ['adjust', 'transfer', 'reserve', 'split', 'merge'];
+/** What the service refuses on a quarantined lot (409 lot_quarantined): not offered until it is released. */
+const REFUSED_IN_QUARANTINE = new Set<Action>(['reserve', 'split', 'merge']);
+
+/** A quarantined lot's reason, and its release with a reason for those who may grade. */
+export function Quarantine({ session, lotId, reason, onReleased }: { session: Session; lotId: string; reason: string | null; onReleased: () => void }) {
+  const form = useForm();
+  const [open, setOpen] = useState(false);
+  return (
+    <div class="error quarantine" data-quarantine>
+      <strong>Quarantined</strong>: {reason ?? 'no reason given'}. Reserving, splitting, merging and roasting are refused until it is released.
+      {can(session, 'quality.grading.write') ? (
+        open ? (
+          <form
+            data-form="release"
+            noValidate
+            onSubmit={form.submit('Releasing…', (v) => call(session, 'quality.grading.releaseQuarantine', { greenLotId: lotId, reason: v.text('reason') }), onReleased)}
+          >
+            <F form={form} name="reason" label="Why it may be used again">
+              <input name="reason" required />
+            </F>
+            <FormProblem form={form} />
+            <Submit form={form}>Release</Submit>
+          </form>
+        ) : (
+          <div>
+            <button type="button" class="secondary small" onClick={() => setOpen(true)}>
+              Release from quarantine
+            </button>
+          </div>
+        )
+      ) : null}
+    </div>
+  );
+}
 
 export function LotDetail({ session, id }: { session: Session; id: string }) {
   const [version, setVersion] = useState(0);
@@ -156,6 +199,7 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
           <h1>
             {l.lotCode} <span class="muted">{l.name}</span> {l.quarantined ? <Badge tone="bad">quarantined</Badge> : null}
           </h1>
+          {l.quarantined ? <Quarantine session={session} lotId={l.id} reason={l.quarantineReason} onReleased={() => setVersion((n) => n + 1)} /> : null}
           <dl class="facts" data-lot={l.id}>
             <div>
               <dt>On hand</dt>
@@ -181,7 +225,7 @@ export function LotDetail({ session, id }: { session: Session; id: string }) {
           ) : null}
           {writable ? (
             <div class="actions" role="group" aria-label="Lot actions">
-              {ACTIONS.map((a) => (
+              {ACTIONS.filter((a) => !l.quarantined || !REFUSED_IN_QUARANTINE.has(a)).map((a) => (
                 <button
                   type="button"
                   class={action === a ? '' : 'secondary'}
@@ -464,7 +508,48 @@ function ActionForm({
   );
 }
 
-/** A new green lot (inventory.green.importGreenLot): placeholder until the create form lands. */
-export function NewLot(_: { session: Session }) {
-  return <h1>New green lot</h1>;
+/** A new green lot (inventory.green.importGreenLot): its weight in the user's unit, its producer and location from the catalog. */
+export function NewLot({ session }: { session: Session }) {
+  const refs = useLoad(
+    () =>
+      Promise.all([
+        can(session, 'catalog.location.read') ? call(session, 'catalog.location.listLocations', { page: { limit: 100 } }) : null,
+        can(session, 'catalog.party.read') ? call(session, 'catalog.party.listProducers', { page: { limit: 100 } }) : null,
+      ]),
+    [session],
+  );
+  const [locations, producers] = refs.data ?? [null, null];
+  return (
+    <>
+      <p class="crumbs">
+        <Link to="/lots">Green lots</Link> /
+      </p>
+      <h1>New green lot</h1>
+      <LoadState state={refs} what="locations and producers" />
+      {refs.data ? (
+        <SpecForm
+          name="new-lot"
+          title="Receive a green lot"
+          submit="Create lot"
+          busyLabel="Creating the lot…"
+          fields={[
+            { name: 'name', label: 'Name', required: true },
+            { name: 'lotCode', label: 'Lot code', required: true },
+            { name: 'weightKg', label: 'Weight', type: 'kg', required: true },
+            { name: 'producerId', label: 'Producer', type: 'select', options: (producers?.items ?? []).map((p) => [p.id, `${p.name} (${p.code})`]) },
+            { name: 'locationId', label: 'Location', type: 'select', options: (locations?.items ?? []).map((l) => [l.id, `${l.name} (${l.code})`]) },
+            { name: 'harvestYear', label: 'Harvest year', type: 'int' },
+            { name: 'processMethod', label: 'Process' },
+            { name: 'varieties', label: 'Varieties (comma-separated)', type: 'list' },
+            { name: 'bagCount', label: 'Bags', type: 'int' },
+            { name: 'unitCost', label: 'Cost per kg', type: 'decimal' },
+            { name: 'currency', label: 'Currency (e.g. EUR)' },
+            { name: 'notes', label: 'Notes', type: 'textarea' },
+          ]}
+          run={(input) => call(session, 'inventory.green.importGreenLot', input as never)}
+          done={(r: any) => navigate(`/lots/${r.lot.id}`)}
+        />
+      ) : null}
+    </>
+  );
 }

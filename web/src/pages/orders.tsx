@@ -15,7 +15,20 @@ export function Orders({ session }: { session: Session }) {
   );
   return (
     <>
-      <h1>Orders</h1>
+      <div class="head">
+        <h1>Orders</h1>
+        {can(session, 'orders.write') ? (
+          <a class="button" href="#/orders/new">
+            New order
+          </a>
+        ) : null}
+      </div>
+      <nav class="subnav" aria-label="Pages of this area">
+        <a href="#/orders" class="current" aria-current="page">
+          Orders
+        </a>
+        <a href="#/customers">Customers</a>
+      </nav>
       <div class="filters">
         <label>
           State{' '}
@@ -96,6 +109,13 @@ export function OrderDetail({ session, id }: { session: Session; id: string }) {
           <p class="muted">
             {o.customer.name} · {kg(o.totalKg)} · {o.totalAmount} {o.currency} · allocated {kg(o.allocatedKg)} · fulfilled {kg(o.fulfilledKg)}
           </p>
+          {writable && o.state === 'draft' ? (
+            <div class="actions">
+              <BusyButton busy={mine('confirm')} disabled={busy} busyLabel="Confirming…" onClick={() => act('confirm', 'Confirming…', 'orders.confirmOrder', { id: o.id }, () => 'Confirmed.')}>
+                Confirm
+              </BusyButton>
+            </div>
+          ) : null}
           {writable && (o.state === 'confirmed' || o.state === 'partially_allocated' || o.state === 'allocated') ? (
             <div class="actions">
               {o.state !== 'allocated' ? (
