@@ -140,6 +140,7 @@ const PROBES: [Permission, OperationName][] = [
   ['inventory.green.write', 'inventory.green.adjustGreenLotQuantity'],
   ['production.roast.write', 'production.roast.completeRoastBatch'],
   ['orders.write', 'orders.allocateOrder'],
+  ['webhooks.write', 'identity.createApiKey'],
 ];
 const READS: [Permission, OperationName][] = [
   ['inventory.green.read', 'inventory.green.listGreenLots'],
