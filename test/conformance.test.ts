@@ -45,6 +45,8 @@ const EXTENSIONS: Record<string, string[]> = {
   'quality.cupping.getCuppingTable': ['cupperName'],
   // Expired roasted lots are left out of an allocation unless asked for.
   'orders.allocateOrder': ['includeExpired'],
+  // The completed batch whose curve the roast follows (production.roast.setRoastReference changes it later).
+  'production.roast.startRoastBatch': ['referenceBatchId'],
   // The SCA form's defects (cups and intensity), from which defectsPenalty is computed.
   'quality.cupping.submitCuppingScore': ['defects'],
   // What a product is made of (a roast profile or a blend) and its roast level: order lines naming it are filled from that.
@@ -61,6 +63,8 @@ const EXTRA_OPERATIONS = new Set([
   'orders.cancelOrder', 'orders.fulfillOrder', 'production.roast.abortRoastBatch', 'cafe.issueBarMachineToken',
   // The full-fidelity curve the specification says is fetched separately, and its Artisan exports.
   'production.roast.getRoastCurveLink',
+  // The console marks events a machine cannot detect, and chooses the curve a batch follows.
+  'production.roast.markRoastEvent', 'production.roast.setRoastReference',
   // OAuth client administration (identity), under the api module's integration permission.
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
   // Web shop connections (Shopify, WooCommerce), whose orders arrive by webhook.

@@ -66,6 +66,7 @@ export const PROBLEM_CODES = {
   machine_inactive: { status: 409, meaning: 'The machine is not active.' },
   machine_cap_reached: { status: 402, meaning: "The plan's machine cap is reached." },
   batch_not_live: { status: 409, meaning: 'The roast batch is not live (already completed or aborted).' },
+  reference_not_completed: { status: 409, meaning: 'The batch named as a reference curve is not completed (live or aborted): it has no curve to follow.' },
   live_session_full: { status: 409, meaning: 'The batch’s live session holds the most samples and events a session may; the post was not stored.' },
   batch_not_completed: { status: 409, meaning: 'The roast batch is not completed (live or aborted), so it has no stored curve.' },
   no_telemetry: { status: 409, meaning: 'The batch has no telemetry to act on.' },

@@ -2609,6 +2609,7 @@ export interface Operations {
       greenLotId?: string;
       chargeWeightKg: string | number;
       locationId?: string;
+      referenceBatchId?: string;
     };
     output: RoastBatchView;
   };
@@ -2626,6 +2627,30 @@ export interface Operations {
       reason: string;
     };
     output: RoastBatchView;
+  };
+  'production.roast.setRoastReference': {
+    input: {
+      id: string;
+      referenceBatchId: string | null;
+    };
+    output: RoastBatchView;
+  };
+  'production.roast.markRoastEvent': {
+    input: {
+      id: string;
+      type:
+        | 'charge'
+        | 'turning_point'
+        | 'dry_end'
+        | 'first_crack_start'
+        | 'first_crack_end'
+        | 'second_crack_start'
+        | 'second_crack_end'
+        | 'drop'
+        | 'cool_end';
+      t?: number;
+    };
+    output: MarkedRoastEvent;
   };
   'production.roast.importLoggerRoast': {
     input: {
@@ -4773,6 +4798,7 @@ export interface RoastBatchView {
   abortReason: string | null;
   createdAt: string;
   updatedAt: string;
+  referenceBatchId: string | null;
   profileComparison: RoastProfileComparison | null;
   roastedLot: RoastedLot | null;
   curve: RoastCurveSummary | null;
@@ -5092,6 +5118,20 @@ export interface RoastCurveSummary {
   sampleCount: number;
   fullSampleCount: number;
   fullCurveKey: string;
+}
+export interface MarkedRoastEvent {
+  batchId: string;
+  type:
+    | 'charge'
+    | 'turning_point'
+    | 'dry_end'
+    | 'first_crack_start'
+    | 'first_crack_end'
+    | 'second_crack_start'
+    | 'second_crack_end'
+    | 'drop'
+    | 'cool_end';
+  t: number;
 }
 export interface RoastCurve {
   batchId: string;
@@ -7821,6 +7861,7 @@ export const OPERATIONS = {
       "lot_quarantined",
       "insufficient_stock",
       "concurrent_update",
+      "reference_not_completed",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",
@@ -7875,6 +7916,57 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "batch_not_live",
       "concurrent_update",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "production.roast.setRoastReference": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "reference_not_completed",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "production.roast.markRoastEvent": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "batch_not_live",
+      "live_session_full",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",
