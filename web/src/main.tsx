@@ -11,6 +11,7 @@ import { OrderDetail, Orders } from './pages/orders.tsx';
 import { TracePage } from './pages/trace.tsx';
 import { Certificates } from './pages/certificates.tsx';
 import { Reports } from './pages/reports.tsx';
+import { Imports } from './pages/imports.tsx';
 
 function useHashPath(): string {
   const read = () => location.hash.replace(/^#/, '') || '/';
@@ -43,6 +44,8 @@ function route(path: string, session: Session) {
       return <Certificates session={session} />;
     case 'reports':
       return <Reports session={session} />;
+    case 'imports':
+      return <Imports session={session} />;
     default:
       return <p>No page here. <Link to="/">Dashboard</Link></p>;
   }
@@ -57,6 +60,7 @@ const NAV: [string, string, Permission | null][] = [
   ['/orders', 'Orders', 'orders.read'],
   ['/certificates', 'Certificates', 'traceability.read'],
   ['/reports', 'Reports', 'reporting.read'],
+  ['/imports', 'Imports', 'inventory.green.write'],
 ];
 
 function App() {
