@@ -62,6 +62,7 @@ const EXTRA_OPERATIONS = new Set([
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
   // Spreadsheet imports (src/modules/imports), registered in the namespace of what they create.
   'inventory.green.checkGreenLotImport', 'inventory.green.applyGreenLotImport', 'inventory.green.getGreenLotImport',
+  'catalog.party.checkPartnerImport', 'catalog.party.applyPartnerImport', 'catalog.party.getPartnerImport',
 ]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };

@@ -4031,6 +4031,35 @@ export interface Operations {
     };
     output: Import;
   };
+  'catalog.party.checkPartnerImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+    };
+    output: ImportCheck;
+  };
+  'catalog.party.applyPartnerImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+      key?: string;
+    };
+    output: Import;
+  };
+  'catalog.party.getPartnerImport': {
+    input: {
+      id: string;
+    };
+    output: Import;
+  };
 }
 export interface Location {
   id: string;
@@ -9743,6 +9772,75 @@ export const OPERATIONS = {
     ]
   },
   "inventory.green.getGreenLotImport": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.party.checkPartnerImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.party.applyPartnerImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.party.getPartnerImport": {
     "get": true,
     "errors": [
       "malformed_json",

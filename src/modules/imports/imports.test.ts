@@ -172,3 +172,35 @@ describe('green lots from a 10,000-row CSV', () => {
     assert.equal(await lotCount(org.id), ROWS + 2, 'the first organization is untouched');
   });
 });
+
+describe('partners', () => {
+  test('a semicolon CSV with loose headers: verdicts with createPartner’s messages, then all or nothing', async () => {
+    const existing = await org.call('catalog.party.createPartner', { name: 'Old Friend', code: 'OLD-1', types: ['supplier'] });
+    assert.equal(existing.status, 200);
+    const bad = 'PARTNER CODE;company_name;Type;Email;Payment terms\nNEW-1;Nordic Green;importer;orders@nordic.example;30\nOLD-1;Old Friend again;supplier;;\nNEW-2;Broken;wizard;not-an-email;x\nNEW-1;Repeat;customer;;\n';
+    const check = await org.call('catalog.party.checkPartnerImport', { format: 'csv', content: bad });
+    assert.equal(check.status, 200, JSON.stringify(check.body));
+    assert.deepEqual(check.body.mapping.map((m: any) => m.field), ['code', 'name', 'types', 'contactEmail', 'paymentTermsDays']);
+    assert.deepEqual(check.body.rows.map((r: any) => [r.row, r.valid, r.problems.map((p: any) => `${p.cell}:${p.code}`).sort().join(' ')]), [
+      [2, true, ''],
+      [3, false, 'A3:duplicate'],
+      [4, false, 'C4:invalid_input D4:invalid_input E4:invalid_input'],
+      [5, false, 'A5:duplicate'],
+    ]);
+    const direct = await org.call('catalog.party.createPartner', { name: 'Broken', code: 'NEW-2', types: ['wizard'], contactEmail: 'not-an-email' });
+    assert.deepEqual(
+      check.body.rows[2].problems.filter((p: any) => p.field !== 'paymentTermsDays').map((p: any) => `${p.field}: ${p.message}`).sort(),
+      direct.body.errors.map((e: any) => `${e.path.split(/[.[]/)[0]}: ${e.message}`).sort(),
+      'the same messages as the operation',
+    );
+    const refused = await settled(org, 'Partner', (await org.call('catalog.party.applyPartnerImport', { format: 'csv', content: bad })).body.id, 'catalog.party');
+    assert.equal(refused.status, 'refused');
+    assert.deepEqual(refused.problems.map((p: any) => p.row), [3, 4, 4, 4, 5]);
+    assert.equal((await org.call('catalog.party.listPartners', { filter: { q: 'NEW-' } })).body.items.length, 0, 'nothing written');
+    const good = 'Code;Name;Types\nNEW-1;Nordic Green;importer;\nNEW-3;Café am Hafen;customer\n';
+    const applied = await settled(org, 'Partner', (await org.call('catalog.party.applyPartnerImport', { format: 'csv', content: good })).body.id, 'catalog.party');
+    assert.equal(applied.status, 'applied', JSON.stringify(applied));
+    const list = await org.call('catalog.party.listPartners', { filter: { q: 'NEW-' } });
+    assert.deepEqual(list.body.items.map((p: any) => p.code).sort(), ['NEW-1', 'NEW-3']);
+  });
+});
