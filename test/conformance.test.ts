@@ -71,6 +71,7 @@ const EXTRA_OPERATIONS = new Set([
   'orders.createShopConnection', 'orders.listShopConnections', 'orders.rotateShopSecret', 'orders.deleteShopConnection',
   // Spreadsheet imports (src/modules/imports), registered in the namespace of what they create.
   'inventory.green.checkGreenLotImport', 'inventory.green.applyGreenLotImport', 'inventory.green.getGreenLotImport',
+  'catalog.party.checkPartnerImport', 'catalog.party.applyPartnerImport', 'catalog.party.getPartnerImport',
 ]);
 
 /**

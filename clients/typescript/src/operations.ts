@@ -4146,6 +4146,64 @@ export interface Operations {
     };
     output: WebhookDelivery;
   };
+  'inventory.green.checkGreenLotImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+    };
+    output: ImportCheck;
+  };
+  'inventory.green.applyGreenLotImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+      key?: string;
+    };
+    output: Import;
+  };
+  'inventory.green.getGreenLotImport': {
+    input: {
+      id: string;
+    };
+    output: Import;
+  };
+  'catalog.party.checkPartnerImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+    };
+    output: ImportCheck;
+  };
+  'catalog.party.applyPartnerImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+      key?: string;
+    };
+    output: Import;
+  };
+  'catalog.party.getPartnerImport': {
+    input: {
+      id: string;
+    };
+    output: Import;
+  };
 }
 export interface Location {
   id: string;
@@ -6632,6 +6690,62 @@ export interface WebhookAttempt {
   succeeded: boolean;
   responseBody: string | null;
   error: string | null;
+}
+export interface ImportCheck {
+  kind: string;
+  format: 'csv' | 'xlsx';
+  fileHash: string;
+  mapping: ImportColumnMapping[];
+  rowsTotal: number;
+  rowsValid: number;
+  rowsInvalid: number;
+  wouldCreate: number;
+  rows: ImportRowVerdict[];
+}
+export interface ImportColumnMapping {
+  column: string;
+  letter: string;
+  field: string | null;
+}
+export interface ImportRowVerdict {
+  row: number;
+  valid: boolean;
+  creates: string | null;
+  problems: ImportRowProblem[];
+}
+export interface ImportRowProblem {
+  column: string | null;
+  cell: string | null;
+  field: string;
+  code: string;
+  message: string;
+}
+export interface Import {
+  id: string;
+  kind: string;
+  format: 'csv' | 'xlsx';
+  fileName: string | null;
+  fileHash: string;
+  key: string | null;
+  status: 'queued' | 'checking' | 'writing' | 'applied' | 'refused' | 'failed';
+  rowsTotal: number | null;
+  rowsChecked: number;
+  created: number;
+  problemCount: number;
+  problems: {
+    column: string | null;
+    cell: string | null;
+    field: string;
+    code: string;
+    message: string;
+    row: number;
+  }[];
+  mapping: ImportColumnMapping[] | null;
+  failureReason: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  updatedAt: string;
 }
 
 export type OperationName = keyof Operations;
@@ -10189,6 +10303,144 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "endpoint_not_active",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "inventory.green.checkGreenLotImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "inventory.green.applyGreenLotImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "inventory.green.getGreenLotImport": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.party.checkPartnerImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.party.applyPartnerImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.party.getPartnerImport": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",

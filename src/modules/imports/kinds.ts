@@ -5,6 +5,8 @@ import type { Feature } from '../../auth/plans.js';
 import type { ProblemError } from '../../rpc/errors.js';
 import { ImportGreenLot } from '../inventory/green/schemas.js';
 import * as green from '../inventory/green/service.js';
+import { CreatePartner } from '../catalog/party/schemas.js';
+import * as party from '../catalog/party/service.js';
 
 /**
  * What can be imported from a spreadsheet, each kind declared once: the create operation whose input schema
@@ -108,6 +110,36 @@ export const IMPORT_KINDS: readonly ImportKind[] = [
     async write(q, orgId, credentialId, rows) {
       const { lots } = await green.receiveGreenLots(q, orgId, credentialId, rows.map(greenReceipt));
       return lots.length;
+    },
+  }),
+
+  defineKind({
+    kind: 'partners',
+    namespace: 'catalog.party',
+    noun: 'Partner',
+    creates: 'a trading partner',
+    operation: 'catalog.party.createPartner',
+    schema: CreatePartner,
+    feature: 'core',
+    readPermission: 'catalog.party.read',
+    writePermission: 'catalog.party.write',
+    uniqueField: 'code',
+    fields: [
+      { field: 'code', synonyms: ['partnercode', 'id', 'number', 'no', 'accountcode', 'account'] },
+      { field: 'name', synonyms: ['partner', 'partnername', 'company', 'companyname'] },
+      { field: 'types', type: 'list', synonyms: ['type', 'role', 'roles', 'kind'] },
+      { field: 'country', synonyms: ['countrycode', 'origin'] },
+      { field: 'defaultCurrency', synonyms: ['currency', 'ccy'] },
+      { field: 'paymentTermsDays', type: 'integer', synonyms: ['paymentterms', 'terms', 'termsdays', 'netdays'] },
+      { field: 'contactEmail', synonyms: ['email', 'emailaddress', 'mail'] },
+      { field: 'contactPhone', synonyms: ['phone', 'telephone', 'tel', 'mobile'] },
+      { field: 'website', synonyms: ['web', 'url', 'site'] },
+      { field: 'notes', synonyms: ['note', 'comment', 'comments', 'remarks'] },
+    ],
+    refusals: (q, orgId, rows) => party.partnerRefusals(q, orgId, rows.map((r) => r.input)),
+    async write(q, orgId, _credentialId, rows) {
+      for (const { input } of rows) await party.createPartner(q, orgId, input);
+      return rows.length;
     },
   }),
 ];

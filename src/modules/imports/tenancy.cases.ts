@@ -1,6 +1,6 @@
 import type { TenancyCase } from '../../testing/tenancy.js';
 import { makeLocation } from '../catalog/location/tenancy.cases.js';
-import { GREEN_HEADER, appliedGreenImport, greenRows, toCsv } from './testing.js';
+import { GREEN_HEADER, appliedGreenImport, appliedPartnerImport, greenRows, toCsv } from './testing.js';
 
 export const cases: TenancyCase[] = [
   {
@@ -26,6 +26,31 @@ export const cases: TenancyCase[] = [
     async arrange(owner) {
       const id = await appliedGreenImport(owner);
       return { input: { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(1, { prefix: 'TEN2' })) }, secretIds: [id] };
+    },
+  },
+  {
+    operation: 'catalog.party.getPartnerImport',
+    expect: 'not_found',
+    async arrange(owner) {
+      const id = await appliedPartnerImport(owner);
+      return { input: { id }, secretIds: [id] };
+    },
+  },
+  {
+    // A code another organization uses is free here: nothing of theirs is named.
+    operation: 'catalog.party.checkPartnerImport',
+    expect: 'invisible',
+    async arrange(owner) {
+      const id = await appliedPartnerImport(owner);
+      return { input: { format: 'csv', content: 'Code,Name,Types\nTEN-P,Tenancy partner,supplier\n' }, secretIds: [id] };
+    },
+  },
+  {
+    operation: 'catalog.party.applyPartnerImport',
+    expect: 'invisible',
+    async arrange(owner) {
+      const id = await appliedPartnerImport(owner);
+      return { input: { format: 'csv', content: 'Code,Name,Types\nTEN-Q,Tenancy partner,supplier\n' }, secretIds: [id] };
     },
   },
 ];

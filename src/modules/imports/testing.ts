@@ -37,9 +37,9 @@ export async function toXlsxBase64(header: string[], rows: string[][]): Promise<
 }
 
 /** Polls the import until it is applied, refused or failed. */
-export async function settled(org: TestOrg, noun: string, id: string): Promise<any> {
+export async function settled(org: TestOrg, noun: string, id: string, namespace = 'inventory.green'): Promise<any> {
   for (let attempt = 0; attempt < 1200; attempt++) {
-    const res = await org.call(`inventory.green.get${noun}Import`, { id });
+    const res = await org.call(`${namespace}.get${noun}Import`, { id });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     if (['applied', 'refused', 'failed'].includes(res.body.status)) return res.body;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -52,6 +52,16 @@ export async function appliedGreenImport(org: TestOrg): Promise<string> {
   const res = await org.call('inventory.green.applyGreenLotImport', { format: 'csv', content: toCsv(GREEN_HEADER, greenRows(2, { prefix: `T${Math.random().toString(36).slice(2, 7)}` })) });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const done = await settled(org, 'GreenLot', res.body.id);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return res.body.id;
+}
+
+/** An applied import of one partner (tenancy cases). */
+export async function appliedPartnerImport(org: TestOrg): Promise<string> {
+  const code = `P${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const res = await org.call('catalog.party.applyPartnerImport', { format: 'csv', content: `Code,Name,Types\n${code},Tenancy partner,supplier\n` });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const done = await settled(org, 'Partner', res.body.id, 'catalog.party');
   assert.equal(done.status, 'applied', JSON.stringify(done));
   return res.body.id;
 }

@@ -2,6 +2,7 @@ import type { Queryable } from '../../../db/client.js';
 import { defineOperation } from '../../../rpc/define.js';
 import { invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
+import { createPartner } from './service.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreatePartner, CreateProducer, ListPartners, ListProducers, Partner, Producer, UpdatePartner, UpdateProducer } from './schemas.js';
 import { partnerCreated, partnerUpdated, producerCreated, producerUpdated } from './events.js';
@@ -21,7 +22,7 @@ export const partyOperations = [
     errors: ['duplicate'],
     emits: [partnerCreated],
     async handler(ctx, input) {
-      const partner = await repo.insertPartner(ctx.tx, ctx.orgId, input);
+      const partner = await createPartner(ctx.tx, ctx.orgId, input);
       await ctx.emit('catalog.party.partner_created', { partner });
       return partner;
     },

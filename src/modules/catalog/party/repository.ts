@@ -105,6 +105,13 @@ export async function insertPartner(q: Queryable, orgId: string, input: z.output
   return toPartner(row);
 }
 
+/** Which of these partner codes are already used in the organization. */
+export async function partnerCodesInUse(q: Queryable, orgId: string, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const rows = await q.query<{ code: string }>(`select code from partners where org_id = $1 and code = any($2::text[])`, [orgId, codes]);
+  return rows.map((r) => r.code);
+}
+
 export async function findPartner(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Partner | undefined> {
   const [row] = await q.query<PartnerRow>(
     `select * from partners where org_id = $1 and id = $2${options.forUpdate ? ' for no key update' : ''}`,

@@ -1,5 +1,8 @@
 import type { Queryable } from '../../../db/client.js';
+import type { z } from 'zod';
+import { conflict } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
+import type { CreatePartner } from './schemas.js';
 
 /** What other modules may ask of partners and producers. */
 export type { Producer } from './repository.js';
@@ -13,3 +16,18 @@ export function describeProducers(q: Queryable, orgId: string, ids: string[]): P
 /** A partner by id (undefined when it is not this organization's), with its types and whether it is active. */
 export type { Partner } from './repository.js';
 export { findPartner } from './repository.js';
+
+/** Creates a partner as createPartner does: its code is unique per organization (409 duplicate naming code, by the unique constraint). */
+export function createPartner(q: Queryable, orgId: string, input: z.output<typeof CreatePartner>): Promise<repo.Partner> {
+  return repo.insertPartner(q, orgId, input);
+}
+
+/** Every refusal createPartner would answer for these inputs, by index (a code already used: 409 duplicate naming code). Reads only. */
+export async function partnerRefusals(q: Queryable, orgId: string, inputs: z.output<typeof CreatePartner>[]) {
+  const taken = new Set(await repo.partnerCodesInUse(q, orgId, inputs.map((i) => i.code)));
+  return inputs.flatMap((input, index) =>
+    taken.has(input.code)
+      ? [{ index, problem: conflict('duplicate', `Another partner in this organization already has code ${input.code}.`, { errors: [{ path: 'code', message: 'already used in this organization' }] }) }]
+      : [],
+  );
+}
