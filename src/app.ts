@@ -100,7 +100,8 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ru
   };
   let server: RunningApp['server'] | undefined;
   // Every credential resolver: the API keys' and those the modules add as they start (complete before any request).
-  const resolvers: CredentialResolver[] = [new StoredCredentialResolver(databases.service)];
+  const storedCredentials = new StoredCredentialResolver(databases.service);
+  const resolvers: CredentialResolver[] = [storedCredentials];
   const context: ModuleContext = {
     config,
     db: databases.service,
@@ -158,6 +159,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ru
     async close() {
       // New requests and new jobs stop at once; running jobs get until the timeout.
       await Promise.all([jobs.stop({ timeoutMs: options.shutdownTimeoutMs }), server.close()]);
+      storedCredentials.dispose();
       await closeServices();
       await limiters.close();
       if (!options.databases) await databases.close();

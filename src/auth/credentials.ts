@@ -77,6 +77,16 @@ export interface CredentialRow {
   plan: Plan;
 }
 
+const storedRevocationListeners = new Set<(credentialId: string) => void>();
+
+/**
+ * Tells every StoredCredentialResolver in this process that a key was revoked, so none keeps it cached: the
+ * revocation holds at once in this process, and within the cache time (2 s) in the others.
+ */
+export function announceCredentialRevoked(credentialId: string): void {
+  for (const listener of storedRevocationListeners) listener(credentialId);
+}
+
 /**
  * API keys and bridge tokens: random secrets, looked up by SHA-256 (they carry 256 bits of entropy).
  * A resolved credential is remembered for `cacheMs` (2 s by default), which saves a database round
@@ -86,10 +96,21 @@ export interface CredentialRow {
 export class StoredCredentialResolver implements CredentialResolver {
   private readonly cache = new Map<string, { principal: Principal; until: number }>();
 
+  private readonly forget = (credentialId: string) => {
+    for (const [hash, entry] of this.cache) if (entry.principal.credentialId === credentialId) this.cache.delete(hash);
+  };
+
   constructor(
     private readonly db: Database,
     private readonly cacheMs = 2000,
-  ) {}
+  ) {
+    storedRevocationListeners.add(this.forget);
+  }
+
+  /** Stops listening for revocations (the app's close). */
+  dispose(): void {
+    storedRevocationListeners.delete(this.forget);
+  }
 
   accepts(token: string): boolean {
     return token.startsWith(API_KEY_PREFIX) || token.startsWith(BRIDGE_TOKEN_PREFIX);
@@ -213,4 +234,76 @@ export async function revokeBridgeTokens(q: Queryable, orgId: string, machineId:
     [orgId, machineId],
   );
   return rows.length;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// API key administration over the API (the identity module's settings operations), in the request's
+// transaction: every query names the organization first.
+
+export interface ApiKeyRecord {
+  id: string;
+  role: Role;
+  /** Empty: the key holds all of its role's permissions. */
+  scopes: string[];
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  role: Role;
+  scopes: string[] | null;
+  label: string | null;
+  created_at: Date | string;
+  revoked_at: Date | string | null;
+}
+
+const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
+  id: r.id,
+  role: r.role,
+  scopes: r.scopes ?? [],
+  label: r.label,
+  createdAt: new Date(r.created_at).toISOString(),
+  revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at).toISOString(),
+});
+
+const API_KEY_COLUMNS = 'id, role, scopes, label, created_at, revoked_at';
+
+/** One page of the organization's API keys, oldest id first (ids are time-sortable); revoked ones only when asked. */
+export async function pageApiKeys(q: Queryable, orgId: string, includeRevoked: boolean, after: string | null, limit: number): Promise<ApiKeyRecord[]> {
+  const rows = await q.query<ApiKeyRow>(
+    `select ${API_KEY_COLUMNS} from credentials
+     where org_id = $1 and kind = 'api_key' and ($2::boolean or revoked_at is null) and ($3::text is null or id > $3)
+     order by id limit $4`,
+    [orgId, includeRevoked, after, limit],
+  );
+  return rows.map(toApiKey);
+}
+
+/** The organization's API key `id` (a bridge token is not one), locked for the request's transaction when asked. */
+export async function findApiKey(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<ApiKeyRecord | undefined> {
+  const [row] = await q.query<ApiKeyRow>(
+    `select ${API_KEY_COLUMNS} from credentials where org_id = $1 and id = $2 and kind = 'api_key'${options.forUpdate ? ' for update' : ''}`,
+    [orgId, id],
+  );
+  return row && toApiKey(row);
+}
+
+/** Revokes the organization's live API key; undefined when it has no live key of that id. */
+export async function revokeApiKey(q: Queryable, orgId: string, id: string): Promise<ApiKeyRecord | undefined> {
+  const [row] = await q.query<ApiKeyRow>(
+    `update credentials set revoked_at = now() where org_id = $1 and id = $2 and kind = 'api_key' and revoked_at is null returning ${API_KEY_COLUMNS}`,
+    [orgId, id],
+  );
+  return row && toApiKey(row);
+}
+
+/** How many live API keys of the organization carry the owner role. */
+export async function liveOwnerKeyCount(q: Queryable, orgId: string): Promise<number> {
+  const [row] = await q.query<{ count: number }>(
+    `select count(*)::int as count from credentials where org_id = $1 and kind = 'api_key' and role = 'owner' and revoked_at is null and (expires_at is null or expires_at > now())`,
+    [orgId],
+  );
+  return row.count;
 }

@@ -78,7 +78,7 @@ export async function listOrganizations(db: Database): Promise<OrganizationSumma
 }
 
 /** Answers the renamed organization, or null when there is no such organization. */
-export async function renameOrganization(db: Database, organizationId: string, name: string): Promise<OrganizationSummary | null> {
+export async function renameOrganization(db: Queryable, organizationId: string, name: string): Promise<OrganizationSummary | null> {
   const rows = await db.query<OrganizationRow>(`update organizations set name = $2 where id = $1 returning id, name, plan, created_at`, [
     organizationId,
     organizationName(name),
@@ -93,6 +93,12 @@ export async function setOrganizationPlan(db: Database, organizationId: string, 
     plan(planName),
   ]);
   return rows[0] ? toOrganization(rows[0]) : null;
+}
+
+/** The organization with its time zone (null: UTC), read inside its own scope; null when there is none. */
+export async function findOrganization(q: Queryable, organizationId: string): Promise<(OrganizationSummary & { timeZone: string | null }) | null> {
+  const [row] = await q.query<OrganizationRow & { timezone: string | null }>(`select id, name, plan, created_at, timezone from organizations where id = $1`, [organizationId]);
+  return row ? { ...toOrganization(row), timeZone: row.timezone } : null;
 }
 
 export async function organizationExists(db: Database, organizationId: string): Promise<boolean> {

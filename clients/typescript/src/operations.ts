@@ -2603,6 +2603,7 @@ export interface Operations {
       greenLotId?: string;
       chargeWeightKg: string | number;
       locationId?: string;
+      referenceBatchId?: string;
     };
     output: RoastBatchView;
   };
@@ -2620,6 +2621,30 @@ export interface Operations {
       reason: string;
     };
     output: RoastBatchView;
+  };
+  'production.roast.setRoastReference': {
+    input: {
+      id: string;
+      referenceBatchId: string | null;
+    };
+    output: RoastBatchView;
+  };
+  'production.roast.markRoastEvent': {
+    input: {
+      id: string;
+      type:
+        | 'charge'
+        | 'turning_point'
+        | 'dry_end'
+        | 'first_crack_start'
+        | 'first_crack_end'
+        | 'second_crack_start'
+        | 'second_crack_end'
+        | 'drop'
+        | 'cool_end';
+      t?: number;
+    };
+    output: MarkedRoastEvent;
   };
   'production.roast.importLoggerRoast': {
     input: {
@@ -3897,6 +3922,80 @@ export interface Operations {
     };
     output: OAuthClient;
   };
+  'identity.createApiKey': {
+    input: {
+      role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+      /**
+       * @maxItems 50
+       */
+      scopes?: string[];
+      label?: string;
+    };
+    output: IssuedApiKey;
+  };
+  'identity.listApiKeys': {
+    input: {
+      filter?: {
+        includeRevoked?: boolean;
+      };
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: ApiKey[];
+      nextCursor: string | null;
+    };
+  };
+  'identity.revokeApiKey': {
+    input: {
+      id: string;
+    };
+    output: ApiKey;
+  };
+  'identity.listMembers': {
+    input: {
+      page?: {
+        limit?: number;
+        cursor?: string;
+      };
+    };
+    output: {
+      items: Member[];
+      nextCursor: string | null;
+    };
+  };
+  'identity.addMember': {
+    input: {
+      email: string;
+      role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+    };
+    output: AddedMember;
+  };
+  'identity.setMemberRole': {
+    input: {
+      userId: string;
+      role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+    };
+    output: Member;
+  };
+  'identity.removeMember': {
+    input: {
+      userId: string;
+    };
+    output: Member;
+  };
+  'identity.getOrganization': {
+    input: {};
+    output: Organization;
+  };
+  'identity.renameOrganization': {
+    input: {
+      name: string;
+    };
+    output: Organization;
+  };
   'webhooks.createEndpoint': {
     input: {
       url: string;
@@ -4651,6 +4750,7 @@ export interface RoastBatchView {
   abortReason: string | null;
   createdAt: string;
   updatedAt: string;
+  referenceBatchId: string | null;
   profileComparison: RoastProfileComparison | null;
   roastedLot: RoastedLot | null;
   curve: RoastCurveSummary | null;
@@ -4970,6 +5070,20 @@ export interface RoastCurveSummary {
   sampleCount: number;
   fullSampleCount: number;
   fullCurveKey: string;
+}
+export interface MarkedRoastEvent {
+  batchId: string;
+  type:
+    | 'charge'
+    | 'turning_point'
+    | 'dry_end'
+    | 'first_crack_start'
+    | 'first_crack_end'
+    | 'second_crack_start'
+    | 'second_crack_end'
+    | 'drop'
+    | 'cool_end';
+  t: number;
 }
 export interface RoastCurve {
   batchId: string;
@@ -6342,6 +6456,48 @@ export interface OAuthClient {
   createdAt: string;
   revokedAt: string | null;
 }
+export interface IssuedApiKey {
+  id: string;
+  /**
+   * the secret (`fck_…`), shown once; only its SHA-256 is stored
+   */
+  apiKey: string;
+  role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+  scopes: string[];
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+export interface ApiKey {
+  id: string;
+  role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+  scopes: string[];
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+export interface Member {
+  userId: string;
+  email: string;
+  role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+  hasPassword: boolean;
+  memberSince: string;
+}
+export interface AddedMember {
+  userId: string;
+  email: string;
+  role: 'owner' | 'admin' | 'roaster' | 'quality' | 'sales' | 'cafe' | 'viewer';
+  hasPassword: boolean;
+  memberSince: string;
+  loginToken: string | null;
+}
+export interface Organization {
+  id: string;
+  name: string;
+  plan: 'free' | 'starter' | 'pro' | 'enterprise';
+  timeZone: string | null;
+  createdAt: string;
+}
 export interface WebhookEndpointWithSecret {
   id: string;
   url: string;
@@ -7638,6 +7794,7 @@ export const OPERATIONS = {
       "lot_quarantined",
       "insufficient_stock",
       "concurrent_update",
+      "reference_not_completed",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",
@@ -7692,6 +7849,57 @@ export const OPERATIONS = {
       "idempotency_key_in_flight",
       "batch_not_live",
       "concurrent_update",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "production.roast.setRoastReference": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "reference_not_completed",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "production.roast.markRoastEvent": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "batch_not_live",
+      "live_session_full",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",
@@ -9370,6 +9578,220 @@ export const OPERATIONS = {
       "method_not_allowed",
       "idempotency_key_in_flight",
       "oauth_client_revoked",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.createApiKey": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.listApiKeys": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.revokeApiKey": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "api_key_revoked",
+      "last_owner",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.listMembers": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "invalid_cursor",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.addMember": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "already_member",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.setMemberRole": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "last_owner",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.removeMember": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "last_owner",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.getOrganization": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.renameOrganization": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
       "body_too_large",
       "request_too_costly",
       "unsupported_media_type",

@@ -2,11 +2,14 @@ import { configuredKeyEncryption } from '../../auth/key-encryption.js';
 import { defineModule } from '../../rpc/module.js';
 import { Identity, type Clock } from './authority.js';
 import { identityOperations } from './operations.js';
+import { settingsOperations } from './settings.js';
+import { examples } from './examples.js';
 import { identityAuthenticators, identitySurfaces } from './routes.js';
 
 export default defineModule({
   name: 'identity',
-  operations: identityOperations,
+  operations: [...identityOperations, ...settingsOperations],
+  examples,
   tables: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions'],
   surfaces: identitySurfaces,
   start: (ctx) => {

@@ -1,10 +1,9 @@
 import { defineOperation } from '../../rpc/define.js';
-import { conflict, invalidInput, notFound, ProblemError } from '../../rpc/errors.js';
+import { conflict, invalidInput, notFound } from '../../rpc/errors.js';
 import { pageOut } from '../../rpc/outputs.js';
-import { effectivePermissions } from '../../auth/permissions.js';
 import * as repo from './repository.js';
 import { announceClientRevoked } from './authority.js';
-import { createOAuthClient, IdentityInputError } from './service.js';
+import { beyondCaller, createOAuthClient, IdentityInputError } from './service.js';
 import { ById, CreateOAuthClient, IssuedOAuthClient, ListOAuthClients, OAuthClient } from './schemas.js';
 
 /**
@@ -31,13 +30,7 @@ export const identityOperations = [
     output: IssuedOAuthClient,
     errors: [],
     async handler(ctx, input) {
-      const wanted = effectivePermissions(input.role, input.scopes ?? []);
-      const beyond = [...wanted].filter((p) => !ctx.principal.permissions.has(p));
-      if (beyond.length) {
-        throw new ProblemError(403, 'permission_denied', `A client cannot hold more than the credential creating it; this one lacks ${beyond.slice(0, 5).join(', ')}${beyond.length > 5 ? ', …' : ''}.`, {
-          permission: beyond[0],
-        });
-      }
+      beyondCaller(ctx.principal, input.role, input.scopes ?? [], 'A client');
       try {
         const issued = await createOAuthClient(ctx.tx, ctx.orgId, input);
         return { ...issued.client, clientSecret: issued.clientSecret };

@@ -287,3 +287,48 @@ export async function deleteMembership(q: Queryable, orgId: string, userId: stri
   const rows = await q.query(`delete from memberships where org_id = $1 and user_id = $2 returning user_id`, [orgId, userId]);
   return rows.length > 0;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Memberships as the organization's settings show them (in its own transaction).
+
+export interface MemberRow {
+  user_id: string;
+  email: string;
+  role: Role;
+  created_at: Date;
+  has_password: boolean;
+}
+
+export type Member = ReturnType<typeof toMember>;
+
+export const toMember = (r: MemberRow) => ({
+  userId: r.user_id,
+  email: r.email,
+  role: r.role,
+  /** false: the user has only a one-time login link so far (invited, never set a password). */
+  hasPassword: r.has_password,
+  memberSince: iso(r.created_at)!,
+});
+
+const MEMBER_SELECT = `select m.user_id, u.email, m.role, m.created_at, u.password_hash is not null as has_password
+  from memberships m join users u on u.id = m.user_id`;
+
+export async function listMembers(q: Queryable, orgId: string, page: Page) {
+  const after = decodeCursor(page.cursor, 'memberships', ['id']);
+  const rows = await q.query<MemberRow>(
+    `${MEMBER_SELECT} where m.org_id = $1 and ($2::text is null or m.user_id > $2) order by m.user_id limit $3`,
+    [orgId, after ? String(after[0]) : null, page.limit + 1],
+  );
+  return pageOf(rows.map(toMember), page.limit, 'memberships', (m) => [m.userId]);
+}
+
+/** The user's membership in the organization, locked for the transaction when asked. */
+export async function findMember(q: Queryable, orgId: string, userId: string, options: { forUpdate?: boolean } = {}): Promise<Member | undefined> {
+  const [row] = await q.query<MemberRow>(`${MEMBER_SELECT} where m.org_id = $1 and m.user_id = $2${options.forUpdate ? ' for update of m' : ''}`, [orgId, userId]);
+  return row && toMember(row);
+}
+
+export async function ownerMembershipCount(q: Queryable, orgId: string): Promise<number> {
+  const [row] = await q.query<{ count: number }>(`select count(*)::int as count from memberships where org_id = $1 and role = 'owner'`, [orgId]);
+  return row.count;
+}

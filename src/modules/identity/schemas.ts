@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../../auth/permissions.js';
+import { PLANS } from '../../auth/plans.js';
 import { id, page, strict } from '../../rpc/schemas.js';
 import { idOut, out, timeOut } from '../../rpc/outputs.js';
 
@@ -38,3 +39,84 @@ export const IssuedOAuthClient = out({
   createdAt: timeOut,
   revokedAt: timeOut.nullable(),
 }).meta({ id: 'IssuedOAuthClient' });
+
+// ---------------------------------------------------------------------------------------------------
+// The organization's settings: API keys, members, its name (the identity.* extensions).
+
+export const CreateApiKey = strict({
+  role,
+  /** Permission names or patterns (`inventory.*`) narrowing the role; empty or absent: the whole role. */
+  scopes: scopes.optional(),
+  label: z.string().trim().min(1).max(200).optional(),
+});
+
+export const ListApiKeys = strict({
+  filter: strict({ includeRevoked: z.boolean().optional() }).default({}),
+  page,
+});
+
+export const ApiKeyId = strict({ id: id('API key') });
+
+export const ApiKey = out({
+  id: idOut,
+  role,
+  /** Empty: all of the role's permissions. */
+  scopes: z.array(z.string()),
+  label: z.string().nullable(),
+  createdAt: timeOut,
+  revokedAt: timeOut.nullable(),
+}).meta({ id: 'ApiKey' });
+
+export const IssuedApiKey = out({
+  id: idOut,
+  apiKey: z.string().describe('the secret (`fck_…`), shown once; only its SHA-256 is stored'),
+  role,
+  scopes: z.array(z.string()),
+  label: z.string().nullable(),
+  createdAt: timeOut,
+  revokedAt: timeOut.nullable(),
+}).meta({ id: 'IssuedApiKey' });
+
+export const ListMembers = strict({ page });
+
+export const AddMember = strict({
+  email: z.string().trim().min(3).max(320),
+  role,
+});
+
+export const SetMemberRole = strict({ userId: id('userId'), role });
+export const MemberId = strict({ userId: id('userId') });
+
+export const Member = out({
+  userId: idOut,
+  email: z.string(),
+  role,
+  /** false: the user has no password yet, only a one-time login link. */
+  hasPassword: z.boolean(),
+  memberSince: timeOut,
+}).meta({ id: 'Member' });
+
+export const AddedMember = out({
+  userId: idOut,
+  email: z.string(),
+  role,
+  hasPassword: z.boolean(),
+  memberSince: timeOut,
+  /**
+   * For a user created by this invitation: a one-time login token (`fcl_…`, shown once, good for 24 hours),
+   * opened as `<service>/app/#loginToken=<token>`. Null when the email already had a user, who signs in as before.
+   */
+  loginToken: z.string().nullable(),
+}).meta({ id: 'AddedMember' });
+
+export const GetOrganization = strict({});
+export const RenameOrganization = strict({ name: z.string().trim().min(1).max(200) });
+
+export const Organization = out({
+  id: idOut,
+  name: z.string(),
+  plan: z.enum(PLANS),
+  /** The IANA zone its documents print times in; null: UTC. */
+  timeZone: z.string().nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'Organization' });

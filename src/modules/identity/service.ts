@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import { newId, newSecret } from '../../lib/ids.js';
-import { hashSecret } from '../../auth/credentials.js';
+import { hashSecret, type Principal } from '../../auth/credentials.js';
+import { ProblemError } from '../../rpc/errors.js';
 import { effectivePermissions, isValidPattern, type Role } from '../../auth/permissions.js';
 import * as repo from './repository.js';
 import { CLIENT_SECRET_PREFIX, LOGIN_LINK_PREFIX } from './authority.js';
@@ -34,6 +35,19 @@ export function checkScopes(role: Role, scopes: string[]): void {
   if (unknown.length) throw new IdentityInputError(`Unknown scope ${unknown.join(', ')}: use permission names or patterns such as inventory.*`, 'scopes');
   if (effectivePermissions(role, scopes).size === 0) {
     throw new IdentityInputError(`The scopes ${scopes.join(',')} leave a ${role} client no permission; choose scopes the ${role} role holds.`, 'scopes');
+  }
+}
+
+/**
+ * Refuses (403 permission_denied) a credential that would hold a permission its creator lacks: a key or
+ * client never holds more than the credential creating it.
+ */
+export function beyondCaller(caller: Principal, role: Role, scopes: string[], what: string): void {
+  const beyond = [...effectivePermissions(role, scopes)].filter((p) => !caller.permissions.has(p));
+  if (beyond.length) {
+    throw new ProblemError(403, 'permission_denied', `${what} cannot hold more than the credential creating it; this one lacks ${beyond.slice(0, 5).join(', ')}${beyond.length > 5 ? ', …' : ''}.`, {
+      permission: beyond[0],
+    });
   }
 }
 

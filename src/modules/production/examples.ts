@@ -118,6 +118,7 @@ export const examples: OperationExamples = {
       "abortReason": "wrong coffee in the hopper",
       "createdAt": "2026-11-28T06:53:41.133Z",
       "updatedAt": "2026-11-28T06:53:41.930Z",
+      "referenceBatchId": null,
       "profileComparison": null,
       "roastedLot": null,
       "curve": null
@@ -218,6 +219,7 @@ export const examples: OperationExamples = {
       "abortReason": null,
       "createdAt": "2026-11-28T06:54:57.570Z",
       "updatedAt": "2026-11-28T06:55:00.570Z",
+      "referenceBatchId": null,
       "profileComparison": {
         "profileId": "prf_01m8gez103pbpa4cn755qjvaay",
         "profileCode": "P-2611-26",
@@ -297,6 +299,7 @@ export const examples: OperationExamples = {
       "abortReason": "wrong coffee in the hopper",
       "createdAt": "2026-11-28T06:53:41.133Z",
       "updatedAt": "2026-11-28T06:53:41.930Z",
+      "referenceBatchId": null,
       "profileComparison": null,
       "roastedLot": null,
       "curve": null
@@ -427,6 +430,7 @@ export const examples: OperationExamples = {
       "abortReason": null,
       "createdAt": "2026-11-28T06:54:24.427Z",
       "updatedAt": "2026-11-28T06:54:24.427Z",
+      "referenceBatchId": null,
       "profileComparison": null,
       "roastedLot": null,
       "curve": {
@@ -587,6 +591,75 @@ export const examples: OperationExamples = {
       "nextCursor": null
     }
   },
+  'production.roast.setRoastReference': {
+    "input": {
+      "id": "rb_01m8geywzzz3atqep7dqy49kzb",
+      "referenceBatchId": "rb_01m8gez11q7nmzkf5bs1f4pzq8"
+    },
+    "output": {
+      "id": "rb_01m8geywzzz3atqep7dqy49kzb",
+      "batchNumber": "B-2611-3",
+      "source": "live",
+      "state": "live",
+      "machineId": "mch_01m8geyvmsaswwmvpes7w404wx",
+      "profileId": "prf_01m8geywnsxpe4jm3ty4mfaakm",
+      "greenLotId": "gl_01m8geyw17sf8ayjy59gn4amd2",
+      "locationId": "loc_01m8geyv9p7tmta45mhnhpzanz",
+      "chargeWeightKg": "12.500",
+      "dropWeightKg": null,
+      "chargeWeightG": "12500.0",
+      "dropWeightG": null,
+      "weightLossPct": null,
+      "importFormat": null,
+      "warnings": [],
+      "metrics": null,
+      "notes": null,
+      "startedAt": "2026-11-28T06:54:53.347Z",
+      "completedAt": null,
+      "abortedAt": null,
+      "abortReason": null,
+      "createdAt": "2026-11-28T06:54:53.347Z",
+      "updatedAt": "2026-11-28T06:54:53.347Z",
+      "referenceBatchId": "rb_01m8gez11q7nmzkf5bs1f4pzq8",
+      "profileComparison": {
+        "profileId": "prf_01m8geywnsxpe4jm3ty4mfaakm",
+        "profileCode": "P-2611-2",
+        "chargeWeightKg": {
+          "target": null,
+          "actual": "12.500",
+          "difference": null
+        },
+        "dropTempC": {
+          "target": null,
+          "actual": null,
+          "difference": null
+        },
+        "totalTimeS": {
+          "target": null,
+          "actual": null,
+          "difference": null
+        },
+        "dtrPct": {
+          "target": null,
+          "actual": null,
+          "difference": null
+        }
+      },
+      "roastedLot": null,
+      "curve": null
+    }
+  },
+  'production.roast.markRoastEvent': {
+    "input": {
+      "id": "rb_01m8geywzzz3atqep7dqy49kzb",
+      "type": "first_crack_start"
+    },
+    "output": {
+      "batchId": "rb_01m8geywzzz3atqep7dqy49kzb",
+      "type": "first_crack_start",
+      "t": 512300
+    }
+  },
   'production.roast.startRoastBatch': {
     "input": {
       "batchNumber": "B-2611-3",
@@ -619,6 +692,7 @@ export const examples: OperationExamples = {
       "abortReason": null,
       "createdAt": "2026-11-28T06:54:53.347Z",
       "updatedAt": "2026-11-28T06:54:53.347Z",
+      "referenceBatchId": null,
       "profileComparison": {
         "profileId": "prf_01m8geywnsxpe4jm3ty4mfaakm",
         "profileCode": "P-2611-2",

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { OperationOutput } from '../../../clients/typescript/src/index.ts';
 import type { RoastChart } from '../chart.ts';
 import { CurveBuffer, eventLabel, phasesOf, type Reference } from '../curve.ts';
+import type { RoastEventType } from '../../../src/modules/production/roast/telemetry/curve.ts';
 
 /** The chart (uPlot) is loaded by the pages that draw one: the dashboard's first load does not carry it. */
 const loadChart = () => import('../chart.ts');
@@ -275,21 +276,93 @@ function ImportLog({ session }: { session: Session }) {
   );
 }
 
-/** The profile's targets and, as the curve to follow, its most recent completed batch (other than this one). */
-async function referenceFor(session: Session, batch: Batch): Promise<Reference | null> {
-  if (!batch.profileId || !can(session, 'production.profile.read')) return null;
+/**
+ * The curve to follow and the profile's targets: the reference batch chosen for this one
+ * (production.roast.setRoastReference), else the profile's reference, its most recent completed batch (other than this one).
+ */
+async function referenceFor(session: Session, batch: Batch, referenceBatchId = batch.referenceBatchId): Promise<Reference | null> {
+  const profiles = !!batch.profileId && can(session, 'production.profile.read');
+  if (!referenceBatchId && !profiles) return null;
   const [profile, previous] = await Promise.all([
-    call(session, 'production.profile.getProfile', { id: batch.profileId }),
-    call(session, 'production.roast.listRoastBatches', { filter: { profileId: batch.profileId, state: 'completed' }, page: { limit: 2 } }),
+    profiles ? call(session, 'production.profile.getProfile', { id: batch.profileId! }) : null,
+    referenceBatchId || !profiles ? null : call(session, 'production.roast.listRoastBatches', { filter: { profileId: batch.profileId!, state: 'completed' }, page: { limit: 2 } }),
   ]);
-  const other = previous.items.find((b) => b.id !== batch.id);
-  const curve = other ? await call(session, 'production.roast.getRoastCurve', { id: other.id }) : null;
+  const other = referenceBatchId ?? previous?.items.find((b) => b.id !== batch.id)?.id;
+  const curve = other ? await call(session, 'production.roast.getRoastCurve', { id: other }) : null;
   return {
     t: curve ? curve.samples.map((s) => s.t / 1000) : [],
     bt: curve ? curve.samples.map((s) => s.bt) : [],
-    dropTempC: profile.targetDropTempC,
-    totalTimeS: profile.targetTotalTimeS,
+    dropTempC: profile?.targetDropTempC ?? null,
+    totalTimeS: profile?.targetTotalTimeS ?? null,
   };
+}
+
+/** Chooses the curve the batch is drawn against: any completed batch, or the profile's reference. */
+function ReferenceChooser({ session, batch, onChosen }: { session: Session; batch: Batch; onChosen: (referenceBatchId: string | null) => void }) {
+  const [chosen, setChosen] = useState<string | null>(batch.referenceBatchId);
+  const action = useAction();
+  const choices = useLoad(() => call(session, 'production.roast.listRoastBatches', { filter: { state: 'completed' }, page: { limit: 50 } }), [session]);
+  const writable = can(session, 'production.roast.write');
+  const options = (choices.data?.items ?? []).filter((b) => b.id !== batch.id);
+  const named = chosen && !options.some((b) => b.id === chosen) ? [{ id: chosen, batchNumber: chosen }] : [];
+  return (
+    <div class="filters reference" data-reference-chooser>
+      <label>
+        Reference curve{' '}
+        <select
+          value={chosen ?? ''}
+          disabled={!writable || action.busy}
+          onChange={async (e) => {
+            const value = (e.target as HTMLSelectElement).value || null;
+            const done = await action.run('Choosing the reference…', () => call(session, 'production.roast.setRoastReference', { id: batch.id, referenceBatchId: value }));
+            if (done) {
+              setChosen(done.referenceBatchId);
+              onChosen(done.referenceBatchId);
+            }
+          }}
+        >
+          <option value="">{batch.profileId ? 'the profile’s (latest completed batch)' : 'none'}</option>
+          {[...named, ...options].map((b) => (
+            <option value={b.id}>{b.batchNumber}</option>
+          ))}
+        </select>
+      </label>
+      <ErrorBox error={action.error ?? choices.error} />
+    </div>
+  );
+}
+
+/** The events a roaster marks by hand on a machine that does not detect them (production.roast.markRoastEvent). */
+const MARKS: [RoastEventType, string][] = [
+  ['charge', 'Charge'],
+  ['dry_end', 'Dry end'],
+  ['first_crack_start', 'First crack'],
+  ['drop', 'Drop'],
+];
+
+function MarkEvents({ session, batch }: { session: Session; batch: Batch }) {
+  const action = useAction();
+  const [marking, setMarking] = useState<string | null>(null);
+  return (
+    <div class="actions marks" data-marks>
+      {MARKS.map(([type, label]) => (
+        <BusyButton
+          class="secondary"
+          busy={action.busy && marking === type}
+          disabled={action.busy}
+          busyLabel={`Marking ${label.toLowerCase()}…`}
+          name={`mark-${type}`}
+          onClick={async () => {
+            setMarking(type);
+            await action.run(`Marking ${label.toLowerCase()}…`, () => call(session, 'production.roast.markRoastEvent', { id: batch.id, type }));
+          }}
+        >
+          {label}
+        </BusyButton>
+      ))}
+      <ErrorBox error={action.error} />
+    </div>
+  );
 }
 
 export function BatchPage({ session, id }: { session: Session; id: string }) {
@@ -332,6 +405,7 @@ declare global {
 
 function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch; onEnded: () => void }) {
   const chartEl = useRef<HTMLDivElement>(null);
+  const chartRef = useRef<RoastChart | null>(null);
   const curve = useRef(new CurveBuffer()).current;
   const [tick, setTick] = useState(0);
   const [connection, setConnection] = useState<string>('connecting');
@@ -401,6 +475,7 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
     void loadChart().then(({ roastChart }) => {
       if (disposed) return;
       chart = roastChart(el, curve);
+      chartRef.current = chart;
       setChartReady(true);
       referenceFor(session, batch).then(
         (r) => {
@@ -479,7 +554,21 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
           <span class={'conn ' + connection}>{connection === 'open' ? 'live' : connection}</span>
         )}
       </p>
-      <ul class="events plain">
+      {ended ? null : can(session, 'production.roast.write') ? <MarkEvents session={session} batch={batch} /> : null}
+      <ReferenceChooser
+        session={session}
+        batch={batch}
+        onChosen={(id) =>
+          referenceFor(session, batch, id).then(
+            (r) => {
+              chartRef.current?.setReference(r);
+              if (chartEl.current) chartEl.current.dataset.reference = String(r?.t.length ?? 0);
+            },
+            () => {},
+          )
+        }
+      />
+      <ul class="events plain" data-events-list>
         {curve.events.map((e) => (
           <li>
             {eventLabel(e.type)} at {mmss(e.t / 1000)}
@@ -546,6 +635,7 @@ function FinishForm({ session, batch, onDone }: { session: Session; batch: Batch
 
 function DoneView({ session, batch }: { session: Session; batch: Batch }) {
   const chartEl = useRef<HTMLDivElement>(null);
+  const chartRef = useRef<RoastChart | null>(null);
   const curve = useLoad(() => call(session, 'production.roast.getRoastCurve', { id: batch.id }), [session, batch.id]);
   const [chartReady, setChartReady] = useState(false);
   useEffect(() => {
@@ -559,6 +649,7 @@ function DoneView({ session, batch }: { session: Session; batch: Batch }) {
     void loadChart().then(({ roastChart }) => {
       if (disposed) return;
       chart = roastChart(el, buffer);
+      chartRef.current = chart;
       setChartReady(true);
       el.dataset.samples = String(buffer.t.length);
       el.dataset.events = buffer.events.map((e) => e.type).join(' ');
@@ -586,6 +677,7 @@ function DoneView({ session, batch }: { session: Session; batch: Batch }) {
       <LoadState state={curve} what="the curve" />
       {curve.data && !chartReady ? <Progress label="Drawing the curve…" /> : null}
       <div class="chart" ref={chartEl} data-samples="0" />
+      {curve.data ? <ReferenceChooser session={session} batch={batch} onChosen={(id) => referenceFor(session, batch, id).then((r) => chartRef.current?.setReference(r), () => {})} /> : null}
       <div class="grid">
         <section class="card">
           <h2>Metrics</h2>

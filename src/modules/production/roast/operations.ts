@@ -28,7 +28,10 @@ import {
   RoastBatch,
   RoastBatchView,
   GetRoastCurveLink,
+  MarkedRoastEvent,
+  MarkRoastEvent,
   RoastCurve,
+  SetRoastReference,
   RoastCurveLink,
   StartRoastBatch,
 } from './schemas.js';
@@ -38,6 +41,7 @@ import { toArtisanAlog, toArtisanCsv } from './telemetry/exports.js';
 import { roastBatchAborted, roastBatchCompleted, roastBatchImported, roastBatchStarted } from './events.js';
 import { roastedLotCreated } from '../../inventory/roast/events.js';
 import { pageOut } from '../../../rpc/outputs.js';
+import { SessionClosedError, SessionFullError } from '../../../streaming/live.js';
 
 const feature = 'roasting' as const;
 
@@ -52,7 +56,8 @@ export const roastOperations = [
       'must have the charge available, on hand less reserved (409 insufficient_stock); it is deducted when the batch completes. ' +
       'locationId defaults to the machine’s location, and an archived location is refused (409 location_archived). A machine, ' +
       'profile, green lot or location that does not exist answers 404 naming the field. Batch numbers are unique per ' +
-      'organization (409 duplicate).',
+      'organization (409 duplicate). An extension: `referenceBatchId` names the completed batch whose curve the roast follows ' +
+      '(404 naming it when there is none, 409 reference_not_completed when it is not completed); without it, the profile’s.',
     permission: 'production.roast.write',
     feature,
     get: false,
@@ -67,10 +72,12 @@ export const roastOperations = [
       'lot_quarantined',
       'insufficient_stock',
       'concurrent_update',
+      'reference_not_completed',
     ],
     emits: [roastBatchStarted],
     async handler(ctx, input) {
       const { machine, locationId } = await checkReferences(ctx, input, 'live');
+      if (input.referenceBatchId) await checkReferenceCurve(ctx, null, input.referenceBatchId);
       const batch = await repo.insertBatch(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
         batchNumber: input.batchNumber,
         source: 'live',
@@ -83,6 +90,7 @@ export const roastOperations = [
         warnings: [],
         startedAt: null,
       });
+      if (input.referenceBatchId) await repo.setReference(ctx.tx, ctx.orgId, batch.id, input.referenceBatchId);
       await ctx.emit('production.roast.batch_started', { batch });
       // Opened once the batch is committed, so a refused or failed start never leaves a session behind;
       // the session is open before the answer is sent.
@@ -181,6 +189,74 @@ export const roastOperations = [
         await live.discard(ctx.orgId, id);
       });
       return batchView(ctx.tx, ctx.orgId, aborted);
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.setRoastReference',
+    extension: true,
+    summary: 'Choose the curve a batch is roasted against: any completed batch, or (null) the profile’s reference.',
+    description:
+      'An extension. The live view and the batch page draw the reference batch’s curve behind this one. `referenceBatchId` names a ' +
+      'completed batch of the organization (404 naming it when there is none, 409 reference_not_completed when it is live or aborted, ' +
+      '400 when it is the batch itself); null goes back to the profile’s reference, its most recent completed batch other than this one. ' +
+      'Any batch may have its reference changed, live or done; the answer is the batch.',
+    permission: 'production.roast.write',
+    feature,
+    get: false,
+    input: SetRoastReference,
+    output: RoastBatchView,
+    errors: ['not_found', 'reference_not_completed'],
+    async handler(ctx, { id, referenceBatchId }) {
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id, { forUpdate: true })) ?? throwNotFound('roast batch', id);
+      if (referenceBatchId !== null) await checkReferenceCurve(ctx, id, referenceBatchId);
+      await repo.setReference(ctx.tx, ctx.orgId, id, referenceBatchId);
+      return batchView(ctx.tx, ctx.orgId, batch);
+    },
+  }),
+
+  defineOperation({
+    name: 'production.roast.markRoastEvent',
+    extension: true,
+    summary: 'Mark a roast event (charge, dry end, first crack, drop, …) on a live batch, as a machine that detects it would post it.',
+    description:
+      'An extension, for machines that do not detect events: the event is appended to the batch’s live session exactly as an event ' +
+      'in a bridge’s telemetry post, so watchers receive it as a `roast_event` message and completion derives the metrics from it. `t` ' +
+      '(ms since charge) defaults to the time of the latest sample the session holds (0 before any sample), i.e. the roast’s now. A ' +
+      'batch that is not live is 409 batch_not_live naming its state; a session that holds the most messages it may is 409 ' +
+      'live_session_full. Each call appends one event: a retry without an Idempotency-Key marks it twice (the metrics use the earliest ' +
+      'of a type).',
+    permission: 'production.roast.write',
+    feature,
+    get: false,
+    input: MarkRoastEvent,
+    output: MarkedRoastEvent,
+    errors: ['not_found', 'batch_not_live', 'live_session_full'],
+    async handler(ctx, { id, type, t }) {
+      const batch = (await repo.findBatch(ctx.tx, ctx.orgId, id)) ?? throwNotFound('roast batch', id);
+      const notLive = (state: string, detail: string) =>
+        conflict('batch_not_live', detail, { state, errors: [{ path: 'id', message: `the batch is ${state}` }] });
+      if (batch.state !== 'live') throw notLive(batch.state, `Roast batch ${batch.batchNumber} is ${batch.state}; events are marked only while it roasts.`);
+      const live = ctx.services.liveSessions;
+      const starting = () => notLive('live', `Roast batch ${batch.batchNumber} is starting and its live session is not open yet; retry shortly.`);
+      if (!(await live.get(ctx.orgId, id))) throw starting();
+      const at = t ?? (await live.readCurve(ctx.orgId, id))?.samples.at(-1)?.t ?? 0;
+      try {
+        // A negative seq never meets a bridge's (they count from 0), and differs per mark: the store keeps each as its own post.
+        let appended;
+        do appended = await live.append(ctx.orgId, id, -consoleMarkSeq(), [], [{ type, t: at }]);
+        while (appended.duplicate);
+      } catch (error) {
+        if (error instanceof SessionFullError) {
+          throw conflict('live_session_full', `Roast batch ${batch.batchNumber} has received the most telemetry a live session holds; the event was not stored.`);
+        }
+        if (error instanceof SessionClosedError) {
+          if (error.reason === 'gone') throw starting();
+          throw notLive('completing', `Roast batch ${batch.batchNumber} is being completed or aborted; events are marked only while it roasts.`);
+        }
+        throw error;
+      }
+      return { batchId: id, type, t: at };
     },
   }),
 
@@ -431,6 +507,7 @@ async function batchView(q: Queryable, orgId: string, batch: repo.RoastBatch) {
   const curve = batch.state === 'completed' ? await repo.findCurve(q, orgId, batch.id, { withSamples: false }) : undefined;
   return {
     ...batch,
+    referenceBatchId: await repo.referenceOf(q, orgId, batch.id),
     profileComparison: profile ? compareWithProfile(profile, batch) : null,
     roastedLot: roastedLot ?? null,
     curve: curve ? { sampleCount: curve.sampleCount, fullSampleCount: curve.fullSampleCount, fullCurveKey: curve.fullCurveKey } : null,
@@ -551,6 +628,28 @@ async function refuseAborted(ctx: OperationContext, batch: repo.RoastBatch, trie
     `Roast batch ${batch.batchNumber} was aborted at ${batch.abortedAt} (${batch.abortReason}); it cannot be ${tried}${tried === 'aborted' ? ' again' : ''}.`,
     { state: batch.state, errors: [{ path: 'id', message: 'the batch is aborted' }] },
   );
+}
+
+let lastMarkSeq = 0;
+/**
+ * A positive number above every earlier one in this process: the time in microseconds with random low digits, so
+ * two processes marking in the same millisecond differ too (were they ever to meet, the mark is appended again).
+ */
+function consoleMarkSeq(): number {
+  lastMarkSeq = Math.max(lastMarkSeq + 1, Date.now() * 1000 + Math.floor(Math.random() * 1000));
+  return lastMarkSeq;
+}
+
+/** A reference curve must be another completed batch of the organization. */
+async function checkReferenceCurve(ctx: OperationContext, batchId: string | null, referenceBatchId: string): Promise<void> {
+  if (referenceBatchId === batchId) throw invalidInput([{ path: 'referenceBatchId', message: 'a batch cannot be its own reference' }]);
+  const reference = (await repo.findBatch(ctx.tx, ctx.orgId, referenceBatchId)) ?? throwRefNotFound('roast batch', referenceBatchId, 'referenceBatchId');
+  if (reference.state !== 'completed') {
+    throw conflict('reference_not_completed', `Roast batch ${reference.batchNumber} is ${reference.state}; only a completed batch has a curve to follow.`, {
+      state: reference.state,
+      errors: [{ path: 'referenceBatchId', message: `the batch is ${reference.state}` }],
+    });
+  }
 }
 
 function throwRefNotFound(what: string, id: string, path: string): never {

@@ -311,3 +311,16 @@ export async function meanLossByProfile(q: Queryable, orgId: string, profileIds:
   );
   return new Map(rows.map((r) => [r.profile_id, r.mean_loss]));
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The reference curve a batch is roasted against.
+
+/** The completed batch chosen as the batch's reference; null: none chosen (the profile's is used). */
+export async function referenceOf(q: Queryable, orgId: string, batchId: string): Promise<string | null> {
+  const [row] = await q.query<{ reference_batch_id: string | null }>(`select reference_batch_id from roast_batches where org_id = $1 and id = $2`, [orgId, batchId]);
+  return row?.reference_batch_id ?? null;
+}
+
+export async function setReference(q: Queryable, orgId: string, batchId: string, referenceBatchId: string | null): Promise<void> {
+  await q.query(`update roast_batches set reference_batch_id = $3, updated_at = now() where org_id = $1 and id = $2`, [orgId, batchId, referenceBatchId]);
+}

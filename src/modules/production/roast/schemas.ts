@@ -50,6 +50,21 @@ export const StartRoastBatch = strict({
   chargeWeightKg: positiveKg,
   /** Defaults to the machine's location. */
   locationId: id('locationId').optional(),
+  /** An extension: the completed batch whose curve the roast follows; absent, the profile's reference (its latest completed batch). */
+  referenceBatchId: id('referenceBatchId').optional(),
+});
+
+export const SetRoastReference = strict({
+  id: id(),
+  /** A completed batch of the organization; null: back to the profile's reference (its latest completed batch). */
+  referenceBatchId: id('referenceBatchId').nullable(),
+});
+
+export const MarkRoastEvent = strict({
+  id: id(),
+  type: z.enum(ROAST_EVENT_TYPES),
+  /** ms since charge; absent: the time of the latest sample the session holds (0 before any). */
+  t: z.number().int('must be whole milliseconds').min(-86_400_000).max(86_400_000).optional(),
 });
 
 export const CompleteRoastBatch = strict({
@@ -187,6 +202,8 @@ export const RoastCurveSummary = out({
 
 /** A batch as answered: with its profile comparison, the roasted lot it made and its stored curve's summary. */
 export const RoastBatchView = RoastBatch.extend({
+  /** The completed batch chosen as this one's reference curve; null: the profile's reference, its latest completed batch. */
+  referenceBatchId: idOut.nullable(),
   /** Null when the batch has no profile. */
   profileComparison: RoastProfileComparison.nullable(),
   /** The loose lot the completion opened; null unless completed with a green lot. */
@@ -223,6 +240,14 @@ export const RoastCurve = out({
   fullSampleCount: z.number().int().nonnegative(),
   fullCurveKey: z.string().nullable(),
 }).meta({ id: 'RoastCurve' });
+
+/** A roast event marked on a live batch (production.roast.markRoastEvent), as watchers receive it. */
+export const MarkedRoastEvent = out({
+  batchId: idOut,
+  type: z.enum(ROAST_EVENT_TYPES),
+  /** ms since charge. */
+  t: z.number(),
+}).meta({ id: 'MarkedRoastEvent' });
 
 export const RoastCurveLink = out({
   batchId: idOut,

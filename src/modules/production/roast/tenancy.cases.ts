@@ -22,6 +22,9 @@ export const cases: TenancyCase[] = [
   onBatch('production.roast.completeRoastBatch', (id) => ({ id, dropWeightKg: '8' })),
   // Another organization cannot abandon the owner's live batch (nor seal its session: the batch is looked up first).
   onBatch('production.roast.abortRoastBatch', (id) => ({ id, reason: 'started by mistake' })),
+  // Nor mark an event in its live session, nor choose the curve it follows.
+  onBatch('production.roast.markRoastEvent', (id) => ({ id, type: 'first_crack_start' })),
+  onBatch('production.roast.setRoastReference', (id) => ({ id, referenceBatchId: null })),
   {
     // Another organization's completed batch has no curve to link to here.
     operation: 'production.roast.getRoastCurveLink',
