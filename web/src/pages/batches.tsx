@@ -9,6 +9,7 @@ const loadChart = () => import('../chart.ts');
 import { call, can, problemFields, type Session } from '../session.ts';
 import { followBatch, type Follow } from '../stream.ts';
 import { Badge, BusyButton, ErrorBox, Field, kg, Link, ListFooter, LoadState, mmss, navigate, Progress, useAction, useLoad, usePaged, when } from '../ui.tsx';
+import { formatTemp } from '../units.ts';
 
 type Batch = OperationOutput<'production.roast.getRoastBatch'>;
 type State = 'live' | 'completed' | 'aborted';
@@ -508,11 +509,11 @@ function LiveView({ session, batch, onEnded }: { session: Session; batch: Batch;
         </div>
         <div class="bt">
           <span>BT</span>
-          <strong>{last >= 0 && curve.bt[last] !== null ? `${curve.bt[last]!.toFixed(1)} °C` : '—'}</strong>
+          <strong>{last >= 0 && curve.bt[last] !== null ? formatTemp(curve.bt[last]) : '—'}</strong>
         </div>
         <div class="et">
           <span>ET</span>
-          <strong>{last >= 0 && curve.et[last] !== null ? `${curve.et[last]!.toFixed(1)} °C` : '—'}</strong>
+          <strong>{last >= 0 && curve.et[last] !== null ? formatTemp(curve.et[last]) : '—'}</strong>
         </div>
         <div class="ror">
           <span>RoR</span>
@@ -684,11 +685,11 @@ function DoneView({ session, batch }: { session: Session; batch: Batch }) {
             <table data-table="metrics">
               <tbody>
                 {row('Total time', mmss(m.totalTimeS))}
-                {row('Charge temperature', n(m.chargeTempC, ' °C'))}
-                {row('Turning point', `${mmss(m.turningPointS)} · ${n(m.turningPointTempC, ' °C')}`)}
-                {row('Dry end', `${mmss(m.dryEndS)} · ${n(m.dryEndTempC, ' °C')}`)}
-                {row('First crack', `${mmss(m.firstCrackStartS)} · ${n(m.firstCrackStartTempC, ' °C')}`)}
-                {row('Drop', `${mmss(m.dropS)} · ${n(m.dropTempC, ' °C')}`)}
+                {row('Charge temperature', formatTemp(m.chargeTempC))}
+                {row('Turning point', `${mmss(m.turningPointS)} · ${formatTemp(m.turningPointTempC)}`)}
+                {row('Dry end', `${mmss(m.dryEndS)} · ${formatTemp(m.dryEndTempC)}`)}
+                {row('First crack', `${mmss(m.firstCrackStartS)} · ${formatTemp(m.firstCrackStartTempC)}`)}
+                {row('Drop', `${mmss(m.dropS)} · ${formatTemp(m.dropTempC)}`)}
                 {row('Development ratio', n(m.developmentTimeRatioPct, ' %'))}
                 {row('Phases', `${mmss(m.dryingPhaseS)} / ${mmss(m.maillardPhaseS)} / ${mmss(m.developmentPhaseS)}`)}
                 {row('Weight loss', n(m.weightLossPct, ' %'))}
@@ -719,8 +720,8 @@ function DoneView({ session, batch }: { session: Session; batch: Batch }) {
                 </tr>
                 <tr>
                   <td>Drop temp</td>
-                  <td class="num">{n(c.dropTempC.target, ' °C')}</td>
-                  <td class="num">{n(c.dropTempC.actual, ' °C')}</td>
+                  <td class="num">{formatTemp(c.dropTempC.target)}</td>
+                  <td class="num">{formatTemp(c.dropTempC.actual)}</td>
                   <td class="num">{n(c.dropTempC.difference)}</td>
                 </tr>
                 <tr>
