@@ -15,6 +15,7 @@ export const bodyTooLarge = () => new ProblemError(413, 'body_too_large', `The b
 
 export function toProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (isStorageFull(error)) return storageFull();
   if (isRedisUnavailable(error)) return liveStoreUnavailable();
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
   return databaseProblem(error) ?? fastifyProblem(error) ?? internalError();
@@ -33,6 +34,21 @@ export const databaseUnavailable = () =>
     {},
     { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
   );
+
+/**
+ * The disk is full: PostgreSQL (or PGlite) could not extend a file (SQLSTATE 53100 disk_full; the statement
+ * and its transaction are rolled back, nothing stored is touched), or a blob or live-session write met ENOSPC.
+ * Writes answer 507 until space is freed; reads keep working.
+ */
+function isStorageFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '53100' || code === 'ENOSPC';
+}
+
+export const storageFull = () =>
+  new ProblemError(507, 'storage_full', 'The service’s disk is full, so nothing was stored; retry once space is freed (Retry-After is a guess).', {}, {
+    'Retry-After': '60',
+  });
 
 /**
  * Redis (server mode's live roast sessions and live bar) out of reach: ioredis gave up on the command after

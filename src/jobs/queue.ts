@@ -235,6 +235,21 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
   }
 }
 
+/**
+ * Of `values`, those that a job of `job` still waiting, retrying or running carries in its payload's `field`
+ * (on the owner's connection, which may read the queue): for a sweeper telling work whose job was spent from
+ * work whose job is still coming.
+ */
+export async function carriedByPendingJobs(owner: Queryable, job: string, field: string, values: string[]): Promise<Set<string>> {
+  if (values.length === 0) return new Set();
+  const rows = await owner.query<{ value: string }>(
+    `select distinct data->>$2 as value from ${QUEUE_SCHEMA}.job
+     where name = $1 and state in ('created', 'retry', 'active') and data->>$2 = any($3::text[])`,
+    [job, field, values],
+  );
+  return new Set(rows.map((r) => r.value));
+}
+
 /** A worker started without object storage: a job that needs it fails, saying so. */
 const NO_BLOB_STORE: BlobStore = {
   put: async () => {

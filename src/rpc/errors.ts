@@ -34,6 +34,7 @@ const titles: Record<number, string> = {
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 export class ProblemError extends Error {

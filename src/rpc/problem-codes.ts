@@ -32,6 +32,7 @@ export const PROBLEM_CODES = {
   internal_error: { status: 500, meaning: 'Something went wrong on the service’s side; the request changed nothing.' },
   database_unavailable: { status: 503, meaning: 'The database cannot be reached (a restart, a network fault) or every connection stayed busy for 5 s; retry after `Retry-After` seconds, a change with the same Idempotency-Key.' },
   live_store_unavailable: { status: 503, meaning: 'Server mode: Redis, which holds live roast sessions and the live bar, cannot be reached; send again after `Retry-After` seconds (bridges do, from their journal).' },
+  storage_full: { status: 507, meaning: 'The disk the service stores to is full: nothing was stored; reads keep working, writes once space is freed.' },
   contract_violation: { status: 500, meaning: 'Only while the suite runs: an answer, event or problem broke its declaration.' },
 
   // Answers of the surfaces beside /rpc/v1/ (src/http/surface.ts).

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { findOrganizationLetterhead } from '../../auth/organizations.js';
 import { defineJob, type JobContext } from '../../jobs/define.js';
+import { carriedByPendingJobs } from '../../jobs/queue.js';
 import { offThread } from '../../lib/off-thread.js';
 import type { ReportDocument } from './document.js';
 import { KINDS } from './kinds.js';
@@ -119,7 +120,10 @@ export async function sweepReports(ctx: JobContext): Promise<{ requeued: number;
   const done = { requeued: 0, failed: 0 };
   for (;;) {
     const batch = await ctx.databases.owner.transaction(async (tx) => {
-      const stalled = await repo.findStalled(tx, QUEUED_GRACE_SECONDS, 100);
+      const found = await repo.findStalled(tx, QUEUED_GRACE_SECONDS, 100);
+      // A queued report whose render job is still waiting (or retrying, or running) is not stalled.
+      const coming = await carriedByPendingJobs(tx, 'render-report', 'reportId', found.filter((r) => r.status === 'queued').map((r) => r.id));
+      const stalled = found.filter((r) => !coming.has(r.id));
       for (const report of stalled) {
         if (report.attempts >= MAX_ATTEMPTS) {
           await repo.markFailed(
@@ -135,9 +139,9 @@ export async function sweepReports(ctx: JobContext): Promise<{ requeued: number;
           done.requeued++;
         }
       }
-      return stalled.length;
+      return { found: found.length, swept: stalled.length };
     });
-    if (batch < 100) break;
+    if (batch.found < 100 || batch.swept === 0) break;
   }
   if (done.requeued + done.failed > 0) ctx.log.warn(done, 'stalled reports swept');
   return done;

@@ -108,22 +108,20 @@ export async function markReady(
 }
 
 /**
- * Across organizations (the owner's connection): reports whose render will not happen by itself. Rendering
- * ones whose lease ran out (the worker died mid-render), and queued ones without a render job waiting or
- * running for them (its retries were spent while the database was away), queued for longer than
- * `queuedForSeconds`. Locked for the caller's transaction; one sweeper takes each.
+ * Across organizations (the owner's connection): reports whose render may not happen by itself. Rendering
+ * ones whose lease ran out (the worker died mid-render), and queued ones untouched for `queuedForSeconds`
+ * (the caller checks whether a render job is still coming for them). Locked for the caller's transaction;
+ * one sweeper takes each.
  */
-export async function findStalled(q: Queryable, queuedForSeconds: number, limit: number): Promise<{ orgId: string; id: string; attempts: number }[]> {
-  const rows = await q.query<{ org_id: string; id: string; attempts: number }>(
-    `select r.org_id, r.id, r.attempts from reports r
-     where (r.status = 'rendering' and (r.lease_expires_at is null or r.lease_expires_at <= now()))
-        or (r.status = 'queued' and r.updated_at < now() - make_interval(secs => $1)
-            and not exists (select 1 from pgboss.job j where j.name = 'render-report' and j.state in ('created', 'retry', 'active')
-                            and j.data->>'orgId' = r.org_id and j.data->>'reportId' = r.id))
-     order by r.updated_at limit $2 for update of r skip locked`,
+export async function findStalled(q: Queryable, queuedForSeconds: number, limit: number): Promise<{ orgId: string; id: string; attempts: number; status: string }[]> {
+  const rows = await q.query<{ org_id: string; id: string; attempts: number; status: string }>(
+    `select org_id, id, attempts, status from reports
+     where (status = 'rendering' and (lease_expires_at is null or lease_expires_at <= now()))
+        or (status = 'queued' and updated_at < now() - make_interval(secs => $1))
+     order by updated_at limit $2 for update skip locked`,
     [queuedForSeconds, limit],
   );
-  return rows.map((r) => ({ orgId: r.org_id, id: r.id, attempts: r.attempts }));
+  return rows.map((r) => ({ orgId: r.org_id, id: r.id, attempts: r.attempts, status: r.status }));
 }
 
 /** Puts a stalled report back in the queue (its render job is sent in the same transaction). */
