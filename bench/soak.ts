@@ -44,6 +44,7 @@ interface Sample {
   p99Ms: number;
   rps: number;
   non2xx: number;
+  statusCodes: Record<string, number>;
   connections: number;
 }
 
@@ -116,12 +117,13 @@ export async function soak() {
         p99Ms: r.p99Ms,
         rps: r.requestsPerSecond,
         non2xx: r.non2xx,
+        statusCodes: r.statusCodes,
         connections: await connections(),
       });
       cpuBefore = cpuNow;
       const s = samples.at(-1)!;
       console.log(
-        `${s.t.toFixed(0).padStart(5)} s  ${s.rps.toFixed(0)} req/s  p50 ${s.p50Ms} p99 ${s.p99Ms} ms  non-2xx ${s.non2xx}  db conns ${s.connections}  ` +
+        `${s.t.toFixed(0).padStart(5)} s  ${s.rps.toFixed(0)} req/s  p50 ${s.p50Ms} p99 ${s.p99Ms} ms  non-2xx ${s.non2xx} ${JSON.stringify(s.statusCodes)}  db conns ${s.connections}  ` +
           Object.keys(pids).map((k) => `${k}: ${s.rss[k].toFixed(0)} MB ${s.cpu[k].toFixed(0)}% CPU`).join(', '),
       );
     }
