@@ -21,6 +21,8 @@ export interface LoadAnswer {
   non2xx: number;
   /** This process's CPU time over the run (user + system), in milliseconds. */
   cpuMs: number;
+  /** Answers by status code. */
+  statusCodes: Record<string, number>;
 }
 
 process.on('message', async (message: LoadRequest) => {
@@ -40,6 +42,7 @@ process.on('message', async (message: LoadRequest) => {
     p99Ms: result.latency.p99,
     non2xx: result.non2xx + result.errors,
     cpuMs: (used.user + used.system) / 1000,
+    statusCodes: Object.fromEntries(Object.entries((result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {}).map(([code, s]) => [code, s.count])),
   };
   process.send!(answer);
 });
