@@ -60,6 +60,11 @@ const EXTRA_OPERATIONS = new Set([
   'production.roast.getRoastCurveLink',
   // OAuth client administration (identity), under the api module's integration permission.
   'webhooks.createOAuthClient', 'webhooks.listOAuthClients', 'webhooks.revokeOAuthClient',
+  // Proof of origin (EU Deforestation Regulation, GS1 EPCIS): plots, origin declarations, the operator's identity, exports.
+  'catalog.party.createPlot', 'catalog.party.getPlot', 'catalog.party.listPlots',
+  'catalog.party.setOperatorIdentity', 'catalog.party.getOperatorIdentity',
+  'inventory.green.declareOrigin', 'inventory.green.getOriginDeclaration',
+  'traceability.getDueDiligenceStatement', 'traceability.exportEpcis',
 ]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };

@@ -13,3 +13,8 @@ export function describeProducers(q: Queryable, orgId: string, ids: string[]): P
 /** A partner by id (undefined when it is not this organization's), with its types and whether it is active. */
 export type { Partner } from './repository.js';
 export { findPartner } from './repository.js';
+
+/** Plots (where coffee grew, as GeoJSON) for proof of origin. */
+export type { Plot } from './repository.js';
+export type { PlotGeometry } from './geometry.js';
+export { findPlot, missingPlotIds, missingProducerIds, plotsOf } from './repository.js';
