@@ -5,7 +5,7 @@ import { defineSurface, type Surface, type SurfaceDeps } from '../../http/surfac
 import { ProblemError } from '../../rpc/errors.js';
 import { TOKEN_PATTERN, certificatePath, findCertificateByToken, type PublicCertificate } from './repository.js';
 import { epcisDocument, type EpcisInput } from './epcis.js';
-import type { CertificateSnapshotOutput } from './schemas.js';
+import { EpcisDocument, type CertificateSnapshotOutput } from './schemas.js';
 
 /**
  * The certificate's public page, GET /c/{token}, and its QR code at /c/{token}/qr.svg and /c/{token}/qr.png:
@@ -250,7 +250,9 @@ const EXAMPLE_TOKEN = 'q3Vx8KpL2mN7RtY4wZb9Ce';
 
 /** What the page and its QR codes share: the token, the budget, the headers and the refusals shown as pages. */
 const pageSurface = (
-  surface: Pick<Surface, 'name' | 'path' | 'summary' | 'description' | 'handler'> & { answer: { contentType: string; description: string; example: string } },
+  surface: Pick<Surface, 'name' | 'path' | 'summary' | 'description' | 'handler'> & {
+    answer: { contentType: string; description: string; example: string | object; schema?: z.ZodType };
+  },
 ) =>
   defineSurface({
     name: surface.name,
@@ -263,7 +265,7 @@ const pageSurface = (
     rate: [{ budget: 'public_pages', per: 'address' }],
     params: z.strictObject({ token: z.string().regex(TOKEN_PATTERN).describe('The certificate’s public token, as `issueCertificate` answered it.') }),
     answers: {
-      200: { description: surface.answer.description, contentType: surface.answer.contentType, schema: z.string() },
+      200: { description: surface.answer.description, contentType: surface.answer.contentType, schema: surface.answer.schema ?? z.string() },
       404: { description: 'No certificate has this token (a malformed token answers the same). The page reveals nothing more.', contentType: 'text/html', schema: z.string() },
       429: { description: 'Too many requests from this client address; see Retry-After.', contentType: 'text/html', schema: z.string() },
     },
@@ -299,7 +301,12 @@ export const certificatePageSurfaces = [
       'Built from the chain frozen at issue (as traceability.exportEpcis builds a live trace): green lots commissioned with their ' +
       'plots, roasts and blends as transformations, packing and shipping. Customers are not named: order lines and customers are ' +
       'left out of the public document. Same credential rule, budget and 404 as the page; 404 too for a certificate issued before EPCIS.',
-    answer: { contentType: 'application/ld+json', description: 'The EPCIS document.', example: '{"@context":["https://ref.gs1.org/standards/epcis/epcis-context.jsonld"],"type":"EPCISDocument","schemaVersion":"2.0","creationDate":"2026-03-14T09:00:00.000Z","epcisBody":{"eventList":[]}}' },
+    answer: {
+      contentType: 'application/ld+json',
+      description: 'The EPCIS document.',
+      schema: EpcisDocument,
+      example: { '@context': ['https://ref.gs1.org/standards/epcis/epcis-context.jsonld'], type: 'EPCISDocument', schemaVersion: '2.0', creationDate: '2026-03-14T09:00:00.000Z', epcisBody: { eventList: [] } },
+    },
     async handler(request, reply, { deps }) {
       const found = await certificateFor(request, deps);
       const document = certificateEpcis(found.certificate);
