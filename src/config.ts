@@ -13,6 +13,8 @@ const HEAP_GROWTH_RULE = "must be a whole number from 0 (V8's own heuristics) to
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
+  /** The service's public address: the domain its own identifiers (EPCIS URIs) live under. */
+  FIRSTCRACK_PUBLIC_URL: unsetIfEmpty(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. https://trace.example.com' })),
   FIRSTCRACK_DATA_DIR: z.string().default('./.firstcrack'),
   DATABASE_URL: z.string().url().optional(),
   /** The service's own login (not the tables' owner). Derived from DATABASE_URL when unset. */
@@ -80,6 +82,8 @@ export class ConfigError extends Error {}
 export interface Config {
   port: number;
   host: string;
+  /** FIRSTCRACK_PUBLIC_URL without a trailing slash; https://firstcrack.invalid (a reserved name) when unset. */
+  publicUrl: string;
   dataDir: string;
   databaseUrl?: string;
   databaseAppUrl?: string;
@@ -116,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    publicUrl: (e.FIRSTCRACK_PUBLIC_URL ?? 'https://firstcrack.invalid').replace(/\/+$/, ''),
     dataDir: resolve(e.FIRSTCRACK_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL ?? (e.DATABASE_URL ? appRoleUrl(e.DATABASE_URL) : undefined),

@@ -72,6 +72,11 @@ const EXTRA_OPERATIONS = new Set([
   // Spreadsheet imports (src/modules/imports), registered in the namespace of what they create.
   'inventory.green.checkGreenLotImport', 'inventory.green.applyGreenLotImport', 'inventory.green.getGreenLotImport',
   'catalog.party.checkPartnerImport', 'catalog.party.applyPartnerImport', 'catalog.party.getPartnerImport',
+  // Proof of origin (EU Deforestation Regulation, GS1 EPCIS): plots, origin declarations, the operator's identity, exports.
+  'catalog.party.createPlot', 'catalog.party.getPlot', 'catalog.party.listPlots',
+  'catalog.party.setOperatorIdentity', 'catalog.party.getOperatorIdentity',
+  'inventory.green.declareOrigin', 'inventory.green.getOriginDeclaration',
+  'traceability.getDueDiligenceStatement', 'traceability.exportEpcis',
 ]);
 
 /**

@@ -77,6 +77,7 @@ export const PROBLEM_CODES = {
   schedule_already_released: { status: 409, meaning: 'The schedule was released and can no longer change.' },
   not_allocated: { status: 409, meaning: 'The order line holds no allocation to act on.' },
   not_in_chain: { status: 409, meaning: 'The record is not part of the chain asked about.' },
+  geolocation_too_large: { status: 409, meaning: 'The due diligence statement’s geolocation is larger than the EU information system takes (25 MB).' },
   report_not_ready: { status: 409, meaning: 'The report is not rendered (yet): poll getReport until its status is ready; a failed report says why.' },
   link_invalid: { status: 403, meaning: 'The signed link was altered or is not one this service issued.' },
   link_expired: { status: 410, meaning: 'The signed link has expired; ask for a new one.' },

@@ -737,4 +737,189 @@ export const examples: OperationExamples = {
       "updatedAt": "2026-11-28T06:49:02.739Z"
     }
   },
+  "catalog.party.createPlot": {
+    "input": {
+      "producerId": "pdr_01m8gf0z1c3e5g7j9l1n3p5r7t",
+      "name": "Gerba hill",
+      "areaHa": 36,
+      "geometry": {
+        "type": "Polygon",
+        "coordinates": [
+          [
+            [
+              38.738612,
+              6.560413
+            ],
+            [
+              38.744035,
+              6.560413
+            ],
+            [
+              38.744035,
+              6.565836
+            ],
+            [
+              38.738612,
+              6.565836
+            ],
+            [
+              38.738612,
+              6.560413
+            ]
+          ]
+        ]
+      },
+      "productionFrom": "2024-10-01",
+      "productionTo": "2025-02-28"
+    },
+    "output": {
+      "id": "plot_01m8gh2k3r5t7v9x1z3b5d7f9h",
+      "producerId": "pdr_01m8gf0z1c3e5g7j9l1n3p5r7t",
+      "name": "Gerba hill",
+      "areaHa": 36,
+      "geometry": {
+        "type": "Polygon",
+        "coordinates": [
+          [
+            [
+              38.738612,
+              6.560413
+            ],
+            [
+              38.744035,
+              6.560413
+            ],
+            [
+              38.744035,
+              6.565836
+            ],
+            [
+              38.738612,
+              6.565836
+            ],
+            [
+              38.738612,
+              6.560413
+            ]
+          ]
+        ]
+      },
+      "computedAreaHa": 36.21,
+      "warnings": [],
+      "productionFrom": "2024-10-01",
+      "productionTo": "2025-02-28",
+      "createdAt": "2026-11-28T07:02:11.412Z"
+    }
+  },
+  "catalog.party.getPlot": {
+    "input": {
+      "id": "plot_01m8gh2k3r5t7v9x1z3b5d7f9h"
+    },
+    "output": {
+      "id": "plot_01m8gh2k3r5t7v9x1z3b5d7f9h",
+      "producerId": "pdr_01m8gf0z1c3e5g7j9l1n3p5r7t",
+      "name": "Gerba hill",
+      "areaHa": 36,
+      "geometry": {
+        "type": "Polygon",
+        "coordinates": [
+          [
+            [
+              38.738612,
+              6.560413
+            ],
+            [
+              38.744035,
+              6.560413
+            ],
+            [
+              38.744035,
+              6.565836
+            ],
+            [
+              38.738612,
+              6.565836
+            ],
+            [
+              38.738612,
+              6.560413
+            ]
+          ]
+        ]
+      },
+      "computedAreaHa": 36.21,
+      "warnings": [],
+      "productionFrom": "2024-10-01",
+      "productionTo": "2025-02-28",
+      "createdAt": "2026-11-28T07:02:11.412Z"
+    }
+  },
+  "catalog.party.listPlots": {
+    "input": {
+      "filter": {
+        "producerId": "pdr_01m8gf0z1c3e5g7j9l1n3p5r7t"
+      }
+    },
+    "output": {
+      "items": [
+        {
+          "id": "plot_01m8gh2k3r5t7v9x1z3b5d7f9h",
+          "producerId": "pdr_01m8gf0z1c3e5g7j9l1n3p5r7t",
+          "name": "Gerba hill",
+          "areaHa": 36,
+          "geometry": {
+            "type": "Polygon",
+            "coordinates": [
+              [
+                [
+                  38.738612,
+                  6.560413
+                ],
+                [
+                  38.744035,
+                  6.560413
+                ],
+                [
+                  38.744035,
+                  6.565836
+                ],
+                [
+                  38.738612,
+                  6.565836
+                ],
+                [
+                  38.738612,
+                  6.560413
+                ]
+              ]
+            ]
+          },
+          "computedAreaHa": 36.21,
+          "warnings": [],
+          "productionFrom": "2024-10-01",
+          "productionTo": "2025-02-28",
+          "createdAt": "2026-11-28T07:02:11.412Z"
+        },
+        {
+          "id": "plot_01m8gh2m9q1s3u5w7y9a1c3e5g",
+          "producerId": "pdr_01m8gf0z1c3e5g7j9l1n3p5r7t",
+          "name": "Garden",
+          "areaHa": 2,
+          "geometry": {
+            "type": "Point",
+            "coordinates": [
+              38.741235,
+              6.571118
+            ]
+          },
+          "computedAreaHa": null,
+          "warnings": [],
+          "productionFrom": null,
+          "productionTo": null,
+          "createdAt": "2026-11-28T07:02:12.003Z"
+        }
+      ],
+      "nextCursor": null
+    }
+  },
 };

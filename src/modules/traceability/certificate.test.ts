@@ -37,7 +37,9 @@ test('issueCertificate freezes the roasted lot’s chain with the order line and
   assert.deepEqual([certificate.roastedLotId, certificate.orderLineId, certificate.fulfillmentId], [lot, chain.nordShipment.lineId, chain.nordShipment.fulfillmentId]);
 
   const current = (await org.call('inventory.roast.getRoastedLotTraceability', { id: lot })).body;
-  const { orderLine, fulfillment, issuedAt, ...frozenChain } = certificate.snapshot;
+  const { orderLine, fulfillment, issuedAt, epcisIdentity, ...frozenChain } = certificate.snapshot;
+  // How its EPCIS document names things, frozen with it.
+  assert.deepEqual(epcisIdentity, { publicUrl: 'https://firstcrack.invalid', organizationId: org.id, gs1CompanyPrefix: null, gtins: {}, timeZone: 'UTC' });
   // The chain as it is now, less the lot's `expired`, which depends on the day it is read.
   const { expired, ...lotAsIssued } = current.roastedLot;
   assert.equal(expired, false);

@@ -479,4 +479,265 @@ export const examples: OperationExamples = {
       "depthLimitReached": false
     }
   },
+  "inventory.green.declareOrigin": {
+    "input": {
+      "subject": {
+        "kind": "green_lot",
+        "id": "gl_01m8gf13x4ge9v284kr37fn3we"
+      },
+      "plotIds": [
+        "plot_01m8gh2k3r5t7v9x1z3b5d7f9h"
+      ],
+      "upstreamStatements": [
+        {
+          "referenceNumber": "25ETCQ1A2B3C4",
+          "verificationNumber": "VX9K2LQM"
+        }
+      ]
+    },
+    "output": {
+      "subject": {
+        "kind": "green_lot",
+        "id": "gl_01m8gf13x4ge9v284kr37fn3we"
+      },
+      "plotIds": [
+        "plot_01m8gh2k3r5t7v9x1z3b5d7f9h"
+      ],
+      "producerIds": [],
+      "upstreamStatements": [
+        {
+          "referenceNumber": "25ETCQ1A2B3C4",
+          "verificationNumber": "VX9K2LQM"
+        }
+      ],
+      "declaredAt": "2026-11-28T07:03:40.118Z"
+    }
+  },
+  "inventory.green.getOriginDeclaration": {
+    "input": {
+      "kind": "green_lot",
+      "id": "gl_01m8gf13x4ge9v284kr37fn3we"
+    },
+    "output": {
+      "subject": {
+        "kind": "green_lot",
+        "id": "gl_01m8gf13x4ge9v284kr37fn3we"
+      },
+      "plotIds": [
+        "plot_01m8gh2k3r5t7v9x1z3b5d7f9h"
+      ],
+      "producerIds": [],
+      "upstreamStatements": [
+        {
+          "referenceNumber": "25ETCQ1A2B3C4",
+          "verificationNumber": "VX9K2LQM"
+        }
+      ],
+      "declaredAt": "2026-11-28T07:03:40.118Z"
+    }
+  },
+  "traceability.getDueDiligenceStatement": {
+    "input": {
+      "kind": "order_line",
+      "id": "ol_01m8gf1a2b3c4d5e6f7g8h9j0k"
+    },
+    "output": {
+      "subject": {
+        "kind": "order_line",
+        "id": "ol_01m8gf1a2b3c4d5e6f7g8h9j0k",
+        "label": "SO-2611-7 line 1"
+      },
+      "operator": {
+        "name": "Rösterei Firstcrack GmbH",
+        "country": "DE",
+        "eori": "DE123456789012345",
+        "gs1CompanyPrefix": "4012345",
+        "gtins": {
+          "green_lot": "04012345000016",
+          "roasted_lot": "04012345000023"
+        },
+        "recorded": true
+      },
+      "activityType": "domestic",
+      "commodity": {
+        "hsCode": "0901",
+        "hsSubheading": "090121",
+        "description": "Coffee, roasted, not decaffeinated"
+      },
+      "netMassKg": "5.000",
+      "countriesOfProduction": [
+        "ET"
+      ],
+      "upstreamStatements": [
+        {
+          "referenceNumber": "25ETCQ1A2B3C4",
+          "verificationNumber": "VX9K2LQM"
+        }
+      ],
+      "geolocation": {
+        "type": "FeatureCollection",
+        "features": [
+          {
+            "type": "Feature",
+            "properties": {
+              "ProducerName": "Gerba Cooperative",
+              "ProducerCountry": "ET",
+              "ProductionPlace": "Gerba hill"
+            },
+            "geometry": {
+              "type": "Polygon",
+              "coordinates": [
+                [
+                  [
+                    38.738612,
+                    6.560413
+                  ],
+                  [
+                    38.744035,
+                    6.560413
+                  ],
+                  [
+                    38.744035,
+                    6.565836
+                  ],
+                  [
+                    38.738612,
+                    6.565836
+                  ],
+                  [
+                    38.738612,
+                    6.560413
+                  ]
+                ]
+              ]
+            }
+          }
+        ]
+      },
+      "geolocationBytes": 265,
+      "gaps": [],
+      "complete": true
+    }
+  },
+  "traceability.exportEpcis": {
+    "input": {
+      "direction": "backward",
+      "kind": "roasted_lot",
+      "id": "rl_01m8gf142ct188qp9e8zb9c05e"
+    },
+    "output": {
+      "@context": [
+        "https://ref.gs1.org/standards/epcis/epcis-context.jsonld",
+        {
+          "fc": "https://trace.example.com/ns/epcis#"
+        }
+      ],
+      "type": "EPCISDocument",
+      "schemaVersion": "2.0",
+      "creationDate": "2026-11-28T07:05:00.000Z",
+      "epcisBody": {
+        "eventList": [
+          {
+            "type": "ObjectEvent",
+            "eventTime": "2026-11-28T06:56:05.912Z",
+            "eventTimeZoneOffset": "+01:00",
+            "action": "ADD",
+            "quantityList": [
+              {
+                "epcClass": "https://id.gs1.org/01/04012345000016/10/L-2611-9",
+                "quantity": 100,
+                "uom": "KGM"
+              }
+            ],
+            "bizStep": "commissioning",
+            "disposition": "active",
+            "readPoint": {
+              "id": "https://id.gs1.org/414/4012345000009"
+            },
+            "bizLocation": {
+              "id": "https://id.gs1.org/414/4012345000009"
+            },
+            "ilmd": {
+              "cbvmda:countryOfOrigin": "ET",
+              "fc:plots": [
+                {
+                  "id": "https://trace.example.com/id/org_01m8gf0a/plot/plot_01m8gh2k3r5t7v9x1z3b5d7f9h",
+                  "name": "Gerba hill",
+                  "producer": "Gerba Cooperative",
+                  "country": "ET",
+                  "areaHa": 36
+                }
+              ]
+            }
+          },
+          {
+            "type": "TransformationEvent",
+            "eventTime": "2026-11-28T06:56:06.086Z",
+            "eventTimeZoneOffset": "+01:00",
+            "inputQuantityList": [
+              {
+                "epcClass": "https://id.gs1.org/01/04012345000016/10/L-2611-9",
+                "quantity": 12.5,
+                "uom": "KGM"
+              }
+            ],
+            "outputQuantityList": [
+              {
+                "epcClass": "https://id.gs1.org/01/04012345000023/10/R-B-2611-4",
+                "quantity": 10,
+                "uom": "KGM"
+              }
+            ],
+            "transformationID": "https://trace.example.com/id/org_01m8gf0a/roast-batch/rb_01m8gf13yh9axsqgdh8trgnjmx",
+            "bizStep": "commissioning",
+            "disposition": "active",
+            "readPoint": {
+              "id": "https://trace.example.com/id/org_01m8gf0a/machine/mch_01m8gf0q"
+            },
+            "bizLocation": {
+              "id": "https://id.gs1.org/414/4012345000009"
+            },
+            "fc:batchNumber": "B-2611-4"
+          }
+        ]
+      }
+    }
+  },
+  "catalog.party.setOperatorIdentity": {
+    "input": {
+      "name": "Rösterei Firstcrack GmbH",
+      "country": "DE",
+      "eori": "DE123456789012345",
+      "gs1CompanyPrefix": "4012345",
+      "gtins": {
+        "green_lot": "04012345000016",
+        "roasted_lot": "04012345000023"
+      }
+    },
+    "output": {
+      "name": "Rösterei Firstcrack GmbH",
+      "country": "DE",
+      "eori": "DE123456789012345",
+      "gs1CompanyPrefix": "4012345",
+      "gtins": {
+        "green_lot": "04012345000016",
+        "roasted_lot": "04012345000023"
+      },
+      "recorded": true
+    }
+  },
+  "catalog.party.getOperatorIdentity": {
+    "input": {},
+    "output": {
+      "name": "Rösterei Firstcrack GmbH",
+      "country": "DE",
+      "eori": "DE123456789012345",
+      "gs1CompanyPrefix": "4012345",
+      "gtins": {
+        "green_lot": "04012345000016",
+        "roasted_lot": "04012345000023"
+      },
+      "recorded": true
+    }
+  },
 };

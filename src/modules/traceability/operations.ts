@@ -5,6 +5,9 @@ import { findRoastedLot } from '../inventory/roast/service.js';
 import * as lineage from '../lineage/service.js';
 import { customersOf, readableSteps } from './readable.js';
 import * as chain from './chain.js';
+import { originOf } from './origin.js';
+import { operatorOf } from './origin-operations.js';
+import { findOrganizationLetterhead } from '../../auth/organizations.js';
 import * as repo from './repository.js';
 import { pageOut } from '../../rpc/outputs.js';
 import { certificateIssued } from './events.js';
@@ -85,7 +88,8 @@ export const traceabilityOperations = [
       'The lot, the roast batches that made it, the green lots they roasted (through splits and merges) with their coffee ' +
       'facts (never their cost), and the producers with their details (region, altitude, coordinates, varieties, processes), ' +
       'plus the lineage graph and its readable steps from origin to roasted lot, and `cupScores`: the latest published cupping of ' +
-      'the lot, its batches and green lots. 404 when the lot does not exist in this organization.',
+      'the lot, its batches and green lots, and `origin` (extension): the plots its coffee grew on, derived through lineage, and ' +
+      'the gaps where they are unknown. 404 when the lot does not exist in this organization.',
     permission: 'traceability.read',
     feature,
     get: true,
@@ -123,7 +127,14 @@ export const traceabilityOperations = [
         roastedLotId,
         orderLineId: orderLine?.id ?? null,
         fulfillmentId: fulfillment?.id ?? null,
-        snapshot: { ...chain, roastedLot: frozenLot(chain.roastedLot), orderLine, fulfillment: fulfillment && { id: fulfillment.id, orderId: fulfillment.orderId, shippedAt: fulfillment.shippedAt }, issuedAt },
+        snapshot: {
+          ...chain,
+          roastedLot: frozenLot(chain.roastedLot),
+          orderLine,
+          fulfillment: fulfillment && { id: fulfillment.id, orderId: fulfillment.orderId, shippedAt: fulfillment.shippedAt },
+          issuedAt,
+          epcisIdentity: await epcisIdentityOf(ctx.tx, ctx.orgId, ctx.services.config.publicUrl),
+        },
         issuedAt,
       });
       const { snapshot: _frozenChain, ...issued } = certificate;
@@ -172,6 +183,7 @@ async function roastedLotChain(q: Queryable, orgId: string, roastedLotId: string
   return {
     roastedLot,
     ...details,
+    origin: await originOf(q, orgId, graph),
     chain: { nodes: graph.nodes, edges: graph.edges, steps: readableSteps(graph, 'backward'), depthLimitReached: graph.depthLimitReached },
   };
 }
@@ -200,4 +212,11 @@ const notInChain = (detail: string, path: string) => conflict('not_in_chain', de
 /** The roasted lot a certificate freezes: as it stands, less what depends on the day it is read (`expired`). */
 function frozenLot<L extends { expired: boolean }>({ expired: _readDependent, ...lot }: L): Omit<L, 'expired'> {
   return lot;
+}
+
+/** What a certificate's public EPCIS document names things by, frozen with its chain. */
+async function epcisIdentityOf(q: Queryable, orgId: string, publicUrl: string) {
+  const operator = await operatorOf(q, orgId);
+  const { timeZone } = await findOrganizationLetterhead(q, orgId);
+  return { publicUrl, organizationId: orgId, gs1CompanyPrefix: operator.gs1CompanyPrefix, gtins: operator.gtins as Record<string, string>, timeZone };
 }

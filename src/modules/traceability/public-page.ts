@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { defineSurface, type Surface, type SurfaceDeps } from '../../http/surface.js';
 import { ProblemError } from '../../rpc/errors.js';
 import { TOKEN_PATTERN, certificatePath, findCertificateByToken, type PublicCertificate } from './repository.js';
+import { epcisDocument, type EpcisInput } from './epcis.js';
+import { EpcisDocument, type CertificateSnapshotOutput } from './schemas.js';
 
 /**
  * The certificate's public page, GET /c/{token}, and its QR code at /c/{token}/qr.svg and /c/{token}/qr.png:
@@ -45,6 +47,55 @@ interface Snapshot {
     varieties: string[];
     processMethods: string[];
   }[];
+  /** Absent from certificates issued before plots existed. */
+  origin?: { plots: PagePlot[]; gaps: { message: string }[] };
+  /** Absent from certificates issued before EPCIS. */
+  epcisIdentity?: unknown;
+}
+
+interface PagePlot {
+  id: string;
+  name: string;
+  producerName: string;
+  areaHa: number;
+  geometry: { type: 'Point'; coordinates: [number, number] } | { type: 'Polygon'; coordinates: [number, number][][] };
+}
+
+/**
+ * The plots drawn from their geometry as a small SVG map, with no tile server: an equirectangular
+ * projection around the plots' mean latitude (shapes keep their proportions at a farm's scale), fitted
+ * into the frame. Polygons are outlines, points dots.
+ */
+export function plotMap(plots: PagePlot[]): string {
+  if (plots.length === 0) return '';
+  const positions = plots.flatMap((p) => (p.geometry.type === 'Point' ? [p.geometry.coordinates] : p.geometry.coordinates[0]));
+  const meanLat = positions.reduce((t, [, lat]) => t + lat, 0) / positions.length;
+  const stretch = Math.cos((meanLat * Math.PI) / 180);
+  const xs = positions.map(([lon]) => lon * stretch);
+  const ys = positions.map(([, lat]) => -lat);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const [width, height, pad] = [320, 200, 16];
+  // A single point (or plots in one spot) still gets a frame about 200 m across.
+  const span = Math.max(maxX - minX, maxY - minY, 0.002);
+  const scale = Math.min((width - 2 * pad) / Math.max(maxX - minX, span * 0.5), (height - 2 * pad) / Math.max(maxY - minY, span * 0.5));
+  const [cx, cy] = [(minX + maxX) / 2, (minY + maxY) / 2];
+  const at = ([lon, lat]: [number, number]) => `${(width / 2 + (lon * stretch - cx) * scale).toFixed(1)} ${(height / 2 + (-lat - cy) * scale).toFixed(1)}`;
+  const shapes = plots.map((p) => {
+    const title = `<title>${escapeHtml(`${p.name} (${p.producerName}), ${p.areaHa} ha`)}</title>`;
+    if (p.geometry.type === 'Point') {
+      const [x, y] = at(p.geometry.coordinates).split(' ');
+      return `<circle cx="${x}" cy="${y}" r="5" fill="#6f4e37">${title}</circle>`;
+    }
+    return `<path d="M${p.geometry.coordinates[0].map(at).join('L')}Z" fill="#c8a27a" fill-opacity=".5" stroke="#6f4e37" stroke-width="1.5">${title}</path>`;
+  });
+  return `<svg class="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" role="img" aria-label="Map of the plots the coffee grew on"><rect width="${width}" height="${height}" fill="#f3ebe1"/>${shapes.join('')}</svg>`;
+}
+
+function plotsSection(s: Snapshot): string {
+  if (!s.origin || (s.origin.plots.length === 0 && s.origin.gaps.length === 0)) return '';
+  const items = s.origin.plots.map((p) => `<li>${escapeHtml(p.name)} · ${escapeHtml(p.producerName)} · ${escapeHtml(String(p.areaHa))} ha</li>`);
+  const gaps = s.origin.gaps.map((g) => `<li>${escapeHtml(g.message)}</li>`);
+  return `<h2>Grown on</h2><div class="step">${plotMap(s.origin.plots)}<ul class="plots">${items.join('')}</ul>${gaps.length ? `<p class="note">Not known:</p><ul class="plots">${gaps.join('')}</ul>` : ''}</div>`;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -114,12 +165,14 @@ export function renderCertificatePage(certificate: PublicCertificate, token: str
 <p class="lead">Roasted lot <strong>${escapeHtml(s.roastedLot.lotCode)}</strong>, roasted on <strong>${escapeHtml(day(s.roastedLot.roastedAt))}</strong>.</p></header>
 <main>
 ${section('Grown by', s.producers.map(producerCard))}
+${plotsSection(s)}
 ${section('Green coffee', s.greenLots.map((g) => greenLotCard(s, g)))}
 ${section('Roasted', s.roastBatches.map((b) => roastCard(s, b)))}
 <h2>Your coffee</h2><ol class="journey"><li class="step"><h3>Roasted lot ${escapeHtml(s.roastedLot.lotCode)}</h3><dl>
 ${fact('Roasted on', day(s.roastedLot.roastedAt))}${fact('Form', words(s.roastedLot.form))}${fact('Cup score', cupScore(s, 'roasted_lot', s.roastedLot.id))}</dl></li></ol>
 <section class="certificate"><h2>Certificate</h2><dl>${fact('Certificate', certificate.id)}${fact('Issued on', day(certificate.issuedAt))}</dl>
 <p class="note">This record was frozen when the certificate was issued.</p>
+${s.epcisIdentity ? `<p><a href="${certificatePath(token)}/epcis.jsonld">Supply chain events (GS1 EPCIS 2.0)</a></p>` : ''}
 <img class="qr" src="${certificatePath(token)}/qr.svg" width="200" height="200" alt="QR code linking to this certificate"></section>
 </main>`,
   );
@@ -174,6 +227,7 @@ h3{font-size:1.1rem;margin:0}.brand{margin:0;font-weight:600;color:#6f4e37}.lead
 .kind{margin:.1rem 0 .4rem;color:#7a6455;font-size:.9rem}
 dl{margin:0}.fact{display:flex;flex-wrap:wrap;gap:0 .5rem;padding:.15rem 0}dt{font-weight:600;min-width:7.5rem}dd{margin:0;overflow-wrap:anywhere}
 a{color:#6f4e37}.certificate{margin-top:1.5rem}.note{color:#7a6455;font-size:.9rem}
+.map{display:block;width:100%;height:auto;border-radius:.4rem;margin:.25rem 0 .5rem}.plots{margin:.25rem 0;padding-left:1.2rem}
 .qr{display:block;width:12.5rem;max-width:100%;height:auto;margin:1rem auto;background:#fff;padding:.5rem;border-radius:.4rem}
 </style></head><body>${body}</body></html>`;
 }
@@ -196,7 +250,9 @@ const EXAMPLE_TOKEN = 'q3Vx8KpL2mN7RtY4wZb9Ce';
 
 /** What the page and its QR codes share: the token, the budget, the headers and the refusals shown as pages. */
 const pageSurface = (
-  surface: Pick<Surface, 'name' | 'path' | 'summary' | 'description' | 'handler'> & { answer: { contentType: string; description: string; example: string } },
+  surface: Pick<Surface, 'name' | 'path' | 'summary' | 'description' | 'handler'> & {
+    answer: { contentType: string; description: string; example: string | object; schema?: z.ZodType };
+  },
 ) =>
   defineSurface({
     name: surface.name,
@@ -209,7 +265,7 @@ const pageSurface = (
     rate: [{ budget: 'public_pages', per: 'address' }],
     params: z.strictObject({ token: z.string().regex(TOKEN_PATTERN).describe('The certificate’s public token, as `issueCertificate` answered it.') }),
     answers: {
-      200: { description: surface.answer.description, contentType: surface.answer.contentType, schema: z.string() },
+      200: { description: surface.answer.description, contentType: surface.answer.contentType, schema: surface.answer.schema ?? z.string() },
       404: { description: 'No certificate has this token (a malformed token answers the same). The page reveals nothing more.', contentType: 'text/html', schema: z.string() },
       429: { description: 'Too many requests from this client address; see Retry-After.', contentType: 'text/html', schema: z.string() },
     },
@@ -238,6 +294,27 @@ export const certificatePageSurfaces = [
     },
   }),
   pageSurface({
+    name: 'traceability.publicCertificateEpcis',
+    path: '/c/:token/epcis.jsonld',
+    summary: 'The certificate’s chain as a GS1 EPCIS 2.0 JSON-LD document.',
+    description:
+      'Built from the chain frozen at issue (as traceability.exportEpcis builds a live trace): green lots commissioned with their ' +
+      'plots, roasts and blends as transformations, packing and shipping. Customers are not named: order lines and customers are ' +
+      'left out of the public document. Same credential rule, budget and 404 as the page; 404 too for a certificate issued before EPCIS.',
+    answer: {
+      contentType: 'application/ld+json',
+      description: 'The EPCIS document.',
+      schema: EpcisDocument,
+      example: { '@context': ['https://ref.gs1.org/standards/epcis/epcis-context.jsonld'], type: 'EPCISDocument', schemaVersion: '2.0', creationDate: '2026-03-14T09:00:00.000Z', epcisBody: { eventList: [] } },
+    },
+    async handler(request, reply, { deps }) {
+      const found = await certificateFor(request, deps);
+      const document = certificateEpcis(found.certificate);
+      if (!document) throw new ProblemError(404, 'not_found', 'This certificate was issued before EPCIS documents existed.');
+      return reply.header('Cache-Control', CACHE_ISSUED).type('application/ld+json').send(JSON.stringify(document));
+    },
+  }),
+  pageSurface({
     name: 'traceability.publicCertificateQrSvg',
     path: '/c/:token/qr.svg',
     summary: 'The QR code of the certificate’s page, as SVG.',
@@ -262,3 +339,25 @@ export const certificatePageSurfaces = [
     },
   }),
 ];
+
+/**
+ * The EPCIS document of a certificate's frozen chain; undefined for one issued before EPCIS. Public: the
+ * chain stops at the roasted lot (a certificate's snapshot walks backward from it), so no customer is named.
+ */
+export function certificateEpcis(certificate: PublicCertificate) {
+  const s = certificate.snapshot as CertificateSnapshotOutput;
+  if (!s.epcisIdentity || !s.origin) return undefined;
+  const identity = s.epcisIdentity;
+  const input: EpcisInput = {
+    ids: { publicUrl: identity.publicUrl, orgId: identity.organizationId, gs1CompanyPrefix: identity.gs1CompanyPrefix, gtins: identity.gtins },
+    timeZone: identity.timeZone,
+    creationDate: certificate.issuedAt,
+    nodes: s.chain.nodes.filter((n) => n.kind !== 'order_line'),
+    edges: s.chain.edges,
+    greenLots: s.greenLots,
+    roastBatches: s.roastBatches,
+    sources: s.origin.sources,
+    plots: s.origin.plots,
+  };
+  return epcisDocument(input);
+}

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/client.js';
 import { SqlParams, iso } from '../../db/sql.js';
 import { newId, newSecret } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
-import type { CertificateFilterInput, CertificateSnapshotOutput } from './schemas.js';
+import type { CertificateFilterInput, CertificateSnapshotOutput, OriginSubjectKind } from './schemas.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Certificates
@@ -109,4 +109,90 @@ export async function findNewestCertificate(
     [orgId, match.certificateId ?? null, match.roastedLotId ?? null, match.orderLineId ?? null],
   );
   return row && toCertificate(row);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Origin declarations and the operator identity
+
+export interface UpstreamStatementRow {
+  referenceNumber: string;
+  verificationNumber: string | null;
+}
+
+interface DeclarationRow {
+  subject_kind: OriginSubjectKind;
+  subject_id: string;
+  plot_ids: string[];
+  producer_ids: string[];
+  upstream_statements: UpstreamStatementRow[];
+  declared_at: Date;
+}
+
+const toDeclaration = (r: DeclarationRow) => ({
+  subject: { kind: r.subject_kind, id: r.subject_id },
+  plotIds: r.plot_ids,
+  producerIds: r.producer_ids,
+  upstreamStatements: r.upstream_statements,
+  declaredAt: iso(r.declared_at)!,
+});
+
+export type OriginDeclaration = ReturnType<typeof toDeclaration>;
+
+/** Declaring again replaces the subject's declaration. */
+export async function upsertDeclaration(
+  q: Queryable,
+  orgId: string,
+  d: { kind: OriginSubjectKind; id: string; plotIds: string[]; producerIds: string[]; upstreamStatements: UpstreamStatementRow[] },
+): Promise<OriginDeclaration> {
+  const [row] = await q.query<DeclarationRow>(
+    `insert into origin_declarations (org_id, subject_kind, subject_id, plot_ids, producer_ids, upstream_statements)
+     values ($1, $2, $3, $4, $5, $6)
+     on conflict (org_id, subject_kind, subject_id) do update
+       set plot_ids = excluded.plot_ids, producer_ids = excluded.producer_ids, upstream_statements = excluded.upstream_statements, declared_at = now()
+     returning *`,
+    [orgId, d.kind, d.id, d.plotIds, d.producerIds, JSON.stringify(d.upstreamStatements)],
+  );
+  return toDeclaration(row);
+}
+
+/** The declarations of the subjects named (by "kind:id"), in one query. */
+export async function declarationsOf(q: Queryable, orgId: string, subjects: { kind: OriginSubjectKind; id: string }[]): Promise<Map<string, OriginDeclaration>> {
+  if (subjects.length === 0) return new Map();
+  const rows = await q.query<DeclarationRow>(
+    `select d.* from origin_declarations d join unnest($2::text[], $3::text[]) s(kind, id) on d.subject_kind = s.kind and d.subject_id = s.id
+     where d.org_id = $1`,
+    [orgId, subjects.map((s) => s.kind), subjects.map((s) => s.id)],
+  );
+  return new Map(rows.map((r) => [`${r.subject_kind}:${r.subject_id}`, toDeclaration(r)]));
+}
+
+interface OperatorRow {
+  name: string;
+  country: string;
+  eori: string | null;
+  gs1_company_prefix: string | null;
+  gtins: Record<string, string>;
+}
+
+const toOperator = (r: OperatorRow) => ({ name: r.name, country: r.country, eori: r.eori, gs1CompanyPrefix: r.gs1_company_prefix, gtins: r.gtins, recorded: true });
+
+export async function upsertOperator(
+  q: Queryable,
+  orgId: string,
+  o: { name: string; country: string; eori?: string; gs1CompanyPrefix?: string; gtins: Record<string, string | undefined> },
+) {
+  const [row] = await q.query<OperatorRow>(
+    `insert into operator_identities (org_id, name, country, eori, gs1_company_prefix, gtins) values ($1, $2, $3, $4, $5, $6)
+     on conflict (org_id) do update
+       set name = excluded.name, country = excluded.country, eori = excluded.eori, gs1_company_prefix = excluded.gs1_company_prefix,
+           gtins = excluded.gtins, updated_at = now()
+     returning *`,
+    [orgId, o.name, o.country, o.eori ?? null, o.gs1CompanyPrefix ?? null, JSON.stringify(o.gtins)],
+  );
+  return toOperator(row);
+}
+
+export async function findOperator(q: Queryable, orgId: string) {
+  const [row] = await q.query<OperatorRow>(`select * from operator_identities where org_id = $1`, [orgId]);
+  return row && toOperator(row);
 }

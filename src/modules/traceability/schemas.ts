@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { date, id, page, strict } from '../../rpc/schemas.js';
+import { country, date, id, name, page, strict } from '../../rpc/schemas.js';
 import { idOut, kgOut, out, timeOut } from '../../rpc/outputs.js';
-import { Producer } from '../catalog/party/schemas.js';
+import { PlotGeometryOut, Producer } from '../catalog/party/schemas.js';
 import { GreenLot } from '../inventory/green/schemas.js';
 import { RoastedLot } from '../inventory/roast/schemas.js';
 import { RoastBatch } from '../production/roast/schemas.js';
@@ -145,6 +145,145 @@ export const ChainCupScore = out({
   finalizedAt: timeOut,
 }).meta({ id: 'ChainCupScore' });
 
+// ---------------------------------------------------------------------------------------------------
+// Proof of origin: declarations, operator identity, due diligence statements, EPCIS
+
+export const ORIGIN_SUBJECT_KINDS = ['green_lot', 'contract', 'shipment', 'sample'] as const;
+export type OriginSubjectKind = (typeof ORIGIN_SUBJECT_KINDS)[number];
+
+const statementNumber = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'must be letters, digits and . _ - / only');
+export const UpstreamStatement = strict({
+  /** The due diligence statement's reference number, as the EU information system gave it upstream. */
+  referenceNumber: statementNumber,
+  /** Its verification number, where the supplier passed it on. */
+  verificationNumber: statementNumber.optional(),
+});
+
+export const DeclareOrigin = strict({
+  subject: strict({ kind: z.enum(ORIGIN_SUBJECT_KINDS), id: id() }),
+  /** The plots the coffee grew on. */
+  plotIds: z.array(id('plotId')).max(5000).default([]),
+  /** Producers standing for all their plots, where the exact plots are not known. */
+  producerIds: z.array(id('producerId')).max(500).default([]),
+  upstreamStatements: z.array(UpstreamStatement).max(500).default([]),
+});
+
+export const OriginSubject = strict({ kind: z.enum(ORIGIN_SUBJECT_KINDS), id: id() });
+
+const upstreamOut = out({ referenceNumber: z.string(), verificationNumber: z.string().nullable() });
+
+export const OriginDeclaration = out({
+  subject: out({ kind: z.enum(ORIGIN_SUBJECT_KINDS), id: idOut }),
+  plotIds: z.array(idOut),
+  producerIds: z.array(idOut),
+  upstreamStatements: z.array(upstreamOut),
+  declaredAt: timeOut,
+}).meta({ id: 'OriginDeclaration' });
+
+const eori = z.string().regex(/^[A-Z]{2}[A-Za-z0-9]{1,15}$/, 'must be an EORI number: two letters of the country, then up to 15 letters and digits');
+const gtin = z.string().regex(/^[0-9]{14}$/, 'must be a GTIN-14: 14 digits');
+export const GTIN_KINDS = ['green_lot', 'roasted_lot', 'blend_lot', 'product_batch'] as const;
+
+export const SetOperatorIdentity = strict({
+  /** The operator's name as the due diligence statement carries it. */
+  name,
+  country,
+  eori: eori.optional(),
+  /** GS1 Company Prefix (6 to 12 digits): EPCIS identifiers become GS1 Digital Link URIs. */
+  gs1CompanyPrefix: z.string().regex(/^[0-9]{6,12}$/, 'must be a GS1 Company Prefix: 6 to 12 digits').optional(),
+  /** The GTIN-14 of each kind of lot, under the company prefix: lots of a kind with one are identified by GTIN and lot number. */
+  gtins: strict({ green_lot: gtin.optional(), roasted_lot: gtin.optional(), blend_lot: gtin.optional(), product_batch: gtin.optional() }).default({}),
+});
+
+export const OperatorIdentity = out({
+  name: z.string(),
+  country: z.string().nullable(),
+  eori: z.string().nullable(),
+  gs1CompanyPrefix: z.string().nullable(),
+  gtins: out({ green_lot: z.string().optional(), roasted_lot: z.string().optional(), blend_lot: z.string().optional(), product_batch: z.string().optional() }),
+  /** False while the organization has recorded none: the name is then the organization's, the rest null. */
+  recorded: z.boolean(),
+}).meta({ id: 'OperatorIdentity' });
+
+export const OriginPlot = out({
+  id: idOut,
+  name: z.string(),
+  producerId: idOut,
+  producerName: z.string(),
+  /** ISO 3166-1 alpha-2 of the producer; null when the producer has none. */
+  country: z.string().nullable(),
+  areaHa: z.number(),
+  geometry: PlotGeometryOut,
+}).meta({ id: 'OriginPlot' });
+
+export const ORIGIN_GAP_REASONS = ['unknown_origin', 'producer_without_plots', 'producer_without_country', 'depth_limit'] as const;
+
+export const OriginSource = out({
+  /** A green lot the coffee entered the organization as (received, imported: no green lot upstream of it). */
+  greenLotId: idOut,
+  lotCode: z.string().nullable(),
+  /** What named its plots: its own declaration, its shipment's, contract's or sample's, or its producer (all its plots). */
+  via: z.enum(['green_lot', 'shipment', 'contract', 'sample', 'producer']).nullable(),
+  plotIds: z.array(idOut),
+}).meta({ id: 'OriginSource' });
+
+export const OriginGap = out({
+  reason: z.enum(ORIGIN_GAP_REASONS),
+  /** The source green lot whose plots are unknown (absent for depth_limit). */
+  greenLotId: idOut.optional(),
+  lotCode: z.string().nullable().optional(),
+  /** producer_without_plots: the producer named. */
+  producerId: idOut.optional(),
+  message: z.string(),
+}).meta({ id: 'OriginGap' });
+
+export const Origin = out({
+  /** By producer and name, each once. */
+  plots: z.array(OriginPlot),
+  sources: z.array(OriginSource),
+  /** Coffee whose plots are unknown: never silently left out. */
+  gaps: z.array(OriginGap),
+  upstreamStatements: z.array(upstreamOut),
+}).meta({ id: 'Origin' });
+
+export const DUE_DILIGENCE_KINDS = ['shipment', 'green_lot', 'order_line'] as const;
+export const GetDueDiligenceStatement = strict({ kind: z.enum(DUE_DILIGENCE_KINDS), id: id() });
+
+const geoFeature = out({
+  type: z.literal('Feature'),
+  properties: out({ ProducerName: z.string(), ProducerCountry: z.string(), ProductionPlace: z.string(), Area: z.number().optional() }),
+  geometry: PlotGeometryOut,
+});
+
+export const DueDiligenceStatement = out({
+  subject: out({ kind: z.enum(DUE_DILIGENCE_KINDS), id: idOut, label: z.string() }),
+  operator: OperatorIdentity,
+  /** import: green coffee the organization brought into the EU; domestic: roasted coffee it places on the market. */
+  activityType: z.enum(['import', 'domestic']),
+  commodity: out({ hsCode: z.literal('0901'), hsSubheading: z.enum(['090111', '090121']), description: z.string() }),
+  netMassKg: kgOut,
+  /** ISO 3166-1 alpha-2, sorted. */
+  countriesOfProduction: z.array(z.string()),
+  /** The reference and verification numbers of the statements upstream, to be referred to. */
+  upstreamStatements: z.array(upstreamOut),
+  /** What the EU information system takes: one Feature per plot. */
+  geolocation: out({ type: z.literal('FeatureCollection'), features: z.array(geoFeature) }),
+  /** Bytes of the geolocation as JSON (the EU information system takes at most 25 MB). */
+  geolocationBytes: z.number().int().nonnegative(),
+  gaps: z.array(OriginGap),
+  /** True when there is no gap and every plot's producer has a country: ready to file. */
+  complete: z.boolean(),
+}).meta({ id: 'DueDiligenceStatement' });
+
+export const ExportEpcis = strict({ direction: z.enum(['backward', 'forward']), kind: z.enum(TRACE_KINDS), id: id() });
+
+/** An EPCIS 2.0 JSON-LD document (validated against GS1's schema in the tests, not here). */
+export const EpcisDocument = z
+  .object({ '@context': z.array(z.unknown()), type: z.literal('EPCISDocument'), schemaVersion: z.literal('2.0'), creationDate: z.string(), epcisBody: z.object({ eventList: z.array(z.record(z.string(), z.unknown())) }) })
+  .catchall(z.unknown())
+  .meta({ id: 'EpcisDocument' });
+
+
 export const RoastedLotTraceability = out({
   roastedLot: RoastedLot,
   /** By start. */
@@ -155,6 +294,8 @@ export const RoastedLotTraceability = out({
   producers: z.array(ChainProducer),
   /** The published cup scores of the roasted lot, its batches and green lots (latest session each). Absent from certificates issued before cupping existed. */
   cupScores: z.array(ChainCupScore).optional(),
+  /** The plots the coffee grew on, derived through lineage, and the coffee whose plots are unknown. Absent from certificates issued before plots existed. */
+  origin: Origin.optional(),
   /** The backward trace from the roasted lot. */
   chain: out({
     nodes: z.array(TraceNode),
@@ -178,6 +319,14 @@ export const CertificateSnapshot = RoastedLotTraceability.extend({
   }).nullable(),
   fulfillment: out({ id: idOut, orderId: idOut, shippedAt: timeOut }).nullable(),
   issuedAt: timeOut,
+  /** How the certificate's EPCIS document names things, frozen at issue (absent from certificates issued before EPCIS). */
+  epcisIdentity: out({
+    publicUrl: z.string(),
+    organizationId: idOut,
+    gs1CompanyPrefix: z.string().nullable(),
+    gtins: z.record(z.string(), z.string()),
+    timeZone: z.string(),
+  }).optional(),
 }).meta({ id: 'CertificateSnapshot' });
 
 const certificateFields = {
@@ -204,3 +353,8 @@ export type ChainGreenLotOutput = z.output<typeof ChainGreenLot>;
 export type ChainProducerOutput = z.output<typeof ChainProducer>;
 export type ChainCupScoreOutput = z.output<typeof ChainCupScore>;
 export type CertificateSnapshotOutput = z.output<typeof CertificateSnapshot>;
+
+export type OriginOutput = z.output<typeof Origin>;
+export type OriginPlotOutput = z.output<typeof OriginPlot>;
+export type OriginGapOutput = z.output<typeof OriginGap>;
+export type OperatorIdentityOutput = z.output<typeof OperatorIdentity>;

@@ -8,5 +8,5 @@ export default defineModule({
   operations: partyOperations,
   examples,
   events: Object.values(events),
-  tables: ['partners', 'producers'],
+  tables: ['partners', 'producers', 'plots'],
 });

@@ -4,7 +4,8 @@ import { invalidInput, notFound, throwNotFound } from '../../../rpc/errors.js';
 import * as repo from './repository.js';
 import { createPartner } from './service.js';
 import { pageOut } from '../../../rpc/outputs.js';
-import { ById, CreatePartner, CreateProducer, ListPartners, ListProducers, Partner, Producer, UpdatePartner, UpdateProducer } from './schemas.js';
+import { ById, CreatePartner, CreatePlot, CreateProducer, ListPartners, ListPlots, ListProducers, Partner, Plot, Producer, UpdatePartner, UpdateProducer } from './schemas.js';
+import { POINT_MAX_HA, checkPlotGeometry } from './geometry.js';
 import { partnerCreated, partnerUpdated, producerCreated, producerUpdated } from './events.js';
 
 const feature = 'core' as const;
@@ -155,6 +156,65 @@ export const partyOperations = [
       const producer = await repo.updateProducer(ctx.tx, ctx.orgId, id, changes);
       await ctx.emit('catalog.party.producer_updated', { producer });
       return producer;
+    },
+  }),
+  defineOperation({
+    name: 'catalog.party.createPlot',
+    extension: true,
+    summary: 'Record a plot of a producer: where its coffee grows, as GeoJSON, for proof of origin (EU Deforestation Regulation).',
+    description:
+      'The geometry is RFC 7946 GeoJSON in WGS 84, each position [longitude, latitude]: a `Point` for a plot of up to ' +
+      `${POINT_MAX_HA} ha, a \`Polygon\` of one ring for any plot. Each rule is a 400 naming the plot, the rule and the position: ` +
+      '`coordinate_range` (longitude −180…180, latitude −90…90), `precision` (no coordinate with six decimals: rounded), ' +
+      '`point_area` (a Point for more than 4 ha), `single_ring` (holes are not read by the EU system), `ring_positions` (fewer ' +
+      'than 4), `ring_closed` (last position must repeat the first), `self_intersection`, `zero_area`. The polygon’s area is ' +
+      'computed (turf) and answered as `computedAreaHa`; a stated `areaHa` more than 10 % from it is kept with an ' +
+      '`area_mismatch` warning. `producerId` must be a producer of this organization (404); names are unique per producer (409 `duplicate`).',
+    permission: 'catalog.party.write',
+    feature,
+    get: false,
+    input: CreatePlot,
+    output: Plot,
+    errors: ['not_found', 'duplicate'],
+    async handler(ctx, input) {
+      (await repo.findProducer(ctx.tx, ctx.orgId, input.producerId)) ?? throwNotFound('producer', input.producerId, 'producerId');
+      if (input.productionFrom && input.productionTo && input.productionFrom > input.productionTo) {
+        throw invalidInput([{ path: 'productionTo', message: `must be on or after productionFrom (${input.productionFrom})` }]);
+      }
+      const { computedAreaHa } = checkPlotGeometry(input.name, input.geometry, input.areaHa);
+      return repo.insertPlot(ctx.tx, ctx.orgId, input, computedAreaHa);
+    },
+  }),
+
+  defineOperation({
+    name: 'catalog.party.getPlot',
+    extension: true,
+    summary: 'A plot, with its geometry, stated and computed area and warnings.',
+    description: 'Another organization’s plot answers 404 exactly like a missing one.',
+    permission: 'catalog.party.read',
+    feature,
+    get: true,
+    input: ById,
+    output: Plot,
+    errors: ['not_found'],
+    async handler(ctx, { id }) {
+      return (await repo.findPlot(ctx.tx, ctx.orgId, id)) ?? throwNotFound('plot', id);
+    },
+  }),
+
+  defineOperation({
+    name: 'catalog.party.listPlots',
+    extension: true,
+    summary: 'Plots, oldest first.',
+    description: 'Filter: `producerId`.',
+    permission: 'catalog.party.read',
+    feature,
+    get: true,
+    input: ListPlots,
+    output: pageOut(Plot),
+    errors: ['invalid_cursor'],
+    async handler(ctx, { filter, page }) {
+      return repo.listPlots(ctx.tx, ctx.orgId, filter, page);
     },
   }),
 ];

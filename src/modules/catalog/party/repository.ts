@@ -4,7 +4,8 @@ import { SqlParams, iso, likePattern, setClause } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../../db/paging.js';
 import type { Producer } from './schemas.js';
-import type { CreatePartner, CreateProducer, PARTNER_TYPES, PRODUCER_KINDS, PartnerFilter, ProducerFilter, UpdatePartner, UpdateProducer } from './schemas.js';
+import type { CreatePartner, CreatePlot, CreateProducer, PARTNER_TYPES, PRODUCER_KINDS, PartnerFilter, PlotFilter, ProducerFilter, UpdatePartner, UpdateProducer } from './schemas.js';
+import { AREA_TOLERANCE, type PlotGeometry, type PlotWarning } from './geometry.js';
 
 type Changes<T extends z.ZodType> = Omit<z.output<T>, 'id'>;
 
@@ -249,4 +250,103 @@ export async function describeProducers(q: Queryable, orgId: string, ids: string
     [orgId, ids],
   );
   return row.producers;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Plots
+
+interface PlotRow {
+  id: string;
+  producer_id: string;
+  name: string;
+  area_ha: string;
+  geometry: PlotGeometry;
+  computed_area_ha: string | null;
+  production_from: string | null;
+  production_to: string | null;
+  created_at: Date;
+}
+
+const toPlot = (r: PlotRow) => {
+  const areaHa = Number(r.area_ha);
+  const computedAreaHa = numberOrNull(r.computed_area_ha);
+  return {
+    id: r.id,
+    producerId: r.producer_id,
+    name: r.name,
+    areaHa,
+    geometry: r.geometry,
+    computedAreaHa,
+    // Recomputed from the stored figures, so a changed tolerance reads the same for old plots.
+    warnings: areaWarnings(areaHa, computedAreaHa),
+    productionFrom: r.production_from,
+    productionTo: r.production_to,
+    createdAt: iso(r.created_at)!,
+  };
+};
+
+function areaWarnings(areaHa: number, computedAreaHa: number | null): PlotWarning[] {
+  if (computedAreaHa === null || Math.abs(computedAreaHa - areaHa) <= AREA_TOLERANCE * computedAreaHa) return [];
+  return [{ rule: 'area_mismatch', message: `stated ${areaHa} ha, the polygon measures ${computedAreaHa} ha (more than ${AREA_TOLERANCE * 100} % apart)` }];
+}
+
+export type Plot = ReturnType<typeof toPlot>;
+
+const PLOT_COLUMNS = `id, producer_id, name, area_ha::text, geometry, computed_area_ha::text, production_from::text, production_to::text, created_at`;
+
+export async function insertPlot(q: Queryable, orgId: string, input: z.output<typeof CreatePlot>, computedAreaHa: number | null): Promise<Plot> {
+  const [row] = await q.query<PlotRow>(
+    `insert into plots (org_id, id, producer_id, name, area_ha, geometry, computed_area_ha, production_from, production_to)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${PLOT_COLUMNS}`,
+    [orgId, newId('plot'), input.producerId, input.name, input.areaHa, JSON.stringify(input.geometry), computedAreaHa, input.productionFrom ?? null, input.productionTo ?? null],
+  );
+  return toPlot(row);
+}
+
+export async function findPlot(q: Queryable, orgId: string, id: string): Promise<Plot | undefined> {
+  const [row] = await q.query<PlotRow>(`select ${PLOT_COLUMNS} from plots where org_id = $1 and id = $2`, [orgId, id]);
+  return row && toPlot(row);
+}
+
+export async function listPlots(q: Queryable, orgId: string, filter: z.output<typeof PlotFilter>, page: Page) {
+  const params = new SqlParams();
+  const where = [`org_id = ${params.add(orgId)}`];
+  if (filter.producerId) where.push(`producer_id = ${params.add(filter.producerId)}`);
+  const after = decodeCursor(page.cursor, 'plots', ['id']);
+  if (after) where.push(`id > ${params.add(String(after[0]))}`);
+  const rows = await q.query<PlotRow>(
+    `select ${PLOT_COLUMNS} from plots where ${where.join(' and ')} order by id limit ${params.add(page.limit + 1)}`,
+    params.values,
+  );
+  return pageOf(rows.map(toPlot), page.limit, 'plots', (p) => [p.id]);
+}
+
+/** The plots named by id, and every plot of the producers named by id, by producer and name. */
+export async function plotsOf(q: Queryable, orgId: string, ids: { plotIds: string[]; producerIds: string[] }): Promise<Plot[]> {
+  if (ids.plotIds.length === 0 && ids.producerIds.length === 0) return [];
+  const rows = await q.query<PlotRow>(
+    `select ${PLOT_COLUMNS} from plots where org_id = $1 and (id = any($2::text[]) or producer_id = any($3::text[])) order by producer_id, name, id`,
+    [orgId, ids.plotIds, ids.producerIds],
+  );
+  return rows.map(toPlot);
+}
+
+/** Which of the ids name no plot of this organization. */
+export async function missingPlotIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from plots p where p.org_id = $1 and p.id = x.id)`,
+    [orgId, ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Which of the ids name no producer of this organization. */
+export async function missingProducerIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: string }>(
+    `select x.id from unnest($2::text[]) x(id) where not exists (select 1 from producers p where p.org_id = $1 and p.id = x.id)`,
+    [orgId, ids],
+  );
+  return rows.map((r) => r.id);
 }

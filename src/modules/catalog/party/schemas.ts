@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { code, country, currency, decimal, email, id, name, page, strict, text, url } from '../../../rpc/schemas.js';
-import { currencyOut, idOut, out, timeOut } from '../../../rpc/outputs.js';
+import { code, country, currency, date, decimal, email, id, name, page, strict, text, url } from '../../../rpc/schemas.js';
+import { currencyOut, dateOut, idOut, out, timeOut } from '../../../rpc/outputs.js';
 
 export const PARTNER_TYPES = ['supplier', 'importer', 'exporter', 'cooperative', 'producer', 'mill', 'broker', 'warehouse', 'customer'] as const;
 export const PRODUCER_KINDS = ['farm', 'cooperative', 'washing_station', 'estate', 'smallholder_group'] as const;
@@ -155,3 +155,53 @@ export const Producer = out({
   createdAt: timeOut,
   updatedAt: timeOut,
 }).meta({ id: 'Producer' });
+
+// ---------------------------------------------------------------------------------------------------
+// Plots
+
+/** A position as RFC 7946 writes it: [longitude, latitude], degrees in WGS 84. */
+const position = z.tuple([z.number(), z.number()]);
+
+/** GeoJSON geometry of a plot: a Point (plots up to 4 ha) or a Polygon of one closed ring (geometry.ts checks the rules). */
+export const PlotGeometry = z.discriminatedUnion('type', [
+  strict({ type: z.literal('Point'), coordinates: position }),
+  strict({ type: z.literal('Polygon'), coordinates: z.array(z.array(position).max(10_000)).min(1).max(20) }),
+]);
+
+export const CreatePlot = strict({
+  producerId: id('producerId'),
+  /** Unique among the producer's plots; the due diligence statement's ProductionPlace. */
+  name: shortText,
+  /** Hectares as stated by the producer; compared with the polygon's computed area. */
+  areaHa: z.number().positive().max(1_000_000),
+  geometry: PlotGeometry,
+  /** The production period the plot's coffee was grown in (optional, inclusive). */
+  productionFrom: date.optional(),
+  productionTo: date.optional(),
+});
+
+export const PlotFilter = strict({ producerId: id('producerId').optional() });
+export const ListPlots = strict({ filter: PlotFilter.default({}), page });
+
+const positionOut = z.tuple([z.number(), z.number()]);
+export const PlotGeometryOut = z
+  .discriminatedUnion('type', [
+    out({ type: z.literal('Point'), coordinates: positionOut }),
+    out({ type: z.literal('Polygon'), coordinates: z.array(z.array(positionOut)) }),
+  ])
+  .meta({ id: 'PlotGeometry' });
+
+export const Plot = out({
+  id: idOut,
+  producerId: idOut,
+  name: z.string(),
+  areaHa: z.number(),
+  geometry: PlotGeometryOut,
+  /** Hectares turf computes for a polygon (null for a point). */
+  computedAreaHa: z.number().nullable(),
+  /** area_mismatch when the stated area is more than 10 % from the computed one. */
+  warnings: z.array(out({ rule: z.enum(['area_mismatch']), message: z.string() })),
+  productionFrom: dateOut.nullable(),
+  productionTo: dateOut.nullable(),
+  createdAt: timeOut,
+}).meta({ id: 'Plot' });

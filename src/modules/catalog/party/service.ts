@@ -31,3 +31,8 @@ export async function partnerRefusals(q: Queryable, orgId: string, inputs: z.out
       : [],
   );
 }
+
+/** Plots (where coffee grew, as GeoJSON) for proof of origin. */
+export type { Plot } from './repository.js';
+export type { PlotGeometry } from './geometry.js';
+export { findPlot, missingPlotIds, missingProducerIds, plotsOf } from './repository.js';

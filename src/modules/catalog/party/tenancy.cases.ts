@@ -24,7 +24,30 @@ const byId = (operation: string, make: (org: TestOrg) => Promise<string>, extra:
   },
 });
 
+const POINT = { type: 'Point', coordinates: [38.741235, 6.571118] };
+
+export const makePlot = async (org: TestOrg, name = uniqueCode('Plot ')) =>
+  created(org, 'catalog.party.createPlot', { producerId: await makeProducer(org), name, areaHa: 1.5, geometry: POINT });
+
 export const cases: TenancyCase[] = [
+  byId('catalog.party.getPlot', makePlot),
+  {
+    operation: 'catalog.party.listPlots',
+    expect: 'invisible',
+    async arrange(owner) {
+      const id = await makePlot(owner);
+      return { input: {}, secretIds: [id] };
+    },
+  },
+  {
+    // Another organization's producer has no plots to add.
+    operation: 'catalog.party.createPlot',
+    expect: 'not_found',
+    async arrange(owner) {
+      const producerId = await makeProducer(owner);
+      return { input: { producerId, name: 'Borrowed', areaHa: 1, geometry: POINT }, secretIds: [producerId] };
+    },
+  },
   byId('catalog.party.getPartner', makePartner),
   byId('catalog.party.updatePartner', makePartner, { name: 'Taken over', isActive: false }),
   byId('catalog.party.getProducer', makeProducer),

@@ -15,3 +15,8 @@ export function findContract(q: Queryable, orgId: string, id: string): Promise<r
 export function findContractLine(q: Queryable, orgId: string, id: string) {
   return repo.findLine(q, orgId, id);
 }
+
+/** A shipment with the green lots its receipt created (undefined when it is not this organization's). */
+export function findShipment(q: Queryable, orgId: string, id: string) {
+  return repo.findShipment(q, orgId, id);
+}
