@@ -747,8 +747,96 @@ const simulateBar: Command = {
   },
 };
 
+// ---------------------------------------------------------------------------------------------------
+// Backups (src/db/backup.ts; README "Backups and restores").
+
+const backupCommand: Command = {
+  path: ['backup'],
+  summary: 'write a consistent backup (database, live roast sessions, blobs) to one file while the service runs',
+  details:
+    'Embedded, the running server (serve or worker) makes the copy when asked over the control socket in the data directory, ' +
+    'holding requests only while it copies the database files; with no server running, the command opens the data directory itself. ' +
+    'Server mode: pg_dump (PostgreSQL client tools on the PATH) and the blob directory; blobs in S3 stay in the bucket. ' +
+    'With --dir and --keep, the file is named firstcrack-<UTC time>.tar.gz in that folder and only the newest N are kept: run it from cron or a systemd timer.',
+  options: {
+    out: { type: 'string', value: 'FILE', description: 'the backup file to write (.tar.gz)' },
+    dir: { type: 'string', value: 'DIR', description: 'write firstcrack-<time>.tar.gz into this folder instead' },
+    keep: { type: 'string', value: 'N', description: 'with --dir: keep the newest N backups there, remove older ones' },
+    json: { type: 'boolean', description: 'print {file, schemaVersion, bytes, pauseMs} as JSON' },
+  },
+  async run({ values }) {
+    const out = values.out as string | undefined;
+    const dir = values.dir as string | undefined;
+    if (!out === !dir) throw new UsageError('give --out FILE or --dir DIR', this);
+    const keep = values.keep === undefined ? undefined : Number(values.keep);
+    if (keep !== undefined && (!dir || !Number.isInteger(keep) || keep < 1)) throw new UsageError('--keep takes a whole number from 1, with --dir', this);
+    const { backup, BackupError, pruneBackups, scheduledBackupName } = await import('../db/backup.js');
+    const { DataDirInUseError } = await import('../db/open.js');
+    const { mkdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    if (dir) mkdirSync(dir, { recursive: true });
+    try {
+      const result = await backup(config(), out ?? join(dir!, scheduledBackupName(new Date())));
+      const removed = keep && dir ? pruneBackups(dir, keep) : [];
+      if (values.json) console.log(JSON.stringify({ file: result.file, schemaVersion: result.manifest.schemaVersion, bytes: result.bytes, pauseMs: result.pauseMs, removed }));
+      else {
+        const pause = result.pauseMs === undefined ? '' : `; requests waited ${Math.round(result.pauseMs)} ms${result.throughServer ? ' (made by the running server)' : ''}`;
+        console.log(`Backed up to ${result.file} (${result.bytes} bytes, schema ${result.manifest.schemaVersion}${pause}).${removed.length ? ` Removed ${removed.join(', ')}.` : ''}`);
+      }
+    } catch (error) {
+      if (error instanceof BackupError) throw new CliError(error.message, 1);
+      if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
+      throw error;
+    }
+  },
+};
+
+const restoreCommand: Command = {
+  path: ['restore'],
+  summary: 'restore a backup into an empty data directory (embedded) or an empty database (DATABASE_URL), then migrate it forward',
+  details:
+    "A backup made at an older schema is migrated forward; one made by a newer Firstcrack is refused, nothing written. " +
+    'Server mode needs pg_restore on the PATH.',
+  options: {
+    from: { type: 'string', value: 'FILE', description: 'the backup file', required: true },
+    json: { type: 'boolean', description: 'print {schemaVersion, migrated} as JSON' },
+  },
+  async run({ values }) {
+    const { restore, BackupError } = await import('../db/backup.js');
+    const { DataDirInUseError } = await import('../db/open.js');
+    try {
+      const result = await restore(config(), text(values, 'from'));
+      if (values.json) console.log(JSON.stringify({ schemaVersion: result.manifest.schemaVersion, createdAt: result.manifest.createdAt, migrated: result.migrated }));
+      else console.log(`Restored the backup of ${result.manifest.createdAt} (schema ${result.manifest.schemaVersion})${result.migrated.length ? `; migrated forward: ${result.migrated.join(', ')}` : ''}.`);
+    } catch (error) {
+      if (error instanceof BackupError) throw new CliError(error.message, 1);
+      if (error instanceof DataDirInUseError) throw new CliError(error.message, 3);
+      throw error;
+    }
+  },
+};
+
+const orgExport: Command = {
+  path: ['org', 'export'],
+  summary: 'write everything an organization owns to one .tar.gz: JSON per table and its blobs (stop an embedded server first)',
+  details:
+    'organization.json, tables/<table>.json for every table with an org_id column (the modules\' manifests name their owners in manifest.json) ' +
+    'and blobs/ (roast curves, exports, reports), read in one snapshot. Blobs in S3 are not included.',
+  options: { org: orgOption, out: { type: 'string', value: 'FILE', description: 'the archive to write (.tar.gz)', required: true } },
+  async run({ values }) {
+    const [{ exportOrganization }, { MODULES }, { blobDir }] = await Promise.all([import('./org-export.js'), import('../modules/index.js'), import('../blobs/fs.js')]);
+    const cfg = config();
+    await withDatabases(async (db) => {
+      await requireOrganization(db, text(values, 'org'), this);
+      const result = await exportOrganization(db.owner, MODULES, text(values, 'org'), text(values, 'out'), cfg.s3 ? null : blobDir(cfg.dataDir));
+      const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);
+      console.log(`Exported ${rows} rows of ${Object.keys(result.tables).length} tables and ${result.blobs} blobs to ${result.file}.`);
+    });
+  },
+};
+
 export const COMMANDS: Command[] = [
   serve, worker, migrateCommand, orgCreate, orgList, orgRename, orgSetPlan, orgSetTimezone, apikeyCreate, apikeyList, apikeyRevoke,
   oauthClientCreate, oauthClientList, oauthClientRevoke, keysRotate, userCreate, userAddMembership, userRemoveMembership, userResetPassword,
-  simulateBar, replayRoastCommand, bridgeCommand,
+  simulateBar, replayRoastCommand, bridgeCommand, backupCommand, restoreCommand, orgExport,
 ];

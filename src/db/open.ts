@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { PgliteDatabase, PostgresDatabase, type Database } from './client.js';
 import { migrate } from './migrate.js';
+import { startControlServer } from './snapshot.js';
 
 /**
  * The two connections a process needs. `owner` owns the tables: it applies migrations and does
@@ -18,7 +19,11 @@ export interface Databases {
 
 export class DataDirInUseError extends Error {}
 
-export async function openDatabases(config: Config, options: { migrate?: boolean } = {}): Promise<Databases> {
+/**
+ * `control` (default true), embedded: listen on the data directory's control socket while it is held, so
+ * `firstcrack backup` can ask this process for a consistent copy (src/db/backup.ts).
+ */
+export async function openDatabases(config: Config, options: { migrate?: boolean; control?: boolean } = {}): Promise<Databases> {
   if (config.databaseUrl) {
     const owner = PostgresDatabase.open(config.databaseUrl, 2);
     try {
@@ -34,10 +39,12 @@ export async function openDatabases(config: Config, options: { migrate?: boolean
   try {
     const db = await PgliteDatabase.open({ dataDir: join(config.dataDir, 'pgdata') });
     if (options.migrate !== false) await migrate(db);
+    const control = options.control === false ? null : await startControlServer(db, config.dataDir);
     return {
       owner: db,
       service: db,
       close: async () => {
+        await control?.close();
         await db.close();
         releaseLock();
       },

@@ -1,11 +1,11 @@
 import { after } from 'node:test';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appRoleUrl, loadConfig, type Config } from '../config.js';
-import { PostgresDatabase, type Database } from '../db/client.js';
-import type { Databases } from '../db/open.js';
+import { PgliteDatabase, PostgresDatabase, type Database } from '../db/client.js';
+import { openDatabases, type Databases } from '../db/open.js';
 import { createApp, type AppOptions, type RunningApp } from '../app.js';
 import { MODULES } from '../modules/index.js';
 import { createOrganization } from '../auth/organizations.js';
@@ -50,6 +50,8 @@ export interface TestOrg {
 export interface TestServer {
   url: string;
   kind: 'pglite' | 'postgres';
+  /** The configuration the app runs with (its data directory; in server mode, its own database's URL). */
+  config: Config;
   app: RunningApp;
   /** Owner connection: for assertions that read across the organization boundary. */
   owner: Database;
@@ -93,12 +95,19 @@ export async function startTestServer(
     streamHeartbeatMs?: AppOptions['streamHeartbeatMs'];
     /** Server mode: the URL the service connects to in place of the test database's (a fault proxy's, src/testing/tcp-proxy.ts). */
     databaseVia?: (url: string) => string;
+    /**
+     * Embedded: PGlite on disk in this data directory, opened as `serve` opens it (locked, with its control
+     * socket); a directory without a database starts from the migrated template. Removed after the file's tests.
+     */
+    onDisk?: string;
+    /** Server mode: this existing database as it is (not cloned from the template, not dropped). */
+    databaseUrl?: string;
   } = {},
 ): Promise<TestServer> {
   // Every answer, event and problem is checked against its operation's declaration (also when a file runs alone).
   process.env.FIRSTCRACK_CHECK_CONTRACT ??= '1';
   // Live sessions and blobs go to a directory of this test file's own.
-  const dataDir = mkdtempSync(join(tmpdir(), 'fc-test-'));
+  const dataDir = options.onDisk ?? mkdtempSync(join(tmpdir(), 'fc-test-'));
   const base = loadConfig();
   // Server mode needs the shared secret key; a test run makes its own.
   const secretKey = base.secretKey ?? (base.databaseUrl ? randomBytes(32).toString('base64') : undefined);
@@ -106,12 +115,21 @@ export async function startTestServer(
   let databases: Databases;
   let drop: () => Promise<void> = async () => {};
   if (config.databaseUrl) {
-    const database = await createTestDatabase(config.databaseUrl);
+    const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase(config.databaseUrl);
+    config.databaseUrl = database.url;
+    config.databaseAppUrl = appRoleUrl(database.url);
     const via = options.databaseVia ?? ((url: string) => url);
     const owner = PostgresDatabase.open(via(database.url), 4);
     const service = PostgresDatabase.open(via(appRoleUrl(database.url)), 10);
     databases = { owner, service, close: async () => void (await Promise.all([owner.close(), service.close()])) };
     drop = database.drop;
+  } else if (options.onDisk) {
+    const pgdata = join(dataDir, 'pgdata');
+    if (!existsSync(pgdata)) {
+      const template = process.env.FIRSTCRACK_TEST_PGLITE_TEMPLATE ?? (await preparePgliteTemplate());
+      await (await PgliteDatabase.open({ dataDir: pgdata, loadDataDir: new Blob([readFileSync(template)]) })).close();
+    }
+    databases = await openDatabases(config);
   } else {
     const template = process.env.FIRSTCRACK_TEST_PGLITE_TEMPLATE ?? (await preparePgliteTemplate());
     const db = await openPgliteFromTemplate(template);
@@ -155,6 +173,7 @@ export async function startTestServer(
 
   const server: TestServer = {
     url,
+    config,
     kind: databases.owner.kind,
     app,
     owner: databases.owner,

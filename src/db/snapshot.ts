@@ -1,0 +1,204 @@
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFile, link, mkdir, readdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createServer, request, type Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import type { PgliteDatabase } from './client.js';
+
+/**
+ * The embedded data directory's consistent copy, and the control socket through which `firstcrack backup`
+ * asks the process holding the directory for one (src/db/backup.ts has the whole picture).
+ */
+
+export const CONTROL_SOCKET = 'control.sock';
+const LOCK_FILE = 'firstcrack.lock';
+/** Staging copies are made inside the data directory, so blobs can be hard-linked. */
+export const STAGING_PREFIX = 'backup-staging-';
+
+export class SnapshotError extends Error {}
+
+const run = promisify(execFile);
+
+// ---------------------------------------------------------------------------------------------------
+// Embedded: the consistent copy.
+
+export interface SnapshotResult {
+  migrations: string[];
+  /** How long every database statement waited for the copy. */
+  pauseMs: number;
+  blobs: number;
+  /** Bytes copied again while statements waited. */
+  copiedAtInstantBytes: number;
+}
+
+/**
+ * Copies the data directory into `into` as it was at one instant. A first pass copies it with `cp` in a child
+ * process while the service runs (the in-process PGlite keeps this process's event loop busy under load, so
+ * the copy must not depend on it). Then, inside a PGlite transaction (which holds its only connection, so
+ * every other statement waits) and with synchronous file calls (so no other line of this process, such as a
+ * live-session append, runs in between), a second pass copies again every file whose inode changed (ctime:
+ * any write, and a rename onto its name) since shortly before the first pass began, copies files the first
+ * pass did not see, and removes the copies of files gone since. The copy is the state at that instant, as after
+ * a `kill -9` then: PGlite replays its WAL when it opens the copy. A checkpoint first keeps that WAL short.
+ */
+export async function snapshotEmbedded(db: PgliteDatabase, dataDir: string, into: string): Promise<SnapshotResult> {
+  mkdirSync(into, { recursive: true });
+  await db.exec('checkpoint');
+  // A margin over the file system clock's granularity (a kernel tick): a write in the same tick as the
+  // first pass's read would otherwise leave ctime looking older than the read.
+  const since = BigInt(Date.now() - 100) * 1_000_000n;
+  const entries = dataEntries(dataDir);
+  if (entries.length > 0) await run('cp', ['-R', ...entries.map((entry) => join(dataDir, entry)), into]);
+  let pauseMs = 0;
+  let copied = 0;
+  const migrations = await db.pglite.transaction(async (tx) => {
+    const started = performance.now();
+    const applied = (await tx.query<{ version: string }>(`select version from schema_migrations order by version`)).rows.map((r) => r.version);
+    const present = new Set<string>();
+    for (const entry of dataEntries(dataDir)) copied += secondPass(join(dataDir, entry), join(into, entry), since, present);
+    for (const entry of readdirSync(into)) removeGone(join(into, entry), present);
+    pauseMs = performance.now() - started;
+    return applied;
+  });
+  const blobs = await linkTree(join(dataDir, 'blobs'), join(into, 'blobs'));
+  return { migrations, pauseMs, blobs, copiedAtInstantBytes: copied };
+}
+
+/** What a copy holds: everything but the lock, the socket, the blobs (linked after) and other copies. */
+const dataEntries = (dataDir: string) =>
+  readdirSync(dataDir).filter((entry) => entry !== LOCK_FILE && entry !== CONTROL_SOCKET && entry !== 'blobs' && !entry.startsWith(STAGING_PREFIX));
+
+/** Answers the bytes it copied. */
+function secondPass(source: string, target: string, since: bigint, present: Set<string>): number {
+  const st = statSync(source, { bigint: true });
+  let copied = 0;
+  if (st.isDirectory()) {
+    mkdirSync(target, { recursive: true });
+    present.add(target);
+    for (const name of readdirSync(source)) copied += secondPass(join(source, name), join(target, name), since, present);
+  } else if (st.isFile() && !source.endsWith('postmaster.pid')) {
+    // The in-process postgres's pid file would only confuse the copy's next start.
+    present.add(target);
+    if (st.ctimeNs >= since || !existsSync(target)) {
+      copyFileSync(source, target);
+      copied += Number(st.size);
+    }
+  }
+  return copied;
+}
+
+function removeGone(target: string, present: Set<string>): void {
+  if (!present.has(target)) return void rmSync(target, { recursive: true, force: true });
+  if (statSync(target).isDirectory()) for (const name of readdirSync(target)) removeGone(join(target, name), present);
+}
+
+/** Hard-links (or copies, across file systems) every finished file under `from`; answers how many. */
+export async function linkTree(from: string, to: string): Promise<number> {
+  if (!existsSync(from)) return 0;
+  let count = 0;
+  await mkdir(to, { recursive: true });
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isDirectory()) count += await linkTree(source, target);
+    else if (entry.isFile() && !entry.name.endsWith('.partial')) {
+      try {
+        await link(source, target);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') continue; // replaced meanwhile: the rename left the new file, linked below if listed
+        if (code !== 'EXDEV' && code !== 'EPERM') throw error;
+        await copyFile(source, target);
+      }
+      count++;
+    }
+  }
+  return count;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The control socket: the running server makes the copy on the CLI's behalf.
+
+/**
+ * Listens on `<dataDir>/control.sock` (mode 0600: only the data directory's owner may connect) while this
+ * process holds the data directory. One request: POST /snapshot {"into": "<dir inside the data dir>"}.
+ */
+export async function startControlServer(db: PgliteDatabase, dataDir: string): Promise<{ close(): Promise<void> } | null> {
+  const path = join(dataDir, CONTROL_SOCKET);
+  // The data directory is ours (locked): a socket file left there is a dead process's.
+  rmSync(path, { force: true });
+  const server: Server = createServer((req, res) => {
+    const answer = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'POST' || req.url !== '/snapshot') return answer(404, { error: 'unknown request' });
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => {
+      let into: string;
+      try {
+        into = resolve(String(JSON.parse(text).into));
+      } catch {
+        return answer(400, { error: 'expected {"into": "<directory>"}' });
+      }
+      // Only a fresh staging directory directly inside the data directory.
+      if (resolve(dataDir, into.slice(into.lastIndexOf('/') + 1)) !== into || !into.slice(into.lastIndexOf('/') + 1).startsWith(STAGING_PREFIX) || existsSync(into)) {
+        return answer(400, { error: 'into must be a new backup-staging-* directory in the data directory' });
+      }
+      snapshotEmbedded(db, dataDir, into).then(
+        (result) => answer(200, result),
+        (error: Error) => {
+          rmSync(into, { recursive: true, force: true });
+          answer(500, { error: error.message });
+        },
+      );
+    });
+  });
+  try {
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(path, () => ok());
+    });
+    chmodSync(path, 0o600);
+  } catch {
+    // A path too long for a Unix socket, or a file system without them: backups then need the server stopped.
+    return null;
+  }
+  server.unref();
+  return {
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+        rmSync(path, { force: true });
+      }),
+  };
+}
+
+/** Asks the server holding `dataDir` for a copy; null when no server listens there. */
+export async function snapshotThroughServer(dataDir: string, into: string): Promise<SnapshotResult | null> {
+  const path = join(dataDir, CONTROL_SOCKET);
+  if (!existsSync(path)) return null;
+  return new Promise((ok, fail) => {
+    const req = request({ socketPath: path, method: 'POST', path: '/snapshot', headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        const body = JSON.parse(text || '{}');
+        if (res.statusCode === 200) ok(body as SnapshotResult);
+        else fail(new SnapshotError(`The running server could not copy the data directory: ${body.error ?? res.statusCode}`));
+      });
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A socket file without a listener: its server is gone.
+      if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') ok(null);
+      else fail(error);
+    });
+    req.end(JSON.stringify({ into }));
+  });
+}
+
