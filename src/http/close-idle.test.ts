@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { newId } from '../lib/ids.js';
 import { startTestServer } from '../testing/harness.js';
 import { machineWithToken, watchStream } from '../modules/production/roast/telemetry/testing.js';
-import { MAX_STREAMS_PER_CREDENTIAL } from '../modules/production/roast/telemetry/http.js';
+import { MAX_STREAMS_PER_CREDENTIAL } from '../streaming/fan-out.js';
 import { hashSecret, revokeCredential } from '../auth/credentials.js';
 
 const hour = 3_600_000;
