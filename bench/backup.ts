@@ -37,11 +37,13 @@ if (base.databaseUrl) {
   const name = `fc_bench_backup_${Date.now().toString(36)}`;
   const admin = PostgresDatabase.open(base.databaseUrl, 1);
   await admin.query(`create database ${name} template ${template}`);
-  cleanups.push(async () => void (await admin.query(`drop database if exists ${name} with (force)`)));
+  cleanups.push(async () => {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.close();
+  });
   config.databaseUrl = withDatabase(base.databaseUrl, name);
   config.databaseAppUrl = appRoleUrl(config.databaseUrl);
   databases = await openDatabases(config);
-  cleanups.push(async () => admin.close());
 } else {
   const template = await preparePgliteTemplate();
   await (await PgliteDatabase.open({ dataDir: join(config.dataDir, 'pgdata'), loadDataDir: new Blob([readFileSync(template)]) })).close();
@@ -121,7 +123,7 @@ console.log(`backup:   ${seconds(backupMs)}, ${(made.bytes / 1e6).toFixed(1)} MB
 console.log(`requests: before the backup ${quiet.count} answers, median ${quiet.p50.toFixed(1)} ms, longest ${quiet.maxMs.toFixed(0)} ms; during it ${loaded.count}, median ${loaded.p50.toFixed(1)} ms, longest ${loaded.maxMs.toFixed(0)} ms`);
 console.log(`restore:  ${seconds(restoreMs)} (into an empty ${base.databaseUrl ? 'database' : 'data directory'}, migrations included); service answering ${seconds(startMs)} after`);
 console.log(`recovery: ${seconds(restoreMs + startMs)} from the backup file to the first answer`);
-for (const cleanup of cleanups.reverse()) await cleanup();
+for (const cleanup of cleanups) await cleanup();
 rmSync(work, { recursive: true, force: true });
 
 async function bulkLoad(db: Database, orgId: string): Promise<void> {
