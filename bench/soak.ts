@@ -163,12 +163,17 @@ export function soakLoad({ urls, tenants, seconds }: { urls: string[]; tenants: 
               r < 0.4
                 ? { op: 'catalog.location.getLocation', input: { id: pick([a, b]) } }
                 : r < 0.75
-                  ? { op: 'inventory.green.listGreenLots', input: { limit: 20 } }
+                  ? { op: 'inventory.green.listGreenLots', input: {} }
                   : r < 0.875
-                    ? { op: 'inventory.green.adjustGreenLotQuantity', input: { id: pick(tenant.lotIds), deltaKg: pick(['0.250', '-0.250']), reason: 'soak', locationId: a } }
+                    ? { op: 'inventory.green.adjustGreenLotQuantity', input: { id: pick(tenant.lotIds), deltaKg: pick(['0.250', '-0.250']), reason: 'adjust', locationId: a } }
                     : { op: 'inventory.green.transferGreenLotToLocation', input: { id: pick(tenant.lotIds), fromLocationId: a, toLocationId: b, weightKg: '0.010' } };
-            request.path = `/rpc/v1/${call.op}`;
-            request.body = JSON.stringify(call.input);
+            // Reads as a client makes them (GET with the input in the query), writes as POST.
+            const read = r < 0.75;
+            request.method = read ? 'GET' : 'POST';
+            request.path = read ? `/rpc/v1/${call.op}?input=${encodeURIComponent(JSON.stringify(call.input))}` : `/rpc/v1/${call.op}`;
+            request.body = read ? undefined : JSON.stringify(call.input);
+            // A GET with a JSON content type and no body is refused (400), as any server would.
+            request.headers = read ? { authorization: headers.authorization } : headers;
             return request;
           },
         },
