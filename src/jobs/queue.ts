@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { z } from 'zod';
-import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from '../db/client.js';
+import { PgliteDatabase, PostgresDatabase, isDatabaseUnavailable, type Database, type Queryable } from '../db/client.js';
 import type { Databases } from '../db/open.js';
 import type { BlobStore } from '../blobs/store.js';
 import { loadConfig, type Config } from '../config.js';
@@ -151,6 +151,7 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
     for (const [name, definition] of Object.entries(this.leasedWork)) {
       this.leasedWorkers.set(name, startLeasedWorker(name, definition, { databases: this.databases, config: this.config, log }));
     }
+    tolerateUnreachableDatabaseAfterJobs(log);
     await this.boss.start();
     for (const [name, definition] of Object.entries(this.catalog)) {
       for (let slot = 0; slot < (definition.concurrency ?? 1); slot++) {
@@ -313,4 +314,21 @@ async function retryOnDeadlock(declare: () => Promise<unknown>): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
     }
   }
+}
+
+let tolerating = false;
+
+/**
+ * pg-boss records a finished job's outcome without waiting for it (its worker loop calls complete or fail and
+ * moves on), so when the database is unreachable at that moment the rejection goes unhandled, which would end
+ * the process. The job itself is safe: still active, it expires and is retried, and every job is idempotent.
+ * Such a rejection is logged; any other unhandled rejection still ends the process, as Node's default does.
+ */
+function tolerateUnreachableDatabaseAfterJobs(log: JobLog): void {
+  if (tolerating) return;
+  tolerating = true;
+  process.on('unhandledRejection', (reason) => {
+    if (!isDatabaseUnavailable(reason)) throw reason;
+    log.warn({ err: reason }, 'a job outcome was not recorded: the database is unreachable; the job is retried once its lease expires');
+  });
 }
