@@ -149,6 +149,11 @@ test('settings: an owner creates an API key in the console and uses it; a live r
     const done = await org.call('production.roast.getRoastBatch', { id: batch.body.id });
     assert.ok(done.body.metrics.firstCrackStartS > 0, 'first crack, marked from the console, is in the metrics');
     await shoot(page, 'batch-marked-done-1280');
+    // In °F the chart redraws its temperatures and rates of rise in °F.
+    await page.getByLabel('Temperature unit').selectOption('F');
+    await page.waitForFunction(() => document.querySelector('.chart')?.getAttribute('data-temperature-unit') === 'F');
+    await shoot(page, 'batch-marked-done-fahrenheit-1280');
+    await page.getByLabel('Temperature unit').selectOption('C');
 
     // A viewer is offered neither the marks nor the settings.
     const viewerBatch = await org.call('production.roast.startRoastBatch', { batchNumber: 'MARK-2', machineId, chargeWeightKg: '12' });

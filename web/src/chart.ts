@@ -1,11 +1,15 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { eventLabel, type CurveBuffer, type Reference } from './curve.ts';
+import { cToF, currentUnits, onUnits, type TempUnit } from './units.ts';
 
 /**
  * The roast curve on a canvas (uPlot): bean temperature (BT), environment temperature (ET) and BT's rate of rise
  * (RoR, °C/min, right axis), with roast events as labelled lines, and behind it the reference: a curve to follow
  * (the profile's last completed batch) and the profile's targets (drop temperature, total time).
+ *
+ * Temperatures are drawn in the user's unit (°C or °F, units.ts): the curve keeps °C, as the API answers, and
+ * the chart converts what it draws; a change of unit redraws it.
  */
 
 export interface RoastChart {
@@ -17,8 +21,21 @@ export interface RoastChart {
 
 const mmss = (s: number) => `${s < 0 ? '-' : ''}${Math.floor(Math.abs(s) / 60)}:${String(Math.floor(Math.abs(s) % 60)).padStart(2, '0')}`;
 
+/** A temperature and a rate of rise (per minute) in `unit`, from °C. */
+const temperatureIn = (unit: TempUnit) => (c: number) => (unit === 'F' ? cToF(c) : c);
+const rateIn = (unit: TempUnit) => (c: number) => (unit === 'F' ? (c * 9) / 5 : c);
+
 export function roastChart(el: HTMLElement, curve: CurveBuffer, options: { height?: number } = {}): RoastChart {
   let reference: Reference | null = null;
+  let unit = currentUnits().temp;
+  let temp = temperatureIn(unit);
+  let rate = rateIn(unit);
+  const data = (): uPlot.AlignedData => {
+    const [t, bt, et, ror] = curve.data() as [number[], (number | null)[], (number | null)[], (number | null)[]];
+    if (unit === 'C') return [t, bt, et, ror];
+    const inUnit = (f: (c: number) => number) => (v: number | null) => (v === null ? null : f(v));
+    return [t, bt.map(inUnit(temp)), et.map(inUnit(temp)), ror.map(inUnit(rate))];
+  };
   const width = () => Math.max(280, el.clientWidth);
   const height = () => options.height ?? (el.clientWidth < 600 ? 260 : 380);
 
@@ -38,7 +55,7 @@ export function roastChart(el: HTMLElement, curve: CurveBuffer, options: { heigh
       const v = reference.bt[i];
       if (v === null) continue;
       const x = u.valToPos(reference.t[i], 'x', true);
-      const y = u.valToPos(v, 'y', true);
+      const y = u.valToPos(temp(v), 'y', true);
       if (started) ctx.lineTo(x, y);
       else ctx.moveTo(x, y), (started = true);
     }
@@ -47,7 +64,7 @@ export function roastChart(el: HTMLElement, curve: CurveBuffer, options: { heigh
     ctx.lineWidth = 1 * uPlot.pxRatio;
     ctx.strokeStyle = 'rgba(90, 90, 90, 0.8)';
     if (reference.dropTempC != null) {
-      const y = u.valToPos(reference.dropTempC, 'y', true);
+      const y = u.valToPos(temp(reference.dropTempC), 'y', true);
       ctx.beginPath();
       ctx.moveTo(u.bbox.left, y);
       ctx.lineTo(u.bbox.left + u.bbox.width, y);
@@ -82,41 +99,56 @@ export function roastChart(el: HTMLElement, curve: CurveBuffer, options: { heigh
     ctx.restore();
   };
 
-  const plot = new uPlot(
-    {
-      width: width(),
-      height: height(),
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false } },
-      scales: {
-        x: { time: false, range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(reference?.totalTimeS ?? 0, reference?.t.at(-1) ?? 0, (max ?? 0) + 30, 600)] },
-        y: { range: (_u, min, max) => [Math.min(20, Math.floor((min ?? 20) / 10) * 10), Math.max(260, Math.ceil(((max ?? 260) + 5) / 10) * 10)] },
-        ror: { range: [0, 30] },
+  const build = () => {
+    el.dataset.temperatureUnit = unit;
+    return new uPlot(
+      {
+        width: width(),
+        height: height(),
+        legend: { show: false },
+        cursor: { drag: { x: false, y: false } },
+        scales: {
+          x: { time: false, range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(reference?.totalTimeS ?? 0, reference?.t.at(-1) ?? 0, (max ?? 0) + 30, 600)] },
+          y: { range: (_u, min, max) => [Math.min(temp(20), Math.floor((min ?? temp(20)) / 10) * 10), Math.max(temp(260), Math.ceil(((max ?? temp(260)) + 5) / 10) * 10)] },
+          ror: { range: [0, rate(30)] },
+        },
+        axes: [
+          { values: (_u, ticks) => ticks.map(mmss), size: 30 },
+          { label: `°${unit}`, size: 44 },
+          { scale: 'ror', side: 1, label: `RoR °${unit}/min`, grid: { show: false }, size: 44 },
+        ],
+        series: [
+          { label: 'time' },
+          { label: 'BT', stroke: '#b3261e', width: 2, spanGaps: true },
+          { label: 'ET', stroke: '#1f5fa8', width: 1.5, spanGaps: true },
+          { label: 'RoR', stroke: '#2e7d32', width: 1, scale: 'ror', spanGaps: true },
+        ],
+        hooks: { drawAxes: [drawReference], draw: [drawEvents] },
       },
-      axes: [
-        { values: (_u, ticks) => ticks.map(mmss), size: 30 },
-        { label: '°C', size: 44 },
-        { scale: 'ror', side: 1, label: 'RoR °C/min', grid: { show: false }, size: 44 },
-      ],
-      series: [
-        { label: 'time' },
-        { label: 'BT', stroke: '#b3261e', width: 2, spanGaps: true },
-        { label: 'ET', stroke: '#1f5fa8', width: 1.5, spanGaps: true },
-        { label: 'RoR', stroke: '#2e7d32', width: 1, scale: 'ror', spanGaps: true },
-      ],
-      hooks: { drawAxes: [drawReference], draw: [drawEvents] },
-    },
-    curve.data(),
-    el,
-  );
+      data(),
+      el,
+    );
+  };
+  let plot = build();
+  const stopListening = onUnits((units) => {
+    if (units.temp === unit) return;
+    unit = units.temp;
+    temp = temperatureIn(unit);
+    rate = rateIn(unit);
+    plot.destroy();
+    plot = build();
+  });
   return {
-    update: () => plot.setData(curve.data()),
+    update: () => plot.setData(data()),
     setReference(next) {
       reference = next;
       plot.redraw(false, true);
     },
     resize: (w) => plot.setSize({ width: Math.max(280, w), height: options.height ?? (w < 600 ? 260 : 380) }),
-    destroy: () => plot.destroy(),
+    destroy: () => {
+      stopListening();
+      plot.destroy();
+    },
   };
 }
 
