@@ -191,7 +191,8 @@ export interface Recipient {
  * Hands runs of messages to watchers a slice at a time, yielding to the event loop between slices. The
  * kernel keeps taking writes to a socket whose peer does not read until its buffers fill (megabytes each on
  * a fast network), and the copy is made when the write is flushed: one post fanned out at once to hundreds
- * of such watchers held every other request for as long as those copies took (up to 0.9 s). One queue for
+ * of such watchers held every other request for as long as those copies took (bench/README.md, "Telemetry
+ * posts"). One queue for
  * every watcher keeps each watcher's runs in order. A run waiting here counts in its watcher's backlog: when
  * posts come faster than the fan-out can hand them out, the watchers furthest behind are cut off rather
  * than the queue growing without bound.

@@ -153,9 +153,9 @@ export function telemetryChannel(deps: TelemetryChannelDeps) {
 const NoInput = strict({});
 
 /**
- * A post of more bytes than this (about 1,000 samples) is parsed and checked on a worker thread. On the
- * event loop a 2,000-sample post took about half a millisecond to parse, and its objects, alive while the post
- * was stored, were promoted and made the full collections that paused every other request. A bridge's usual
+ * A post of more bytes than this (about 1,000 samples) is parsed and checked on a worker thread: parsed on the
+ * event loop, a large post's objects, alive while the post is stored, are promoted and make the full
+ * collections that pause every other request (bench/README.md, "Telemetry posts"). A bridge's usual
  * post (a second or two of samples) is checked in place, where a thread hand-off would cost more than it saves.
  */
 export const OFF_THREAD_POST_BYTES = 64 * 1024;
