@@ -90,6 +90,7 @@ describe('startRoastBatch', () => {
         completedAt: null,
         abortedAt: null,
         abortReason: null,
+        referenceBatchId: null,
         createdAt: undefined,
         updatedAt: undefined,
         profileComparison: undefined,
