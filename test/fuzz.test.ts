@@ -73,13 +73,20 @@ function typeOfJson(v: unknown): string {
   return typeof v;
 }
 
-/** Every field of the input, nested objects and (first) array items included. */
+/**
+ * Every field of the input, nested objects, (first) array items and tuple positions included. Of a union of
+ * objects or of arrays, the first alternative is walked: the one `sample` fills in, so that a case changes one
+ * field of a value that is otherwise valid (a field of another alternative would make the rest invalid too).
+ */
 function fieldsOf(schema: Schema, path: Path = []): Field[] {
   const out: Field[] = [];
   if (path.length > 0) out.push({ path, schema });
-  const objects = [schema, ...alternatives(schema)].filter((s) => s.properties);
-  for (const object of objects) for (const [key, child] of Object.entries(object.properties!)) out.push(...fieldsOf(child, [...path, key]));
-  for (const array of [schema, ...alternatives(schema)].filter((s) => s.items)) out.push(...fieldsOf(array.items!, [...path, 0]));
+  const shapes = [schema, ...alternatives(schema)];
+  const object = shapes.find((s) => s.properties);
+  if (object) for (const [key, child] of Object.entries(object.properties!)) out.push(...fieldsOf(child, [...path, key]));
+  const array = shapes.find((s) => s.items || s.prefixItems);
+  if (array?.prefixItems) array.prefixItems.forEach((item, i) => out.push(...fieldsOf(item, [...path, i])));
+  else if (array?.items) out.push(...fieldsOf(array.items, [...path, 0]));
   return out;
 }
 
@@ -100,6 +107,8 @@ function sample(s: Schema): unknown {
       return out;
     }
     case 'array':
+      // A tuple (prefixItems): one sample per position.
+      if (s.prefixItems) return s.prefixItems.map(sample);
       return Array.from({ length: s.minItems ?? 0 }, () => sample(s.items ?? {}));
     case 'integer':
     case 'number':
@@ -139,7 +148,10 @@ function withValue(base: Record<string, unknown>, schema: Schema, path: Path, va
 
 const objectOf = (s: Schema): Schema => [s, ...alternatives(s)].find((x) => x.properties) ?? {};
 function childOf(s: Schema, key: string | number): Schema {
-  if (typeof key === 'number') return [s, ...alternatives(s)].find((x) => x.items)?.items ?? {};
+  if (typeof key === 'number') {
+    const array = [s, ...alternatives(s)].find((x) => x.items || x.prefixItems);
+    return array?.prefixItems?.[key] ?? array?.items ?? {};
+  }
   return objectOf(s).properties?.[key] ?? {};
 }
 

@@ -3,11 +3,11 @@
 // test's own timeout, so a close held by such a connection fails the test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newId } from '../lib/ids.js';
-import { startTestServer } from '../testing/harness.js';
-import { machineWithToken, watchStream } from '../modules/production/roast/telemetry/testing.js';
-import { MAX_STREAMS_PER_CREDENTIAL } from '../streaming/fan-out.js';
-import { hashSecret, revokeCredential } from '../auth/credentials.js';
+import { newId } from '../src/lib/ids.js';
+import { startTestServer } from '../src/testing/harness.js';
+import { machineWithToken, watchStream } from '../src/modules/production/roast/telemetry/testing.js';
+import { MAX_STREAMS_PER_CREDENTIAL } from '../src/streaming/fan-out.js';
+import { hashSecret, revokeCredential } from '../src/auth/credentials.js';
 
 const hour = 3_600_000;
 const server = await startTestServer({ receiveTimeouts: { headersMs: hour, requestMs: hour } });
