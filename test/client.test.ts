@@ -37,7 +37,8 @@ test('the typed client calls operations, answers typed results and throws proble
 });
 
 test('mutations carry an Idempotency-Key kept across retries; a 429 is retried after Retry-After', async () => {
-  const server = await startTestServer({ rateWindows: [{ name: 'burst', points: 2, seconds: 1 }] });
+  // A window long enough that three calls fall in it on a busy machine too.
+  const server = await startTestServer({ rateWindows: [{ name: 'burst', points: 2, seconds: 4 }] });
   const org = await server.createOrg();
   const sent: { key: string | null; status: number }[] = [];
   const waits: number[] = [];
@@ -67,7 +68,7 @@ test('mutations carry an Idempotency-Key kept across retries; a 429 is retried a
   assert.equal(new Set(keys).size, 3, 'one key per call, the same across a call’s retries');
 
   // The same key twice is one change: the second answer is the first's replay.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await new Promise((resolve) => setTimeout(resolve, 4100));
   const once = await client.call('catalog.location.createLocation', { name: 'D', code: 'D', kind: 'lab' }, { idempotencyKey: 'create-d' });
   const again = await client.call('catalog.location.createLocation', { name: 'D', code: 'D', kind: 'lab' }, { idempotencyKey: 'create-d' });
   assert.equal(again.id, once.id, 'a replay answers the first result');
