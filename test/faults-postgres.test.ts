@@ -28,7 +28,7 @@ interface Outcome {
   retryAfter?: string | null;
 }
 
-test('PostgreSQL restarts under load: 503 with Retry-After meanwhile, recovery on its own, no acknowledged write lost, jobs and deliveries retried', async (t) => {
+test('PostgreSQL restarts under load: 503 with Retry-After meanwhile, recovery on its own, no acknowledged write lost, jobs and deliveries retried', { timeout: 300_000 }, async (t) => {
   if (!process.env.DATABASE_URL) return t.skip('DATABASE_URL is not set: a database restart is a server-mode fault (embedded, the database is in the process)');
   const proxy = await startTcpProxy(targetOf(process.env.DATABASE_URL, 5432));
   t.after(() => proxy.close());
