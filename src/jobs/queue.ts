@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import PgBoss from 'pg-boss';
 import type { z } from 'zod';
-import { PgliteDatabase, PostgresDatabase, isDatabaseUnavailable, type Database, type Queryable } from '../db/client.js';
+import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from '../db/client.js';
 import type { Databases } from '../db/open.js';
 import type { BlobStore } from '../blobs/store.js';
 import { loadConfig, type Config } from '../config.js';
@@ -151,7 +152,7 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
     for (const [name, definition] of Object.entries(this.leasedWork)) {
       this.leasedWorkers.set(name, startLeasedWorker(name, definition, { databases: this.databases, config: this.config, log }));
     }
-    tolerateUnreachableDatabaseAfterJobs(log);
+    reportUnrecordedOutcome = (error) => log.warn({ err: error }, 'a job outcome was not recorded (the job stays active and is retried once its lease expires)');
     await this.boss.start();
     for (const [name, definition] of Object.entries(this.catalog)) {
       for (let slot = 0; slot < (definition.concurrency ?? 1); slot++) {
@@ -316,19 +317,27 @@ async function retryOnDeadlock(declare: () => Promise<unknown>): Promise<void> {
   }
 }
 
-let tolerating = false;
+/** Where a job outcome pg-boss could not record is reported (the last queue to start workers in this process). */
+let reportUnrecordedOutcome: (error: unknown) => void = (error) => console.error('job outcome not recorded', error);
 
 /**
- * pg-boss records a finished job's outcome without waiting for it (its worker loop calls complete or fail and
- * moves on), so when the database is unreachable at that moment the rejection goes unhandled, which would end
- * the process. The job itself is safe: still active, it expires and is retried, and every job is idempotent.
- * Such a rejection is logged; any other unhandled rejection still ends the process, as Node's default does.
+ * pg-boss's worker loop records a finished job's outcome (complete or fail) without waiting for it, so when the
+ * database is unreachable at that moment the rejection would go unhandled and end the process. Each outcome's
+ * promise is marked handled here and its failure reported; a caller that awaits it still sees the failure. The
+ * job itself is safe: still active, it expires and is retried, and every job is idempotent.
  */
-function tolerateUnreachableDatabaseAfterJobs(log: JobLog): void {
-  if (tolerating) return;
-  tolerating = true;
-  process.on('unhandledRejection', (reason) => {
-    if (!isDatabaseUnavailable(reason)) throw reason;
-    log.warn({ err: reason }, 'a job outcome was not recorded: the database is unreachable; the job is retried once its lease expires');
-  });
+function reportUnrecordedJobOutcomes(): void {
+  const Manager = createRequire(import.meta.url)('pg-boss/src/manager.js') as { prototype: Record<string, any> };
+  for (const method of ['complete', 'fail']) {
+    const record = Manager.prototype[method];
+    if (record.reportsUnrecorded) continue;
+    const reporting = function (this: unknown, ...args: unknown[]) {
+      const outcome = record.apply(this, args);
+      outcome?.catch?.((error: unknown) => reportUnrecordedOutcome(error));
+      return outcome;
+    };
+    reporting.reportsUnrecorded = true;
+    Manager.prototype[method] = reporting;
+  }
 }
+reportUnrecordedJobOutcomes();
