@@ -107,7 +107,7 @@ export class PgliteDatabase implements Database {
 }
 
 /** How long opening a PostgreSQL connection, or waiting for a pooled one, may take before the request fails. */
-export const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+export const DATABASE_CONNECT_TIMEOUT_MS = 15_000;
 
 /**
  * Whether an error says the database could not be reached or the connection to it was lost (a restart, a
