@@ -19,7 +19,7 @@ import { simulatedShot } from '../src/modules/cafe/simulator.js';
 import * as cafeRepo from '../src/modules/cafe/repository.js';
 import { ShotsPost } from '../src/modules/cafe/schemas.js';
 import { DEFAULT_SHOT_TARGET, judgeShot } from '../src/modules/cafe/targets.js';
-import { announce, load, median, printTable, record, settledNote, startBenchApp, untilSettled } from './lib.js';
+import { announce, cpuSince, cpuSnapshot, load, median, printTable, record, settledNote, startBenchApp, untilSettled } from './lib.js';
 
 const MACHINES = 20;
 const SITES = 100;
@@ -101,10 +101,17 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   }
   const PATHS = { full: 'ingest/v1/cafe/machines', bare: 'bench/bare/cafe', 'round trip': 'bench/roundtrip/cafe', statement: 'bench/statement/cafe' };
   let runs = 0;
-  const run = (target: keyof typeof PATHS, duration: number) => {
+  // Each run's CPU per post, the server's and its database backends': steadier than posts/s on a busy machine.
+  const run = async (target: keyof typeof PATHS, duration: number) => {
     const data: ShotLoad = { url: bench.url, target, path: PATHS[target], duration, runId: `${runs++}`, machines: machines.map(({ id, token }) => ({ id, token })) };
-    return load({}, { module: import.meta.url, name: 'shotLoad', data });
+    const before = await cpuSnapshot(bench.app.databases.owner);
+    const result = await load({}, { module: import.meta.url, name: 'shotLoad', data });
+    const used = await cpuSince(before, bench.app.databases.owner);
+    const posts = Math.max(1, result.requestsPerSecond * duration);
+    return { ...result, serverMicros: Math.round(used.server / posts), databaseMicros: Math.round(used.database / posts) };
   };
+  const fullCpu: number[] = [];
+  const bareCpu: number[] = [];
   await run('bare', 2);
   await run('full', 2);
   const full: number[] = [];
@@ -121,11 +128,15 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
     full.push(f.requestsPerSecond);
     roundTrip.push(r.requestsPerSecond);
     statement.push(s.requestsPerSecond);
+    bareCpu.push(b.serverMicros + b.databaseMicros);
+    fullCpu.push(f.serverMicros + f.databaseMicros);
     details.push({
       round,
       'bare posts/s': b.requestsPerSecond,
       'full posts/s': f.requestsPerSecond,
       'full p99 ms': f.p99Ms,
+      'bare CPU µs/post': b.serverMicros + b.databaseMicros,
+      'full CPU µs/post (server + db)': `${f.serverMicros} + ${f.databaseMicros}`,
       'round trip/s': r.requestsPerSecond,
       'statement/s': s.requestsPerSecond,
       'non-2xx': b.non2xx + f.non2xx + r.non2xx + s.non2xx,
@@ -136,6 +147,7 @@ export async function benchCafe(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) 
   const pct = (x: number[]) => `${((median(x) / median(bare)) * 100).toFixed(1)}%`;
   printTable(`cafe shot ingest on ${bench.kind} + ${store} live store: ${MACHINES} machines, one shot per post, full channel vs bare route (5 s rounds)`, details);
   record({ measure: `cafe shot ingest full / bare (${store})`, goal: '≥ 50%', figure: ingestRatio, unit: 'ratio', pass: ingestRatio >= 0.5, note: settledNote(settled) });
+  console.log(`by CPU per post (server process and its PostgreSQL backends): ${((median(bareCpu) / median(fullCpu)) * 100).toFixed(1)}%`);
   console.log(`bounds, of bare: one database round trip ${pct(roundTrip)}, the channel's statement alone ${pct(statement)}, full channel ${pct(full)}`);
   }
 

@@ -1,6 +1,6 @@
 import { fork, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -233,3 +233,45 @@ export function printTable(title: string, rows: Record<string, string | number>[
 /** How a settled ratio was reached, for a measure's note. */
 export const settledNote = (s: { ratios: number[]; spread: number; settled: boolean; bound: number }) =>
   `${s.ratios.length} rounds, spread ${(s.spread * 100).toFixed(0)}% ${s.settled ? '≤' : '> (not settled)'} ${(s.bound * 100).toFixed(0)}%`;
+
+type Queries = { query<T>(sql: string, params?: unknown[]): Promise<T[]> };
+export interface CpuSnapshot {
+  server: NodeJS.CpuUsage;
+  /** µs per backend pid. */
+  backends: Map<number, number>;
+}
+
+/**
+ * CPU time used so far by this process (the server) and by each PostgreSQL backend serving `database`'s
+ * database (read from /proc: PostgreSQL on this machine only; none otherwise). On a machine that other work
+ * keeps busy, a path's CPU per request is steadier than its throughput, and what the database does for a
+ * request counts as much as what the server does, as both share the cores.
+ */
+export async function cpuSnapshot(database?: Queries): Promise<CpuSnapshot> {
+  const backends = new Map<number, number>();
+  if (database) {
+    const rows = await database.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`);
+    for (const { pid } of rows) {
+      try {
+        // utime and stime: fields 14 and 15, the 12th and 13th after the command's closing parenthesis.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        backends.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS);
+      } catch {
+        // Not on this machine, or gone.
+      }
+    }
+  }
+  return { server: process.cpuUsage(), backends };
+}
+
+/** CPU µs used since `before`: the server's, and the database backends' (a backend started meanwhile counts whole; one gone, not at all). */
+export async function cpuSince(before: CpuSnapshot, database?: Queries): Promise<{ server: number; database: number }> {
+  const used = process.cpuUsage(before.server);
+  const after = await cpuSnapshot(database);
+  let backends = 0;
+  for (const [pid, micros] of after.backends) backends += micros - (before.backends.get(pid) ?? 0);
+  return { server: used.user + used.system, database: backends };
+}
+/** The kernel's clock ticks per second for /proc's CPU times (USER_HZ: 100 on Linux). */
+const CLOCK_TICKS = 100;
