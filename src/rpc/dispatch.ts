@@ -146,6 +146,76 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * A list's whole answer for an export (src/http/exports.ts): `input` is the list's input (its filter)
+   * without a page; the handler is called page after page of `pageLimit` items through its own keyset cursor,
+   * and `onPage` gets each page's items before the next is read, so it paces the reading (it waits while the
+   * client is behind, and throws to stop: the transaction then rolls back and its connection is released).
+   *
+   * On PostgreSQL every page is read in ONE REPEATABLE READ, READ ONLY transaction scoped to the
+   * organization: the file is one consistent snapshot however long it takes to send, and rows committed
+   * meanwhile neither appear nor shift a page. PGlite has one connection that every request waits for, so
+   * there each page is its own read-only transaction and the connection is free while the client catches up
+   * (keyset paging still gives every row that stays once). Each page's answer is held to the output schema
+   * in the suite's contract mode, as a JSON call's is. Resolves once the last page was given to `onPage`.
+   */
+  async exportPages(request: Omit<DispatchRequest, 'idempotencyKey'>, pageLimit: number, onPage: (items: unknown[]) => Promise<void>): Promise<void> {
+    const { principal, operation } = request;
+    // Validated as the JSON call's input (400 naming the field), with a page the schema takes; the export's own
+    // page size is set after, as handlers read it from the validated input.
+    const parsed = parseInput(operation.input, { ...(request.input as object), page: {} }) as { page: { limit: number; cursor?: string } };
+    let input = { ...parsed, page: { limit: pageLimit } as { limit: number; cursor?: string } };
+    const ctx = (tx: Queryable): OperationContext => ({
+      orgId: principal.orgId,
+      principal,
+      tx,
+      requestId: request.requestId,
+      services: this.services,
+      afterCommit: () => {
+        throw new Error(`${operation.name} is a list: an export runs it read only, with nothing to do after commit`);
+      },
+      emit: async () => {
+        throw new Error(`${operation.name} is a list: an export runs it read only, emitting nothing`);
+      },
+      enqueue: async () => {
+        throw new Error(`${operation.name} is a list: an export runs it read only, enqueueing nothing`);
+      },
+    });
+    const readPage = async (tx: Queryable) => {
+      const body = (await operation.handler(ctx(tx), input)) as { items: unknown[]; nextCursor: string | null };
+      if (this.checkContract) checkAnswer(operation, body);
+      return body;
+    };
+    const next = (cursor: string | null) => {
+      if (cursor === null) return false;
+      input = { ...input, page: { limit: pageLimit, cursor } };
+      return true;
+    };
+    try {
+      if (this.db.kind === 'postgres') {
+        await this.db.transaction(
+          async (tx) => {
+            for (;;) {
+              const page = await readPage(tx);
+              await onPage(page.items);
+              if (!next(page.nextCursor)) return;
+            }
+          },
+          { orgId: principal.orgId, snapshot: true },
+        );
+      } else {
+        for (;;) {
+          const page = await this.db.transaction(readPage, { orgId: principal.orgId, readOnly: true });
+          await onPage(page.items);
+          if (!next(page.nextCursor)) return;
+        }
+      }
+    } catch (error) {
+      if (this.checkContract) checkProblem(operation, toProblem(error));
+      throw error;
+    }
+  }
+
   private async findStored(principal: Principal, key: string) {
     const [row] = await this.db.transaction(
       (tx) =>
