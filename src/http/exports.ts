@@ -23,9 +23,9 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 /**
- * The items read per page while exporting. Larger than a client's page (200): fewer statements per row
- * (bench/exports.ts measured 200 against 1,000), still a bounded page in memory. Handlers take any
- * validated limit; only the input schema caps a client's.
+ * The items read per page while exporting. Larger than a client's page (200): a fifth of the statements
+ * (and of a handler's per-page checks) per row, still a bounded page in memory (two at most: the one
+ * written and the one read meanwhile). Handlers take any validated limit; only the input schema caps a client's.
  */
 export const EXPORT_PAGE_LIMIT = 1_000;
 

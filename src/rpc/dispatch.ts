@@ -164,7 +164,7 @@ export class Dispatcher {
     // Validated as the JSON call's input (400 naming the field), with a page the schema takes; the export's own
     // page size is set after, as handlers read it from the validated input.
     const parsed = parseInput(operation.input, { ...(request.input as object), page: {} }) as { page: { limit: number; cursor?: string } };
-    let input = { ...parsed, page: { limit: pageLimit } as { limit: number; cursor?: string } };
+    const input = { ...parsed, page: { limit: pageLimit } as { limit: number; cursor?: string } };
     const ctx = (tx: Queryable): OperationContext => ({
       orgId: principal.orgId,
       principal,
@@ -181,33 +181,47 @@ export class Dispatcher {
         throw new Error(`${operation.name} is a list: an export runs it read only, enqueueing nothing`);
       },
     });
-    const readPage = async (tx: Queryable) => {
-      const body = (await operation.handler(ctx(tx), input)) as { items: unknown[]; nextCursor: string | null };
+    const readPage = async (tx: Queryable, page: { limit: number; cursor?: string }) => {
+      const body = (await operation.handler(ctx(tx), { ...input, page })) as { items: unknown[]; nextCursor: string | null };
       if (this.checkContract) checkAnswer(operation, body);
       return body;
     };
-    const next = (cursor: string | null) => {
-      if (cursor === null) return false;
-      input = { ...input, page: { limit: pageLimit, cursor } };
-      return true;
-    };
+    const pageAfter = (cursor: string) => ({ limit: pageLimit, cursor });
     try {
       if (this.db.kind === 'postgres') {
         await this.db.transaction(
           async (tx) => {
+            // The next page is asked for as soon as a page is in, so the database reads it while this one is
+            // written out: two pages in memory at most.
+            let reading = readPage(tx, input.page);
             for (;;) {
-              const page = await readPage(tx);
-              await onPage(page.items);
-              if (!next(page.nextCursor)) return;
+              const page = await reading;
+              if (page.nextCursor !== null) {
+                reading = readPage(tx, pageAfter(page.nextCursor));
+                // Its failure is met when it is awaited; until then (the client being slow) it is not unhandled.
+                reading.catch(() => {});
+              }
+              try {
+                await onPage(page.items);
+              } catch (error) {
+                // Stopped: the read under way ends (either way) before the transaction is rolled back.
+                if (page.nextCursor !== null) await reading.then(
+                  () => {},
+                  () => {},
+                );
+                throw error;
+              }
+              if (page.nextCursor === null) return;
             }
           },
           { orgId: principal.orgId, snapshot: true },
         );
       } else {
-        for (;;) {
-          const page = await this.db.transaction(readPage, { orgId: principal.orgId, readOnly: true });
-          await onPage(page.items);
-          if (!next(page.nextCursor)) return;
+        for (let page = input.page; ; ) {
+          const body = await this.db.transaction((tx) => readPage(tx, page), { orgId: principal.orgId, readOnly: true });
+          await onPage(body.items);
+          if (body.nextCursor === null) return;
+          page = pageAfter(body.nextCursor);
         }
       }
     } catch (error) {
