@@ -19,6 +19,7 @@ import { benchWebhooks } from './webhooks.js';
 import { benchReporting } from './reporting.js';
 import { benchBridge } from './bridge.js';
 import { benchLedger } from './ledger.js';
+import { benchExports } from './exports.js';
 
 const BENCHES: [string, () => Promise<unknown>][] = [
   ['catalog', () => benchCatalogRead()],
@@ -33,6 +34,7 @@ const BENCHES: [string, () => Promise<unknown>][] = [
   ['reporting', () => benchReporting()],
   ['bridge', () => benchBridge()],
   ['ledger', () => benchLedger(['writes'])],
+  ['exports', () => benchExports()],
 ];
 
 const only = process.env.BENCH_ONLY?.split(',');

@@ -138,6 +138,10 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ru
     // holds its turn from reading its body to sending its answer, so this bounds the event loop's share
     // they take, not only their connections. PGlite has one connection and runs one transaction at a time anyway.
     heavyLaneSize: databases.service.kind === 'postgres' ? Math.min(Math.max(2, availableParallelism()), poolLessAQuarter(config.databasePoolSize)) : 1,
+    // List exports each hold a connection while they stream (one snapshot transaction on PostgreSQL): a
+    // quarter of the pool at most, and at most as many as there are cores (each is a core's work while the
+    // client keeps up). PGlite's one connection is shared page by page (Dispatcher.exportPages).
+    exportLaneSize: databases.service.kind === 'postgres' ? Math.max(1, Math.min(Math.max(2, availableParallelism()), Math.floor(config.databasePoolSize / 4))) : 1,
     surfaces: { list: surfaces, mount: { deps, resolvers, authenticators, limiter: limiterOf } },
     plugins: [
       // Before the server waits for open requests: a module's open streams would hold it open forever;

@@ -1,5 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
-import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
 import type { z } from 'zod';
 import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
@@ -10,9 +9,11 @@ import { ProblemError } from '../rpc/errors.js';
  * Lists as spreadsheets: every list operation (one whose answer is a page, `pageOut`) also answers its whole
  * list as CSV or XLSX at `/rpc/v1/<operation>.csv` and `.xlsx`, with the same input (its filter), through the
  * same guard chain (credential, organization, rate limit, module, permission) as its JSON call. The file is
- * streamed page by page through the list's own cursor, each page one call of the operation through the
- * dispatcher (its own read-only transaction, its answer checked like any other): memory stays that of one page
- * whatever the list's length, and the rows are the ones paging through the JSON answers gives.
+ * read page by page through the list's own handler and keyset cursor (Dispatcher.exportPages): on PostgreSQL
+ * in one REPEATABLE READ, READ ONLY transaction, so the whole file is one consistent snapshot. Each page's
+ * rows are written to the response before the next page is read, and the next page waits while the
+ * response's buffer is full (the client reads slower than the database answers): memory stays that of one
+ * page whatever the list's length, and the rows are the ones paging through the JSON answers gives.
  */
 export type ExportFormat = 'csv' | 'xlsx';
 
@@ -21,8 +22,18 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
-/** The items a page holds per call while exporting: the schemas' largest page. */
-export const EXPORT_PAGE_LIMIT = 200;
+/**
+ * The items read per page while exporting. Larger than a client's page (200): a fifth of the statements
+ * (and of a handler's per-page checks) per row, still a bounded page in memory (two at most: the one
+ * written and the one read meanwhile). Handlers take any validated limit; only the input schema caps a client's.
+ */
+export const EXPORT_PAGE_LIMIT = 1_000;
+
+/**
+ * How long an export waits for a client that reads nothing before it gives up: the export holds a database
+ * connection (and on PostgreSQL an open snapshot) while it waits, which a stalled client must not keep.
+ */
+export const EXPORT_STALL_MS = 60_000;
 
 /** `inventory.green.listGreenLots.csv` → the operation's name and the format; null for a plain operation name. */
 export function exportOf(path: string): { name: string; format: ExportFormat } | null {
@@ -79,9 +90,9 @@ export function columnsOf(item: z.ZodType, prefix = ''): string[] {
   });
 }
 
-function valueAt(item: unknown, column: string): unknown {
+function valueAt(item: unknown, path: readonly string[]): unknown {
   let current: unknown = item;
-  for (const key of column.split('.')) {
+  for (const key of path) {
     if (current === null || current === undefined || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[key];
   }
@@ -107,46 +118,114 @@ function csvCell(value: unknown): string {
   return text;
 }
 
-/** Pages of a list, in order: `fetchPage(cursor)` answers one call's `{ items, nextCursor }`. */
-export type PageFetcher = (cursor: string | null) => Promise<{ items: unknown[]; nextCursor: string | null }>;
-
-async function* pagesOf(first: { items: unknown[]; nextCursor: string | null }, fetchPage: PageFetcher) {
-  let page = first;
-  for (;;) {
-    yield page.items;
-    if (!page.nextCursor) return;
-    page = await fetchPage(page.nextCursor);
+/** Thrown into the export's reading when its response has gone (the client disconnected, or it stalled). */
+export class ExportAborted extends Error {
+  constructor(reason: string) {
+    super(`export aborted: ${reason}`);
   }
 }
 
-/** The whole list as CSV (RFC 4180, a header row of the columns), one page in memory at a time. */
-export function csvStream(columns: string[], first: { items: unknown[]; nextCursor: string | null }, fetchPage: PageFetcher): Readable {
-  return Readable.from(
-    (async function* () {
-      yield stringify([columns]);
-      for await (const items of pagesOf(first, fetchPage)) {
-        if (items.length > 0) yield stringify(items.map((item) => columns.map((c) => csvCell(valueAt(item, c)))));
-      }
-    })(),
-  );
+/**
+ * The writing end of an export: `write(items)` turns one page's items into rows of the file and resolves once
+ * the response can take more (at once while its buffer has room; after 'drain' otherwise), so the page after
+ * is read only then. It throws ExportAborted once the response is gone, which ends the reading (and rolls its
+ * transaction back). `end()` finishes the file.
+ */
+export interface ExportWriter {
+  /** What the response is sent from (Fastify pipes it to the socket, with backpressure). */
+  readonly body: PassThrough;
+  write(items: readonly unknown[]): Promise<void>;
+  end(): Promise<void>;
+  /** Ends the body with an error (the client sees a cut transfer, never a complete-looking file). */
+  fail(error: Error): void;
+}
+
+/** How a writer waits for its client: the stall bound, and a report of each wait's start and end (the server's counts). */
+export interface WriterOptions {
+  stallMs?: number;
+  waiting?: (waiting: boolean) => void;
+}
+
+/** Resolves once `out` has room again; throws ExportAborted when it closes first or nothing drains for `stallMs`. */
+function drained(out: PassThrough, { stallMs = EXPORT_STALL_MS, waiting = () => {} }: WriterOptions): Promise<void> {
+  if (!out.writableNeedDrain) return Promise.resolve();
+  waiting(true);
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      waiting(false);
+      clearTimeout(timer);
+      out.off('drain', onDrain);
+      out.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new ExportAborted('the response closed'));
+    const timer = setTimeout(() => done(new ExportAborted(`the client read nothing for ${stallMs} ms`)), stallMs);
+    out.on('drain', onDrain);
+    out.on('close', onClose);
+  });
+}
+
+function writerBase(out: PassThrough, options: WriterOptions) {
+  return {
+    check() {
+      if (out.destroyed) throw new ExportAborted('the response closed');
+    },
+    drained: () => drained(out, options),
+  };
+}
+
+/** The whole list as CSV (RFC 4180, a header row of the columns), one page's rows per write. */
+export function csvWriter(columns: string[], options: WriterOptions = {}): ExportWriter {
+  const out = new PassThrough();
+  const paths = columns.map((c) => c.split('.'));
+  const base = writerBase(out, options);
+  let headed = false;
+  const head = () => {
+    if (!headed) out.write(stringify([columns]));
+    headed = true;
+  };
+  return {
+    body: out,
+    async write(items) {
+      base.check();
+      head();
+      if (items.length > 0) out.write(stringify(items.map((item) => paths.map((p) => csvCell(valueAt(item, p))))));
+      await base.drained();
+    },
+    async end() {
+      base.check();
+      head();
+      out.end();
+    },
+    fail: (error) => void out.destroy(error),
+  };
 }
 
 /**
  * The whole list as an XLSX workbook of one sheet, written by exceljs's streaming writer (rows committed as
- * they come, no shared-strings table), waiting for the reader whenever the stream's buffer is full.
+ * they come, no shared-strings table, so nothing accumulates per row).
  */
-export function xlsxStream(sheetName: string, columns: string[], first: { items: unknown[]; nextCursor: string | null }, fetchPage: PageFetcher): Readable {
+export function xlsxWriter(sheetName: string, columns: string[], options: WriterOptions = {}): ExportWriter {
   const out = new PassThrough();
+  const paths = columns.map((c) => c.split('.'));
+  const base = writerBase(out, options);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
   const sheet = workbook.addWorksheet(sheetName.slice(0, 31));
-  void (async () => {
-    sheet.addRow(columns).commit();
-    for await (const items of pagesOf(first, fetchPage)) {
-      for (const item of items) sheet.addRow(columns.map((c) => cell(valueAt(item, c)))).commit();
-      if (out.writableNeedDrain) await once(out, 'drain');
-    }
-    sheet.commit();
-    await workbook.commit();
-  })().catch((error) => out.destroy(error as Error));
-  return out;
+  sheet.addRow(columns).commit();
+  return {
+    body: out,
+    async write(items) {
+      base.check();
+      for (const item of items) sheet.addRow(paths.map((p) => cell(valueAt(item, p)))).commit();
+      await base.drained();
+    },
+    async end() {
+      base.check();
+      sheet.commit();
+      await workbook.commit();
+    },
+    fail: (error) => void out.destroy(error),
+  };
 }

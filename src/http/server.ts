@@ -17,7 +17,7 @@ import { mountSurfaces, type Surface, type SurfaceMount } from './surface.js';
 import { MAX_BODY_BYTES, bodyTooLarge, sendProblem, toProblem } from './problems.js';
 import { receiveBounds, type ReceiveTimeouts } from './slow-clients.js';
 import { closeIdleWhenClosing } from './close-idle.js';
-import { EXPORT_CONTENT_TYPES, EXPORT_PAGE_LIMIT, columnsOf, csvStream, exportOf, requireList, xlsxStream } from './exports.js';
+import { EXPORT_CONTENT_TYPES, EXPORT_PAGE_LIMIT, ExportAborted, columnsOf, csvWriter, exportOf, requireList, xlsxWriter } from './exports.js';
 
 export interface ServerDeps {
   /** The operations served on /rpc/v1 and the document's contents (read off the modules' manifests). */
@@ -29,6 +29,8 @@ export interface ServerDeps {
   logLevel?: string;
   /** How many heavy requests (src/rpc/cost.ts) run at once; the rest wait their turn, so cheap ones always find a connection. */
   heavyLaneSize?: number;
+  /** How many list exports (src/http/exports.ts) stream at once, each holding a connection; 1 by default. */
+  exportLaneSize?: number;
   /** The budget of failed authentications per client address, over every surface (src/http/failed-auth.ts). */
   failedAuthentication?: (app: FastifyInstance) => void;
   /** How long a client may take to send a request (src/http/slow-clients.ts); RECEIVE_TIMEOUTS by default. */
@@ -55,6 +57,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** How many transactions were run again after losing a race (a deadlock or serialization failure). */
     racesRetried(): number;
+    /** List exports (src/http/exports.ts): streaming now, of which waiting for a client to read, finished whole, and stopped early (client gone, stalled or failed). */
+    exportCounts(): { streaming: number; waitingForClient: number; completed: number; stopped: number };
   }
 }
 
@@ -87,8 +91,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     (operation, attempt, error) => app.log.warn({ operation, attempt, sqlState: (error as { code?: string }).code }, 'transaction lost a race; running it again'),
   );
   app.decorate('racesRetried', () => dispatcher.racesRetried);
+  const exportCounts = { streaming: 0, waitingForClient: 0, completed: 0, stopped: 0 };
+  app.decorate('exportCounts', () => ({ ...exportCounts }));
   // Turns go round robin over organizations (src/http/fair-lane.ts).
   const heavyLane = new FairLane(deps.heavyLaneSize ?? 1);
+  const exportLane = new FairLane(deps.exportLaneSize ?? 1);
 
   // A callback hook, not an async one: the reply is written at once rather than a tick later.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -186,27 +193,59 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
     /**
      * A list's whole answer as a file (src/http/exports.ts): the input's filter, every page through the
-     * cursor. The input's own `page` is not taken: the file is the whole list. The first page is read before
-     * anything is sent, so a refused input is a problem like the JSON call's.
+     * list's handler (Dispatcher.exportPages). The input's own `page` is not taken: the file is the whole
+     * list. Nothing is sent before the first page is read, so a refused input (400, a filter's 404) is a
+     * problem like the JSON call's; after that a failure cuts the transfer. Exports hold a database
+     * connection (on PostgreSQL one snapshot transaction) while they stream, so at most `exportLane`'s size
+     * run at once, in turns across organizations; the rest wait (and give up their place if the client leaves).
+     * A client gone mid-file stops the reading at the page being written and releases the connection.
      */
     const exportList = async (request: RpcRequest, reply: FastifyReply, operation: Operation, input: object, format: 'csv' | 'xlsx') => {
       const item = requireList(operation);
       const { page: _page, ...filter } = input as { page?: unknown };
-      const fetchPage = async (cursor: string | null) => {
-        const page = { limit: EXPORT_PAGE_LIMIT, ...(cursor ? { cursor } : {}) };
-        const result = await dispatcher.dispatch({ principal: request.principal!, operation, input: { ...filter, page }, requestId: request.id });
-        return JSON.parse(result.json) as { items: unknown[]; nextCursor: string | null };
-      };
-      const first = await fetchPage(null);
       const columns = columnsOf(item);
-      const body = format === 'csv' ? csvStream(columns, first, fetchPage) : xlsxStream(operation.name.split('.').pop()!, columns, first, fetchPage);
-      body.on('error', (error) => request.log.error({ err: error, operation: operation.name }, 'export failed while streaming'));
+      const waiting = (on: boolean) => void (exportCounts.waitingForClient += on ? 1 : -1);
+      const writer = format === 'csv' ? csvWriter(columns, { waiting }) : xlsxWriter(operation.name.split('.').pop()!, columns, { waiting });
+      // The response gone before the file is whole: the writer's next write throws, ending the reading.
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) writer.body.destroy();
+      });
+      await turnUntilClosed(exportLane, request.principal!.orgId, reply.raw);
+      // Gone while it waited for its turn: nothing to read, nobody to answer.
+      if (reply.raw.destroyed) return reply.hijack();
+      let started: () => void = () => {};
+      const firstPage = new Promise<void>((resolve) => (started = resolve));
+      exportCounts.streaming++;
+      const reading = dispatcher
+        .exportPages({ principal: request.principal!, operation, input: filter, requestId: request.id }, EXPORT_PAGE_LIMIT, async (items) => {
+          started();
+          await writer.write(items);
+        })
+        .then(() => {
+          started();
+          return writer.end();
+        })
+        .then(
+          () => void exportCounts.completed++,
+          (error: unknown) => {
+            exportCounts.stopped++;
+            throw error;
+          },
+        )
+        .finally(() => void exportCounts.streaming--);
+      // Refused before any row: the problem, as the JSON call's.
+      await Promise.race([firstPage, reading]);
+      reading.catch((error: unknown) => {
+        writer.fail(error as Error);
+        if (error instanceof ExportAborted) request.log.info({ operation: operation.name, reason: error.message }, 'export stopped');
+        else request.log.error({ err: error, operation: operation.name }, 'export failed while streaming');
+      });
       return reply
         .code(200)
         .type(EXPORT_CONTENT_TYPES[format])
         .header('Content-Disposition', `attachment; filename="${operation.name}.${format}"`)
         .header('Cache-Control', 'no-store')
-        .send(body);
+        .send(writer.body);
     };
 
     rpc.route({ method: ['GET', 'POST'], url: '/rpc/v1/:operation', handler: handle });

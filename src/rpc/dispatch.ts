@@ -146,6 +146,90 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * A list's whole answer for an export (src/http/exports.ts): `input` is the list's input (its filter)
+   * without a page; the handler is called page after page of `pageLimit` items through its own keyset cursor,
+   * and `onPage` gets each page's items before the next is read, so it paces the reading (it waits while the
+   * client is behind, and throws to stop: the transaction then rolls back and its connection is released).
+   *
+   * On PostgreSQL every page is read in ONE REPEATABLE READ, READ ONLY transaction scoped to the
+   * organization: the file is one consistent snapshot however long it takes to send, and rows committed
+   * meanwhile neither appear nor shift a page. PGlite has one connection that every request waits for, so
+   * there each page is its own read-only transaction and the connection is free while the client catches up
+   * (keyset paging still gives every row that stays once). Each page's answer is held to the output schema
+   * in the suite's contract mode, as a JSON call's is. Resolves once the last page was given to `onPage`.
+   */
+  async exportPages(request: Omit<DispatchRequest, 'idempotencyKey'>, pageLimit: number, onPage: (items: unknown[]) => Promise<void>): Promise<void> {
+    const { principal, operation } = request;
+    // Validated as the JSON call's input (400 naming the field), with a page the schema takes; the export's own
+    // page size is set after, as handlers read it from the validated input.
+    const parsed = parseInput(operation.input, { ...(request.input as object), page: {} }) as { page: { limit: number; cursor?: string } };
+    const input = { ...parsed, page: { limit: pageLimit } as { limit: number; cursor?: string } };
+    const ctx = (tx: Queryable): OperationContext => ({
+      orgId: principal.orgId,
+      principal,
+      tx,
+      requestId: request.requestId,
+      services: this.services,
+      afterCommit: () => {
+        throw new Error(`${operation.name} is a list: an export runs it read only, with nothing to do after commit`);
+      },
+      emit: async () => {
+        throw new Error(`${operation.name} is a list: an export runs it read only, emitting nothing`);
+      },
+      enqueue: async () => {
+        throw new Error(`${operation.name} is a list: an export runs it read only, enqueueing nothing`);
+      },
+    });
+    const readPage = async (tx: Queryable, page: { limit: number; cursor?: string }) => {
+      const body = (await operation.handler(ctx(tx), { ...input, page })) as { items: unknown[]; nextCursor: string | null };
+      if (this.checkContract) checkAnswer(operation, body);
+      return body;
+    };
+    const pageAfter = (cursor: string) => ({ limit: pageLimit, cursor });
+    try {
+      if (this.db.kind === 'postgres') {
+        await this.db.transaction(
+          async (tx) => {
+            // The next page is asked for as soon as a page is in, so the database reads it while this one is
+            // written out: two pages in memory at most.
+            let reading = readPage(tx, input.page);
+            for (;;) {
+              const page = await reading;
+              if (page.nextCursor !== null) {
+                reading = readPage(tx, pageAfter(page.nextCursor));
+                // Its failure is met when it is awaited; until then (the client being slow) it is not unhandled.
+                reading.catch(() => {});
+              }
+              try {
+                await onPage(page.items);
+              } catch (error) {
+                // Stopped: the read under way ends (either way) before the transaction is rolled back.
+                if (page.nextCursor !== null) await reading.then(
+                  () => {},
+                  () => {},
+                );
+                throw error;
+              }
+              if (page.nextCursor === null) return;
+            }
+          },
+          { orgId: principal.orgId, snapshot: true },
+        );
+      } else {
+        for (let page = input.page; ; ) {
+          const body = await this.db.transaction((tx) => readPage(tx, page), { orgId: principal.orgId, readOnly: true });
+          await onPage(body.items);
+          if (body.nextCursor === null) return;
+          page = pageAfter(body.nextCursor);
+        }
+      }
+    } catch (error) {
+      if (this.checkContract) checkProblem(operation, toProblem(error));
+      throw error;
+    }
+  }
+
   private async findStored(principal: Principal, key: string) {
     const [row] = await this.db.transaction(
       (tx) =>
