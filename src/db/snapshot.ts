@@ -1,5 +1,6 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createServer, request, type Server } from 'node:http';
@@ -35,28 +36,37 @@ export interface SnapshotResult {
 /**
  * Copies the data directory into `into` as it was at one instant. A first pass copies it with `cp` in a child
  * process while the service runs (the in-process PGlite keeps this process's event loop busy under load, so
- * the copy must not depend on it). Then, inside a PGlite transaction (which holds its only connection, so
- * every other statement waits) and with synchronous file calls (so no other line of this process, such as a
- * live-session append, runs in between), a second pass copies again every file whose inode changed (ctime:
- * any write, and a rename onto its name) since shortly before the first pass began, copies files the first
- * pass did not see, and removes the copies of files gone since. The copy is the state at that instant, as after
- * a `kill -9` then: PGlite replays its WAL when it opens the copy. A checkpoint first keeps that WAL short.
+ * the copy must not depend on it). A catch-up pass, still while the service runs, copies again every file
+ * whose inode changed (ctime: any write, and a rename onto its name) since shortly before the first pass
+ * began. Then, inside a PGlite transaction (which holds its only connection, so every other statement waits)
+ * and with synchronous file calls (so no other line of this process, such as a live-session append, runs in
+ * between), a last pass brings up to date every file changed since shortly before the catch-up began, writing
+ * only the chunks that differ (a WAL segment being filled differs in its tail), copies files the earlier
+ * passes did not see, and removes the copies of files gone since. Statements thus wait for what changed during
+ * the catch-up, which is short, not for what changed during the whole first copy. The copy is the state at
+ * that instant, as after a `kill -9` then: PGlite replays its WAL when it opens the copy. A checkpoint first
+ * keeps that WAL short.
+ *
+ * Why a file left alone by the last pass is right: it has not changed since the catch-up began (its ctime),
+ * and its copy was made after its last change: by the first pass if that change came before the first pass
+ * began, by the catch-up otherwise (which copies every file changed since then, and started after the change).
  */
 export async function snapshotEmbedded(db: PgliteDatabase, dataDir: string, into: string): Promise<SnapshotResult> {
   mkdirSync(into, { recursive: true });
   await db.exec('checkpoint');
-  // A margin over the file system clock's granularity (a kernel tick): a write in the same tick as the
-  // first pass's read would otherwise leave ctime looking older than the read.
-  const since = BigInt(Date.now() - 100) * 1_000_000n;
+  const since = clockMargin();
   const entries = dataEntries(dataDir);
   if (entries.length > 0) await run('cp', ['-R', ...entries.map((entry) => join(dataDir, entry)), into]);
+  const caughtUpSince = clockMargin();
+  await catchUp(dataDir, dataEntries(dataDir), into, since);
   let pauseMs = 0;
   let copied = 0;
   const migrations = await db.pglite.transaction(async (tx) => {
     const started = performance.now();
     const applied = (await tx.query<{ version: string }>(`select version from schema_migrations order by version`)).rows.map((r) => r.version);
     const present = new Set<string>();
-    for (const entry of dataEntries(dataDir)) copied += secondPass(join(dataDir, entry), join(into, entry), since, present);
+    const chunk = Buffer.allocUnsafe(2 * SYNC_CHUNK_BYTES);
+    for (const entry of dataEntries(dataDir)) copied += lastPass(join(dataDir, entry), join(into, entry), caughtUpSince, present, chunk);
     for (const entry of readdirSync(into)) removeGone(join(into, entry), present);
     pauseMs = performance.now() - started;
     return applied;
@@ -65,27 +75,101 @@ export async function snapshotEmbedded(db: PgliteDatabase, dataDir: string, into
   return { migrations, pauseMs, blobs, copiedAtInstantBytes: copied };
 }
 
+/**
+ * Now, less a margin over the file system clock's granularity (a kernel tick), in ctime's nanoseconds: a write
+ * in the same tick as a pass's read would otherwise leave ctime looking older than the read.
+ */
+const clockMargin = () => BigInt(Date.now() - 100) * 1_000_000n;
+
 /** What a copy holds: everything but the lock, the socket, the blobs (linked after) and other copies. */
 const dataEntries = (dataDir: string) =>
   readdirSync(dataDir).filter((entry) => entry !== LOCK_FILE && entry !== CONTROL_SOCKET && entry !== 'blobs' && !entry.startsWith(STAGING_PREFIX));
 
-/** Answers the bytes it copied. */
-function secondPass(source: string, target: string, since: bigint, present: Set<string>): number {
+/** The in-process postgres's pid file would only confuse the copy's next start. */
+const skipped = (source: string) => source.endsWith('postmaster.pid');
+
+/**
+ * Copies again, while the service runs, every file changed since `since` (a file gone meanwhile is left to the
+ * last pass). On a worker thread with synchronous calls: like the first pass's `cp`, it must not wait for
+ * this process's event loop, which PGlite keeps busy under load (file calls queued on it took minutes).
+ */
+function catchUp(dataDir: string, entries: string[], into: string, since: bigint): Promise<void> {
+  const worker = new Worker(CATCH_UP_SOURCE, { eval: true, workerData: { dataDir, entries, into, since: since.toString() } });
+  return new Promise((ok, fail) => {
+    worker.once('error', fail);
+    worker.once('exit', (code) => (code === 0 ? ok() : fail(new SnapshotError(`the catch-up copy exited ${code}`))));
+  });
+}
+
+const CATCH_UP_SOURCE = `
+const { copyFileSync, mkdirSync, readdirSync, statSync } = require('node:fs');
+const { join } = require('node:path');
+const { workerData } = require('node:worker_threads');
+const since = BigInt(workerData.since);
+const gone = (error) => { if (error.code !== 'ENOENT') throw error; };
+function walk(source, target) {
+  let st;
+  try { st = statSync(source, { bigint: true }); } catch (error) { return gone(error); }
+  if (st.isDirectory()) {
+    mkdirSync(target, { recursive: true });
+    let names;
+    try { names = readdirSync(source); } catch (error) { return gone(error); }
+    for (const name of names) walk(join(source, name), join(target, name));
+  } else if (st.isFile() && !source.endsWith('postmaster.pid') && st.ctimeNs >= since) {
+    try { copyFileSync(source, target); } catch (error) { gone(error); }
+  }
+}
+for (const entry of workerData.entries) walk(join(workerData.dataDir, entry), join(workerData.into, entry));
+`;
+
+/** The last pass compares and writes files in chunks of this size. */
+const SYNC_CHUNK_BYTES = 1 << 20;
+
+/** Answers the bytes it wrote. */
+function lastPass(source: string, target: string, since: bigint, present: Set<string>, chunk: Buffer): number {
   const st = statSync(source, { bigint: true });
   let copied = 0;
   if (st.isDirectory()) {
     mkdirSync(target, { recursive: true });
     present.add(target);
-    for (const name of readdirSync(source)) copied += secondPass(join(source, name), join(target, name), since, present);
-  } else if (st.isFile() && !source.endsWith('postmaster.pid')) {
-    // The in-process postgres's pid file would only confuse the copy's next start.
+    for (const name of readdirSync(source)) copied += lastPass(join(source, name), join(target, name), since, present, chunk);
+  } else if (st.isFile() && !skipped(source)) {
     present.add(target);
-    if (st.ctimeNs >= since || !existsSync(target)) {
+    if (!existsSync(target)) {
       copyFileSync(source, target);
       copied += Number(st.size);
+    } else if (st.ctimeNs >= since) {
+      copied += syncChanged(source, target, chunk);
     }
   }
   return copied;
+}
+
+/** Makes `target` equal to `source`, writing only the chunks that differ; answers the bytes written. */
+function syncChanged(source: string, target: string, chunk: Buffer): number {
+  const from = openSync(source, 'r');
+  const to = openSync(target, 'r+');
+  const theirs = chunk.subarray(0, SYNC_CHUNK_BYTES);
+  const ours = chunk.subarray(SYNC_CHUNK_BYTES);
+  let written = 0;
+  try {
+    let position = 0;
+    for (;;) {
+      const n = readSync(from, theirs, 0, SYNC_CHUNK_BYTES, position);
+      if (n === 0) break;
+      const m = readSync(to, ours, 0, n, position);
+      if (m !== n || !theirs.subarray(0, n).equals(ours.subarray(0, n))) {
+        writeSync(to, theirs, 0, n, position);
+        written += n;
+      }
+      position += n;
+    }
+    ftruncateSync(to, position);
+  } finally {
+    closeSync(from);
+    closeSync(to);
+  }
+  return written;
 }
 
 function removeGone(target: string, present: Set<string>): void {

@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Redis } from 'ioredis';
+import { redisRetryStrategy } from '../lib/redis-retry.js';
 import { batchPerTask } from '../lib/coalesce.js';
 
 export interface RateWindow {
@@ -47,7 +48,7 @@ export async function openRateLimiterFactory(options: { redisUrl?: string; keyPr
   let redis: Redis | undefined;
   if (options.redisUrl) {
     // No offline queue: a request never waits on a Redis that is away; the in-memory windows answer instead.
-    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: redisRetryStrategy });
     // With Redis away the draws fail over to this process's own counts; the client reconnects by itself.
     redis.on('error', () => {});
     await redis.connect();

@@ -14,6 +14,7 @@ import {
 } from './live.js';
 import type { LiveCurve, LivePoint } from './messages.js';
 import { frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
+import { redisRetryStrategy } from '../lib/redis-retry.js';
 
 /**
  * Server-mode live sessions, shared by every API process through Redis. Per batch, under keys that share one
@@ -57,10 +58,20 @@ export class RedisLiveSessionStore<Sample extends LivePoint = LivePoint, Event e
     redis.defineCommand('firstcrackLiveAppend', { numberOfKeys: 4, lua: APPEND_SCRIPT });
     // With Redis away, errors surface on the commands that meet them (503 live_store_unavailable).
     if (options.ownsClient) redis.on('error', () => {});
-    this.subscriber = redis.duplicate();
+    // The subscriber never gives up on a command: a SUBSCRIBE sent while Redis is away waits for it (the
+    // stream asking for it stays open, and is served once Redis returns) rather than failing the stream.
+    this.subscriber = redis.duplicate({ maxRetriesPerRequest: null, retryStrategy: redisRetryStrategy });
     this.subscriber.on('messageBuffer', (channel: Buffer, payload: Buffer) => this.feeds.get(channel.toString())?.receive(payload));
     // Errors surface on the commands that meet them; a dropped connection reconnects and resubscribes.
     this.subscriber.on('error', () => {});
+    // What was published while the subscriber was away never reaches it: after each reconnection every feed
+    // reads what it missed from the log (the payloads only showed a gap once a later one arrived, so a
+    // watcher waited for the next post, forever when none came).
+    let connectedBefore = false;
+    this.subscriber.on('ready', () => {
+      if (connectedBefore) for (const feed of this.feeds.values()) feed.resume();
+      connectedBefore = true;
+    });
   }
 
   private keys(orgId: string, batchId: string) {
@@ -73,11 +84,11 @@ export class RedisLiveSessionStore<Sample extends LivePoint = LivePoint, Event e
     await this.redis.hset(key, { orgId: info.orgId, batchId: info.batchId, machineId: info.machineId });
   }
 
-  async get(orgId: string, batchId: string): Promise<LiveSessionInfo | null> {
+  async get(orgId: string, batchId: string, fresh = false): Promise<LiveSessionInfo | null> {
     const key = this.keys(orgId, batchId).info;
     const now = Date.now();
     const cached = this.infoCache.get(key);
-    if (cached && cached.until > now) return cached.info;
+    if (cached && cached.until > now && !fresh) return cached.info;
     this.infoCache.delete(key);
     const stored = await this.redis.hgetall(key);
     if (!stored.machineId) return null;
@@ -282,18 +293,40 @@ class Feed {
     // own log reads, so a gap is judged against the one that holds least.
     if (this.lastId === null) this.lastId = lowestPosition(this.listeners);
     if (!this.pending && !this.missesBefore(run.firstId)) return this.emit(run);
-    const task = (this.pending ?? Promise.resolve()).then(async () => {
+    this.after(async () => {
       if (this.missesBefore(run.firstId)) {
         // Redis unreachable: deliver what arrived; a watcher that reconnects resumes by id from the log.
         this.emit(await this.range(this.lastId! + 1).catch(() => null));
       }
       this.emit(run);
     });
+  }
+
+  /**
+   * The subscriber reconnected (ioredis subscribes to the channel again): once the channel is followed again,
+   * what was stored meanwhile is read from the log and delivered, before any payload that arrives after. The
+   * SUBSCRIBE sent here is answered after ioredis's own, so when it is, the channel is followed: whatever was
+   * stored before is in the log read after it, whatever after arrives as payloads (the id filter drops the
+   * overlap). A failed read (Redis gone again) leaves the catch-up to the next reconnection or payload.
+   */
+  resume(): void {
+    const resubscribed = this.subscriber.subscribe(this.channel);
+    resubscribed.catch(() => {});
+    this.after(async () => {
+      await resubscribed;
+      if (this.lastId === null) this.lastId = lowestPosition(this.listeners);
+      if (this.lastId === null) return;
+      this.emit(await this.range(this.lastId + 1));
+    });
+  }
+
+  /** Runs `step` after the steps queued before it; payloads that arrive meanwhile wait behind it (receive). */
+  private after(step: () => Promise<void>): void {
+    const task = (this.pending ?? Promise.resolve()).then(step).catch(() => {});
     this.pending = task;
-    const settle = () => {
+    void task.then(() => {
       if (this.pending === task) this.pending = null;
-    };
-    task.then(settle, settle);
+    });
   }
 
   private missesBefore(first: number): boolean {

@@ -47,8 +47,12 @@ export class SessionFullError extends Error {
 export interface LiveSessionStore<Sample extends LivePoint = LivePoint, Event extends LivePoint = LivePoint> {
   /** Opens the session (idempotent for the same batch). */
   open(info: LiveSessionInfo): Promise<void>;
-  /** The session, or null when none is open (never opened, or discarded after completion). */
-  get(orgId: string, batchId: string): Promise<LiveSessionInfo | null>;
+  /**
+   * The session, or null when none is open (never opened, or discarded after completion). A store may answer
+   * from what it looked up a moment ago; `fresh` asks the store itself (a stream opening while Redis is away
+   * is then refused with 503, not answered 200 and left waiting).
+   */
+  get(orgId: string, batchId: string, fresh?: boolean): Promise<LiveSessionInfo | null>;
   /**
    * Stores one post atomically: all its samples and events, or nothing. A seq already stored is a
    * duplicate and stores nothing; a post that would take the session past MAX_SESSION_MESSAGES is refused

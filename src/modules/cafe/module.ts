@@ -5,6 +5,7 @@ import * as events from './events.js';
 import { shotIngestSurface, shotWriter } from './ingest.js';
 import { examples } from './examples.js';
 import { MemoryLiveWindowStore, RedisLiveWindowStore } from '../../streaming/live-window.js';
+import { redisRetryStrategy } from '../../lib/redis-retry.js';
 import { LIVE_BAR, type LiveBarStore, type LiveShot } from './live-bar.js';
 
 declare module '../../rpc/define.js' {
@@ -34,7 +35,7 @@ export default defineModule({
   services: (config) => ({
     liveBar: config.redisUrl
       ? // No auto-pipelining: the shot channel already sends one write per site for all the posts it stores together.
-        new RedisLiveWindowStore<LiveShot>(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), { ...LIVE_BAR, ownsClient: true })
+        new RedisLiveWindowStore<LiveShot>(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, retryStrategy: redisRetryStrategy }), { ...LIVE_BAR, ownsClient: true })
       : new MemoryLiveWindowStore<LiveShot>(LIVE_BAR),
   }),
   surfaces: [shotIngestSurface],

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { defineModule } from '../../../rpc/module.js';
 import { DiskLiveSessionStore } from '../../../streaming/live-disk.js';
 import { RedisLiveSessionStore } from '../../../streaming/live-redis.js';
+import { redisRetryStrategy } from '../../../lib/redis-retry.js';
 import type { LiveSessionStore } from '../../../streaming/live.js';
 import { roastOperations } from './operations.js';
 import * as events from './events.js';
@@ -31,7 +32,7 @@ export default defineModule({
   services: (config) => ({
     liveSessions: config.redisUrl
       ? // Its own connections (commands and a subscriber), closed with the store.
-        new RedisLiveSessionStore<CurveSample, RoastEvent>(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true }), { ownsClient: true })
+        new RedisLiveSessionStore<CurveSample, RoastEvent>(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true, retryStrategy: redisRetryStrategy }), { ownsClient: true })
       : new DiskLiveSessionStore<CurveSample, RoastEvent>(join(config.dataDir, 'live')),
   }),
   surfaces: telemetrySurfaces,

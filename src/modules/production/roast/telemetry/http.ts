@@ -69,9 +69,9 @@ export function telemetryChannel(deps: TelemetryChannelDeps) {
   const streams = streamHub({ resolvers: deps.resolvers, heartbeatMs: deps.heartbeatMs, caps: deps.streamCaps });
 
   /** The batch's open session in this organization; otherwise 404, or 409 when the batch exists but is not live. */
-  async function liveSession(orgId: string, batchId: string): Promise<LiveSessionInfo> {
+  async function liveSession(orgId: string, batchId: string, fresh = false): Promise<LiveSessionInfo> {
     if (!batchIdSchema.safeParse(batchId).success) throw notFound('roast batch', batchId, 'batchId');
-    const session = await deps.liveSessions.get(orgId, batchId);
+    const session = await deps.liveSessions.get(orgId, batchId, fresh);
     if (session) return session;
     throw await notLive(orgId, batchId);
   }
@@ -134,7 +134,9 @@ export function telemetryChannel(deps: TelemetryChannelDeps) {
       const { batchId } = request.params;
       const afterId = resumePoint(request);
       const principal = request.principal!;
-      await liveSession(principal.orgId, batchId);
+      // Looked up in the store itself, not remembered: with Redis away the stream answers 503 with Retry-After
+      // (the watcher tries again) instead of opening and then being dropped by its failed subscription.
+      await liveSession(principal.orgId, batchId, true);
       streams.checkCaps(principal);
       await streams.open(request, reply, {
         subscribe: (onRun) => deps.liveSessions.subscribe(principal.orgId, batchId, afterId, onRun),
