@@ -260,6 +260,9 @@ const NO_BLOB_STORE: BlobStore = {
   get: async () => {
     throw new Error('This worker was started without a blob store.');
   },
+  deleteOrganizationObjects: async () => {
+    throw new Error('This worker was started without a blob store.');
+  },
   close: async () => {},
 };
 
