@@ -19,6 +19,8 @@ import { makeMember } from '../src/modules/identity/tenancy.cases.js';
 
 const server = await startTestServer();
 const blobs = server.app.services.blobs;
+const live = server.app.services.liveSessions;
+const deps = { owner: server.owner, blobs, purgeOrganizationState: server.app.services.purgeOrganizationState };
 const root = blobDir(server.config.dataDir);
 const DAY = 24 * 3600 * 1000;
 
@@ -33,6 +35,9 @@ async function orgWithData(name: string) {
   await org.call('identity.createApiKey', { role: 'roaster', scopes: [] });
   await blobs.put(`reports/${org.id}/rpt_test.pdf`, 'a report', 'application/pdf');
   await blobs.put(`imports/${org.id}/imp_test.csv`, 'a,b', 'text/csv');
+  // A batch in the drum: its live session (Redis in server mode, disk embedded).
+  await live.open({ orgId: org.id, batchId: 'rb_in_the_drum', machineId: 'mch_test' });
+  await live.append(org.id, 'rb_in_the_drum', 1, [{ t: 0, bt: 180, et: 220 } as any], []);
   return { org, chain, token: issued.body.token as string };
 }
 
@@ -101,16 +106,17 @@ test('schedule, then cancel during the grace period: a purge run long after find
   assert.equal((await leaving.org.call('inventory.green.listGreenLots', {})).status, 200);
   assert.equal((await server.request(`/c/${leaving.token}`)).status, 200);
   // A purge before the grace period ends takes nothing.
-  assert.deepEqual(await purgeDueOrganizations({ owner: server.owner, blobs }, new Date(Date.parse(purgeAfter) - 1000)), []);
+  assert.deepEqual(await purgeDueOrganizations(deps, new Date(Date.parse(purgeAfter) - 1000)), []);
 
   const cancelled = await leaving.org.call('identity.cancelOrganizationDeletion', {});
   assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
   assert.equal(cancelled.body.deletion, null);
   assert.equal((await leaving.org.call('identity.cancelOrganizationDeletion', {})).status, 200, 'cancelling again changes nothing');
-  assert.deepEqual(await purgeDueOrganizations({ owner: server.owner, blobs }, new Date(Date.now() + 365 * DAY)), []);
+  assert.deepEqual(await purgeDueOrganizations(deps, new Date(Date.now() + 365 * DAY)), []);
   assert.deepEqual(await snapshotOf(leaving.org.id), before.leaving, 'every row of the organization is still there');
   assert.deepEqual(await snapshotOf(staying.org.id), before.staying);
   assert.deepEqual(blobFiles(leaving.org.id), before.blobs);
+  assert.ok(await live.get(leaving.org.id, 'rb_in_the_drum'), 'its live session is there');
 });
 
 test('after the grace period the purge leaves no row of the organization in any table and none of its blobs, and the other organization as it was', async () => {
@@ -121,7 +127,7 @@ test('after the grace period the purge leaves no row of the organization in any 
   assert.equal(scheduled.status, 200, JSON.stringify(scheduled.body));
   const now = new Date(Date.parse(scheduled.body.deletion.purgeAfter) + 1000);
 
-  const [result, ...others] = await purgeDueOrganizations({ owner: server.owner, blobs }, now);
+  const [result, ...others] = await purgeDueOrganizations(deps, now);
   assert.equal(others.length, 0, 'only the organization whose grace period ended is purged');
   assert.equal(result.orgId, leaving.org.id);
   assert.ok(result.blobsDeleted >= 3);
@@ -134,6 +140,9 @@ test('after the grace period the purge leaves no row of the organization in any 
   assert.ok(result.rowsDeleted.green_lot_ledger > 0 && result.rowsDeleted.certificates > 0 && result.rowsDeleted.events > 0, 'ledgers, certificates and events too');
   assert.equal((await server.owner.query(`select 1 from organizations where id = $1`, [leaving.org.id])).length, 0);
   assert.deepEqual(blobFiles(leaving.org.id), [], 'its blobs are gone');
+  assert.equal(result.liveItemsRemoved, 1);
+  assert.equal(await live.get(leaving.org.id, 'rb_in_the_drum'), null, 'its live session is gone');
+  assert.ok(await live.get(staying.org.id, 'rb_in_the_drum'), 'the other organization’s live session remains');
   const [record] = await server.owner.query<{ outside_purged_at: Date | null; rows_deleted: Record<string, number> }>(
     `select outside_purged_at, rows_deleted from purged_organizations where id = $1`,
     [leaving.org.id],
@@ -152,5 +161,5 @@ test('after the grace period the purge leaves no row of the organization in any 
   assertProblem(await leaving.org.call('identity.getOrganization'), 401, 'unauthenticated');
   assert.equal((await server.request(`/c/${leaving.token}`)).status, 404);
   // A second run finds nothing left to do.
-  assert.deepEqual(await purgeDueOrganizations({ owner: server.owner, blobs }, now), []);
+  assert.deepEqual(await purgeDueOrganizations(deps, now), []);
 });

@@ -17,7 +17,8 @@ import { defineJob, type JobLog } from './define.js';
  *    exception, allowed by their triggers only inside this transaction (it names the organization in
  *    `firstcrack.purging_org`) and only for an organization scheduled for deletion
  *    (migrations/repeatable/platform_append_only.sql).
- * 2. Its blobs (`<kind>/<orgId>/…`: curves, reports, imports) are deleted and purged_organizations notes it.
+ * 2. Its blobs (`<kind>/<orgId>/…`: curves, reports, imports) and its live state (the modules' `purgeOrganization`:
+ *    roast sessions in Redis or on disk) are deleted, and purged_organizations notes it.
  *    A failure here leaves the note unset and the next run tries again.
  *
  * The organization is taken when `purge_after <= now`; `now` is the job's payload when given (tests run the
@@ -29,6 +30,8 @@ export interface PurgeResult {
   /** Rows deleted per table (tables with none are left out). */
   rowsDeleted: Record<string, number>;
   blobsDeleted: number;
+  /** Live sessions (and other live state) the modules removed. */
+  liveItemsRemoved: number;
 }
 
 /**
@@ -81,7 +84,10 @@ export async function purgeOrganizationRows(owner: Database, orgId: string, now:
 }
 
 /** Purges every organization whose grace period has ended at `now`, then the blobs of every purged organization still holding some. */
-export async function purgeDueOrganizations(deps: { owner: Database; blobs: BlobStore; log?: JobLog }, now: Date | null = null): Promise<PurgeResult[]> {
+export async function purgeDueOrganizations(
+  deps: { owner: Database; blobs: BlobStore; purgeOrganizationState(orgId: string): Promise<number>; log?: JobLog },
+  now: Date | null = null,
+): Promise<PurgeResult[]> {
   const due = await deps.owner.query<{ id: string }>(
     `select id from organizations where purge_after is not null and purge_after <= coalesce($1::timestamptz, now()) order by purge_after, id`,
     [now?.toISOString() ?? null],
@@ -89,14 +95,16 @@ export async function purgeDueOrganizations(deps: { owner: Database; blobs: Blob
   const results = new Map<string, PurgeResult>();
   for (const { id } of due) {
     const rowsDeleted = await purgeOrganizationRows(deps.owner, id, now);
-    if (rowsDeleted) results.set(id, { orgId: id, rowsDeleted, blobsDeleted: 0 });
+    if (rowsDeleted) results.set(id, { orgId: id, rowsDeleted, blobsDeleted: 0, liveItemsRemoved: 0 });
   }
   const pending = await deps.owner.query<{ id: string }>(`select id from purged_organizations where outside_purged_at is null order by purged_at, id`);
   for (const { id } of pending) {
     const blobsDeleted = await deps.blobs.deleteOrganizationObjects(id);
+    const liveItemsRemoved = await deps.purgeOrganizationState(id);
     await deps.owner.query(`update purged_organizations set outside_purged_at = now() where id = $1`, [id]);
-    const result = results.get(id) ?? { orgId: id, rowsDeleted: {}, blobsDeleted: 0 };
+    const result = results.get(id) ?? { orgId: id, rowsDeleted: {}, blobsDeleted: 0, liveItemsRemoved: 0 };
     result.blobsDeleted = blobsDeleted;
+    result.liveItemsRemoved = liveItemsRemoved;
     results.set(id, result);
   }
   for (const result of results.values()) deps.log?.info(result, 'organization purged');
@@ -110,6 +118,11 @@ export const organizationPurgeJob = defineJob({
   timeoutSeconds: 60 * 60,
   schedule: { cron: '17 * * * *', payload: {} },
   handler: async (ctx, payload) => {
-    await purgeDueOrganizations({ owner: ctx.databases.owner, blobs: ctx.blobs, log: ctx.log }, payload.now ? new Date(payload.now) : null);
+    const purgeOrganizationState = ctx.purgeOrganizationState;
+    if (!purgeOrganizationState) throw new Error('This worker was started without the modules’ services: it cannot purge live state.');
+    await purgeDueOrganizations(
+      { owner: ctx.databases.owner, blobs: ctx.blobs, purgeOrganizationState, log: ctx.log },
+      payload.now ? new Date(payload.now) : null,
+    );
   },
 });

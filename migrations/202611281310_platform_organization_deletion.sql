@@ -1,4 +1,4 @@
--- Deleting an organization (src/modules/identity/deletion.ts): an owner schedules it, the organization works on
+-- Deleting an organization (src/modules/identity/deletion.ts, src/jobs/organization-purge.ts): an owner schedules it, the organization works on
 -- as before through a grace period in which an owner may cancel, and then the organization-purge job deletes
 -- every row it owns (every table with an org_id column), its blobs and live state.
 --   deletion_scheduled_at  when an owner scheduled it (null: not scheduled)
