@@ -10,7 +10,7 @@ import { failedAuthenticationBudget } from './http/failed-auth.js';
 import type { SurfaceAuthenticators, SurfaceDeps } from './http/surface.js';
 import { surfacesOf } from './http/surfaces.js';
 import { CONSOLE_DIST } from './http/console.js';
-import { createBlobStore, createServices } from './services.js';
+import { createServices } from './services.js';
 import type { Services } from './rpc/define.js';
 import type { ModuleContext, ModuleManifest, ModuleRuntime } from './rpc/module.js';
 import { buildRegistry, type Registry } from './rpc/registry.js';
@@ -152,7 +152,10 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ru
       ...(options.plugins ?? []),
     ],
   });
-  if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, { blobs: services.blobs });
+  if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, {
+      blobs: services.blobs,
+      purgeOrganizationState: services.purgeOrganizationState,
+    });
   return {
     server,
     registry,
@@ -193,12 +196,16 @@ export async function runWorkers(
   const registry = buildRegistry(options.modules);
   const databases = options.databases ?? (await openDatabases(config));
   const jobs = new JobQueue(databases, registry.jobs, config, registry.leasedWork);
-  const blobs = createBlobStore(config);
+  // The modules' services too (their live stores), for the organization purge's live state.
+  const { services, close: closeServices } = createServices(config, jobs, registry);
   try {
     await jobs.prepare();
-    await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers, { blobs });
+    await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers, {
+      blobs: services.blobs,
+      purgeOrganizationState: services.purgeOrganizationState,
+    });
   } catch (error) {
-    await blobs.close();
+    await closeServices();
     if (!options.databases) await databases.close();
     throw error;
   }
@@ -207,7 +214,7 @@ export async function runWorkers(
     jobs,
     async close() {
       await jobs.stop({ timeoutMs: options.shutdownTimeoutMs });
-      await blobs.close();
+      await closeServices();
       if (!options.databases) await databases.close();
     },
   };

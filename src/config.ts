@@ -8,6 +8,7 @@ const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) =>
 const S3_SETTINGS = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX'] as const;
 
 const POOL_SIZE_RULE = 'must be a whole number from 1 to 500';
+const GRACE_DAYS_RULE = 'must be a whole number of days from 0 to 3650';
 const HEAP_GROWTH_RULE = "must be a whole number from 0 (V8's own heuristics) to 300";
 
 const Env = z.object({
@@ -28,6 +29,13 @@ const Env = z.object({
     .int(HEAP_GROWTH_RULE)
     .min(0, HEAP_GROWTH_RULE)
     .max(300, HEAP_GROWTH_RULE)
+    .default(30),
+  /** Days an organization whose deletion an owner scheduled keeps working (and can cancel) before it is purged. */
+  ORGANIZATION_DELETION_GRACE_DAYS: z.coerce
+    .number({ error: GRACE_DAYS_RULE })
+    .int(GRACE_DAYS_RULE)
+    .min(0, GRACE_DAYS_RULE)
+    .max(3650, GRACE_DAYS_RULE)
     .default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   S3_BUCKET: unsetIfEmpty(
@@ -96,6 +104,8 @@ export interface Config {
   /** Base64 of the 32-byte key secrets are stored under (required in server mode; embedded: a key file in dataDir). */
   secretKey?: string;
   webhooks: WebhookConfig;
+  /** ORGANIZATION_DELETION_GRACE_DAYS (30): how long a scheduled deletion waits before the purge. */
+  organizationDeletionGraceDays: number;
 }
 
 export interface WebhookConfig {
@@ -139,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     secretKey: e.FIRSTCRACK_SECRET_KEY,
+    organizationDeletionGraceDays: e.ORGANIZATION_DELETION_GRACE_DAYS,
     webhooks: {
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS ?? false,
       retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE ? e.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number) : SVIX_RETRY_SCHEDULE_SECONDS,

@@ -14,6 +14,11 @@ import type { BlobStore } from './blobs/store.js';
 export function createServices(config: Config, jobs: JobSender, registry: Registry): { services: Services; close(): Promise<void> } {
   const built = registry.modules.map((m) => m.services?.(config) ?? {});
   const services = Object.assign({ jobs, config, blobs: createBlobStore(config), eventCatalog: registry.eventCatalog }, ...built) as Services;
+  services.purgeOrganizationState = async (orgId) => {
+    let removed = 0;
+    for (const m of registry.modules) if (m.purgeOrganization) removed += await m.purgeOrganization(orgId, services);
+    return removed;
+  };
   return {
     services,
     async close() {

@@ -88,6 +88,7 @@ const SETTINGS_OPERATIONS = new Set([
   'identity.createApiKey', 'identity.listApiKeys', 'identity.revokeApiKey',
   'identity.listMembers', 'identity.addMember', 'identity.setMemberRole', 'identity.removeMember',
   'identity.getOrganization', 'identity.renameOrganization',
+  'identity.scheduleOrganizationDeletion', 'identity.cancelOrganizationDeletion',
 ]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };

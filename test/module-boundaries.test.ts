@@ -30,7 +30,7 @@ const DEPCRUISE = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'depen
 const CONFIG = join(root, '.dependency-cruiser.cjs');
 
 /** Tables of the layers under the modules: organizations and credentials (src/auth), events (src/events), idempotency (src/rpc), stream tickets (src/streaming), signing keys of file links (src/http) and the job queue's schema (src/jobs). */
-const PLATFORM_TABLES = ['organizations', 'credentials', 'events', 'idempotency_records', 'stream_tickets', 'pgboss', 'link_signing_keys'];
+const PLATFORM_TABLES = ['organizations', 'credentials', 'events', 'idempotency_records', 'stream_tickets', 'pgboss', 'link_signing_keys', 'purged_organizations'];
 
 /** Who owns each table: the platform, and each module as its manifest declares. */
 const TABLE_OWNERS: Record<string, readonly string[]> = { platform: PLATFORM_TABLES, ...Object.fromEntries(MODULES.map((m) => [m.name, m.tables])) };

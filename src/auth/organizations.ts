@@ -95,10 +95,49 @@ export async function setOrganizationPlan(db: Database, organizationId: string, 
   return rows[0] ? toOrganization(rows[0]) : null;
 }
 
-/** The organization with its time zone (null: UTC), read inside its own scope; null when there is none. */
-export async function findOrganization(q: Queryable, organizationId: string): Promise<(OrganizationSummary & { timeZone: string | null }) | null> {
-  const [row] = await q.query<OrganizationRow & { timezone: string | null }>(`select id, name, plan, created_at, timezone from organizations where id = $1`, [organizationId]);
-  return row ? { ...toOrganization(row), timeZone: row.timezone } : null;
+/** A scheduled deletion: when an owner asked for it, by which credential, and when the grace period ends. */
+export interface OrganizationDeletion {
+  scheduledAt: Date;
+  purgeAfter: Date;
+  scheduledBy: string | null;
+}
+
+/** The organization with its time zone (null: UTC) and its scheduled deletion, read inside its own scope; null when there is none. */
+export async function findOrganization(
+  q: Queryable,
+  organizationId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<(OrganizationSummary & { timeZone: string | null; deletion: OrganizationDeletion | null }) | null> {
+  const [row] = await q.query<
+    OrganizationRow & { timezone: string | null; deletion_scheduled_at: Date | string | null; purge_after: Date | string | null; deletion_scheduled_by: string | null }
+  >(
+    `select id, name, plan, created_at, timezone, deletion_scheduled_at, purge_after, deletion_scheduled_by from organizations where id = $1${options.forUpdate ? ' for no key update' : ''}`,
+    [organizationId],
+  );
+  if (!row) return null;
+  const deletion =
+    row.deletion_scheduled_at === null || row.purge_after === null
+      ? null
+      : { scheduledAt: new Date(row.deletion_scheduled_at), purgeAfter: new Date(row.purge_after), scheduledBy: row.deletion_scheduled_by };
+  return { ...toOrganization(row), timeZone: row.timezone, deletion };
+}
+
+/**
+ * Schedules the organization's deletion: the organization-purge job (src/jobs/organization-purge.ts) purges it
+ * once `graceDays` have passed, unless cancelled before. The caller holds the row's lock and has checked that
+ * no deletion is scheduled.
+ */
+export async function scheduleOrganizationDeletion(q: Queryable, organizationId: string, graceDays: number, scheduledBy: string): Promise<void> {
+  await q.query(
+    `update organizations set deletion_scheduled_at = now(), purge_after = now() + make_interval(days => $2::int), deletion_scheduled_by = $3
+     where id = $1`,
+    [organizationId, graceDays, scheduledBy],
+  );
+}
+
+/** Cancels a scheduled deletion; a no-op when none is scheduled. */
+export async function cancelOrganizationDeletion(q: Queryable, organizationId: string): Promise<void> {
+  await q.query(`update organizations set deletion_scheduled_at = null, purge_after = null, deletion_scheduled_by = null where id = $1`, [organizationId]);
 }
 
 export async function organizationExists(db: Database, organizationId: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BlobStore } from './store.js';
 
@@ -33,6 +33,23 @@ export class FsBlobStore implements BlobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+  }
+
+  async deleteOrganizationObjects(orgId: string): Promise<number> {
+    if (!/^[A-Za-z0-9_-]+$/.test(orgId)) throw new Error(`Not an organization id: ${orgId}`);
+    let deleted = 0;
+    const kinds = await readdir(this.root, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    });
+    for (const kind of kinds.filter((entry) => entry.isDirectory())) {
+      const folder = this.pathOf(`${kind.name}/${orgId}`);
+      const files = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => null);
+      if (!files) continue;
+      deleted += files.filter((f) => f.isFile() && !f.name.endsWith('.partial')).length;
+      await rm(folder, { recursive: true, force: true });
+    }
+    return deleted;
   }
 
   async close(): Promise<void> {}

@@ -41,6 +41,19 @@ describe('S3BlobStore', () => {
     assert.equal((await store.get('blobs/text.json'))!.toString('utf8'), text);
   });
 
+  test('deleteOrganizationObjects deletes every key <kind>/<orgId>/… of every kind under the prefix, and nothing of another organization', async () => {
+    const prefixed = storeWith({ prefix: 'tenant-test/' });
+    for (const key of ['curves/org_gone/rb_1.json', 'reports/org_gone/rpt 1.pdf', 'imports/org_gone/sub/imp_1.csv', 'curves/org_kept/rb_2.json', 'reports/org_gone_too/x.pdf']) {
+      await prefixed.put(key, 'x', 'application/octet-stream');
+    }
+    await store.put('curves/org_gone/outside-the-prefix.json', 'x', 'application/json');
+    assert.equal(await prefixed.deleteOrganizationObjects('org_gone'), 3);
+    const left = [...s3.objects.keys()].filter((k) => k.startsWith('tenant-test/')).sort();
+    assert.deepEqual(left, ['tenant-test/curves/org_kept/rb_2.json', 'tenant-test/reports/org_gone_too/x.pdf']);
+    assert.ok(s3.objects.has('curves/org_gone/outside-the-prefix.json'), 'keys outside the store’s prefix are not its own');
+    assert.equal(await prefixed.deleteOrganizationObjects('org_gone'), 0, 'a second call finds none');
+  });
+
   test('a put to an existing key replaces the object', async () => {
     await store.put('blobs/replaced.json', '{"v":1}', 'application/json');
     await store.put('blobs/replaced.json', '{"v":2}', 'application/json');

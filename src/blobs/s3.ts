@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.js';
 import type { BlobStore } from './store.js';
@@ -61,6 +61,38 @@ export class S3BlobStore implements BlobStore {
       ResponseContentDisposition: `attachment; filename="${options.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
     });
     return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
+  }
+
+  async deleteOrganizationObjects(orgId: string): Promise<number> {
+    let deleted = 0;
+    try {
+      // The kinds are the first folders under the prefix; then every key under <kind>/<orgId>/, one DeleteObject each
+      // (DeleteObjects would batch them, but not every S3-compatible store implements it).
+      for (const kind of await this.list(this.prefix, '/').then((page) => page.prefixes)) {
+        let token: string | undefined;
+        do {
+          const page = await this.list(`${kind}${orgId}/`, undefined, token);
+          for (const key of page.keys) {
+            await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+            deleted++;
+          }
+          token = page.next;
+        } while (token);
+      }
+    } catch (error) {
+      throw storageError(`Could not delete the objects of ${orgId} under ${this.location('')}`, error);
+    }
+    return deleted;
+  }
+
+  /** One page of the keys under `prefix` (full keys), or with a delimiter the folders under it (each ending with it). */
+  private async list(prefix: string, delimiter?: string, token?: string): Promise<{ keys: string[]; prefixes: string[]; next?: string }> {
+    const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }));
+    return {
+      keys: (page.Contents ?? []).map((o) => o.Key!).filter(Boolean),
+      prefixes: (page.CommonPrefixes ?? []).map((p) => p.Prefix!).filter(Boolean),
+      next: page.IsTruncated ? page.NextContinuationToken : undefined,
+    };
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 /**
  * Object storage for large immutable artefacts (full-fidelity roast curves, rendered reports):
- * the local filesystem by default, S3-compatible storage when configured.
+ * the local filesystem by default, S3-compatible storage when configured. Every key an organization's data is
+ * stored under is `<kind>/<orgId>/…` (curves/, reports/, imports/), which is how its export and its purge find
+ * all of its objects.
  */
 export interface BlobStore {
   /** Writes the object and resolves once it is durably stored (a rewrite of the same key replaces it). */
@@ -13,6 +15,11 @@ export interface BlobStore {
    * cannot sign (the filesystem): the service then serves the object through its own signed link.
    */
   presignedGetUrl?(key: string, options: { expiresInSeconds: number; filename: string; contentType: string }): Promise<string>;
+  /**
+   * Deletes every object stored for the organization (every key `<kind>/<orgId>/…`, whatever the kind);
+   * answers how many were deleted. Idempotent: a second call finds none.
+   */
+  deleteOrganizationObjects(orgId: string): Promise<number>;
   /** Releases connections; called once when the service stops. */
   close(): Promise<void>;
 }

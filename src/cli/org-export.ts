@@ -6,22 +6,17 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Database } from '../db/client.js';
 import type { ModuleManifest } from '../rpc/module.js';
+import { tenantTables } from '../db/tenant-tables.js';
 
 const run = promisify(execFile);
 
 /**
- * The tables an organization's rows live in: every table a module's manifest lists (`tables`) and every
- * platform table, that has an org_id column. Read from the catalog, so a table a new migration adds is
- * exported without a list to keep; the manifests say which module owns it.
+ * The tables an organization's rows live in (every table with an org_id column, src/db/tenant-tables.ts), each
+ * with the module whose manifest lists it (`platform` for the platform's own).
  */
 export async function organizationTables(db: Database, modules: readonly ModuleManifest[]): Promise<{ table: string; module: string }[]> {
   const owners = new Map(modules.flatMap((m) => m.tables.map((t) => [t, m.name] as const)));
-  const rows = await db.query<{ table: string }>(
-    `select c.table_name as table from information_schema.columns c
-     join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
-     where c.table_schema = 'public' and c.column_name = 'org_id' order by 1`,
-  );
-  return rows.map((r) => ({ table: r.table, module: owners.get(r.table) ?? 'platform' }));
+  return (await tenantTables(db)).map((table) => ({ table, module: owners.get(table) ?? 'platform' }));
 }
 
 export interface OrganizationExport {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runHousekeeping } from './maintenance.js';
 import { defineJob, type JobCatalog } from './define.js';
+import { organizationPurgeJob } from './organization-purge.js';
 
 /**
  * The platform's own jobs, by queue name. The queue's catalog is these and every module's (its manifest's
@@ -18,4 +19,5 @@ export const PLATFORM_JOBS = {
       for (const task of await runHousekeeping(ctx.databases.owner)) ctx.log.info(task, 'housekeeping task done');
     },
   }),
+  'organization-purge': organizationPurgeJob,
 } satisfies JobCatalog;

@@ -17,6 +17,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** The process's configuration (settings a job needs, such as the webhook delivery settings). */
   config: Config;
+  /** Removes an organization's live state (Services.purgeOrganizationState): the organization purge's. */
+  purgeOrganizationState?(orgId: string): Promise<number>;
   /** Sends further jobs, in a transaction the job opens (a retry, a fan-out). */
   jobs: JobSender;
 }

@@ -44,6 +44,7 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
   private readonly names: Map<JobDefinition<any>, string>;
   private log: JobLog | undefined;
   private blobs: BlobStore = NO_BLOB_STORE;
+  private purgeOrganizationState: ((orgId: string) => Promise<number>) | undefined;
   private running = 0;
   private stopped = false;
 
@@ -146,9 +147,14 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
   }
 
   /** Starts fetching and running jobs of every kind in the catalog and the leased work, plus pg-boss's maintenance and cron. */
-  async startWorkers(log: JobLog, options: WorkerOptions = {}, resources: { blobs?: BlobStore } = {}): Promise<void> {
+  async startWorkers(
+    log: JobLog,
+    options: WorkerOptions = {},
+    resources: { blobs?: BlobStore; purgeOrganizationState?: (orgId: string) => Promise<number> } = {},
+  ): Promise<void> {
     this.log = log;
     if (resources.blobs) this.blobs = resources.blobs;
+    if (resources.purgeOrganizationState) this.purgeOrganizationState = resources.purgeOrganizationState;
     for (const [name, definition] of Object.entries(this.leasedWork)) {
       this.leasedWorkers.set(name, startLeasedWorker(name, definition, { databases: this.databases, config: this.config, log }));
     }
@@ -222,6 +228,7 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
           retryCount: job.retryCount,
           signal: AbortSignal.timeout(definition.timeoutSeconds * 1000),
           config: this.config,
+          purgeOrganizationState: this.purgeOrganizationState,
           jobs: this,
         },
         parsed.data,
@@ -258,6 +265,9 @@ const NO_BLOB_STORE: BlobStore = {
     throw new Error('This worker was started without a blob store.');
   },
   get: async () => {
+    throw new Error('This worker was started without a blob store.');
+  },
+  deleteOrganizationObjects: async () => {
     throw new Error('This worker was started without a blob store.');
   },
   close: async () => {},

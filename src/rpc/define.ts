@@ -25,6 +25,12 @@ export interface Services extends ModuleServices {
   config: Config;
   /** Every event type some operation emits, with its payload schema and emitters (read off the modules' operations). */
   eventCatalog: ReadonlyMap<string, CatalogEvent>;
+  /**
+   * Removes what every module keeps for an organization outside the database and the blob store (live state:
+   * roast sessions in Redis or on disk), through their manifests' `purgeOrganization`; answers how many items.
+   * Only the organization purge calls it (src/jobs/organization-purge.ts).
+   */
+  purgeOrganizationState(orgId: string): Promise<number>;
 }
 
 export interface OperationContext<Events extends EventDefinition = EventDefinition> {

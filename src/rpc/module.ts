@@ -38,6 +38,11 @@ export interface ModuleManifest {
   tables: readonly string[];
   /** Its stored files served through signed links (src/http/signed-files.ts). */
   files?: readonly FileFamily[];
+  /**
+   * Removes what it keeps for organization `orgId` outside the database and the blob store (live state in Redis
+   * or on disk) when the organization is purged; answers how many items it removed. Idempotent.
+   */
+  purgeOrganization?(orgId: string, services: Services): Promise<number>;
   /** Builds its services for one process (its live stores), declared in ModuleServices; each is closed with the process. */
   services?(config: Config): ModuleServiceInstances;
   /** Its HTTP surfaces beside /rpc/v1, each declared once beside its work (defineSurface, src/http/surface.ts). */

@@ -50,6 +50,7 @@ export const PROBLEM_CODES = {
   oauth_client_revoked: { status: 409, meaning: 'The OAuth client is revoked already; a revoked client stays revoked.' },
   api_key_revoked: { status: 409, meaning: 'The API key is revoked already; a revoked key stays revoked.' },
   last_owner: { status: 409, meaning: 'The change would leave the organization without an owner (an owner membership or a live owner API key).' },
+  deletion_scheduled: { status: 409, meaning: "The organization's deletion is scheduled already (answered with when it will be purged); cancel it first to schedule it anew." },
   already_member: { status: 409, meaning: 'The user is a member of this organization already; change the role instead.' },
   duplicate: { status: 409, meaning: 'Another record in this organization already has this code, SKU or key (`errors` names the field).' },
   concurrent_update: { status: 409, meaning: 'A concurrent request changed the same records; retry the request.' },

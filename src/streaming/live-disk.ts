@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { frameRun, type LiveRun } from './frames.js';
 import { Journal, SEGMENT_BYTES } from './journal.js';
@@ -232,6 +232,13 @@ export class DiskLiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
     await rm(this.dirOf(orgId, batchId), { recursive: true, force: true });
     await this.journal.release(`${orgId}/${batchId}`);
     this.sessions.delete(`${orgId}/${batchId}`);
+  }
+
+  async discardOrganization(orgId: string): Promise<number> {
+    const batches = await readdir(join(this.root, orgId)).catch(() => [] as string[]);
+    for (const batchId of batches) await this.discard(orgId, batchId);
+    await rm(join(this.root, orgId), { recursive: true, force: true });
+    return batches.length;
   }
 
   async close(): Promise<void> {

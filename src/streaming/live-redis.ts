@@ -192,6 +192,20 @@ export class RedisLiveSessionStore<Sample extends LivePoint = LivePoint, Event e
     await this.redis.del(k.info, k.seqs, k.next, k.log);
   }
 
+  async discardOrganization(orgId: string): Promise<number> {
+    // Every key of a session is `<prefix>:{<orgId>:<batchId>}:<part>`; the braces are literal in a SCAN pattern.
+    const base = `${this.options.keyPrefix ?? 'firstcrack:live'}:{${orgId}:`;
+    const batches = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${base.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 1000);
+      for (const key of keys) batches.add(key.slice(base.length, key.indexOf('}', base.length)));
+      cursor = next;
+    } while (cursor !== '0');
+    for (const batchId of batches) await this.discard(orgId, batchId);
+    return batches.size;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -89,6 +89,8 @@ export interface LiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
   seal(orgId: string, batchId: string): Promise<void>;
   /** Drops the buffer. Called only after the curve's writes are confirmed. */
   discard(orgId: string, batchId: string): Promise<void>;
+  /** Discards every session of the organization (its purge: its batches are gone); answers how many. */
+  discardOrganization(orgId: string): Promise<number>;
   close(): Promise<void>;
 }
 

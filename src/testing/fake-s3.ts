@@ -72,7 +72,11 @@ export async function startFakeS3(options: FakeS3Options): Promise<FakeS3> {
       throw new S3Refusal(501, 'NotImplemented', `This test server does not accept x-amz-content-sha256: ${payloadHash}.`);
     }
     if (pathStyle(req.url!).bucket !== options.bucket) throw new S3Refusal(404, 'NoSuchBucket', 'The specified bucket does not exist.');
-    if (!key) throw new S3Refusal(501, 'NotImplemented', 'Bucket-level operations are not implemented by this test server.');
+    if (!key && req.method === 'GET' && new URLSearchParams(req.url!.split('?', 2)[1] ?? '').get('list-type') === '2') {
+      listObjectsV2(res, new URLSearchParams(req.url!.split('?', 2)[1]));
+      return;
+    }
+    if (!key) throw new S3Refusal(501, 'NotImplemented', 'Bucket-level operations other than ListObjectsV2 are not implemented by this test server.');
 
     switch (req.method) {
       case 'PUT': {
@@ -110,6 +114,26 @@ export async function startFakeS3(options: FakeS3Options): Promise<FakeS3> {
       default:
         throw new S3Refusal(405, 'MethodNotAllowed', `The specified method is not allowed against this resource: ${req.method}.`);
     }
+  }
+
+  /** ListObjectsV2: every key under `prefix` in one page (no paging), or with `delimiter` the folders under it. */
+  function listObjectsV2(res: ServerResponse, query: URLSearchParams): void {
+    const prefix = query.get('prefix') ?? '';
+    const delimiter = query.get('delimiter');
+    const contents: string[] = [];
+    const folders = new Set<string>();
+    for (const [key, object] of [...objects].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (!key.startsWith(prefix)) continue;
+      const cut = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
+      if (cut >= 0) folders.add(key.slice(0, cut + delimiter!.length));
+      else contents.push(`<Contents><Key>${escapeXml(key)}</Key><LastModified>${object.lastModified.toISOString()}</LastModified><ETag>${escapeXml(object.etag)}</ETag><Size>${object.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`);
+    }
+    const xml =
+      `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${escapeXml(options.bucket)}</Name>` +
+      `<Prefix>${escapeXml(prefix)}</Prefix><KeyCount>${contents.length + folders.size}</KeyCount><MaxKeys>1000</MaxKeys>` +
+      (delimiter ? `<Delimiter>${escapeXml(delimiter)}</Delimiter>` : '') +
+      `<IsTruncated>false</IsTruncated>${contents.join('')}${[...folders].map((f) => `<CommonPrefixes><Prefix>${escapeXml(f)}</Prefix></CommonPrefixes>`).join('')}</ListBucketResult>`;
+    res.writeHead(200, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) }).end(xml);
   }
 
   const server = createServer((req, res) => {

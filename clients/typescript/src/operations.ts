@@ -4364,6 +4364,16 @@ export interface Operations {
     };
     output: Organization;
   };
+  'identity.scheduleOrganizationDeletion': {
+    input: {
+      confirm: string;
+    };
+    output: Organization;
+  };
+  'identity.cancelOrganizationDeletion': {
+    input: {};
+    output: Organization;
+  };
   'webhooks.createEndpoint': {
     input: {
       url: string;
@@ -7078,6 +7088,11 @@ export interface Organization {
   plan: 'free' | 'starter' | 'pro' | 'enterprise';
   timeZone: string | null;
   createdAt: string;
+  deletion: OrganizationDeletion | null;
+}
+export interface OrganizationDeletion {
+  scheduledAt: string;
+  purgeAfter: string;
 }
 export interface WebhookEndpointWithSecret {
   id: string;
@@ -10722,6 +10737,54 @@ export const OPERATIONS = {
     ]
   },
   "identity.renameOrganization": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.scheduleOrganizationDeletion": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "deletion_scheduled",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.cancelOrganizationDeletion": {
     "get": false,
     "errors": [
       "malformed_json",

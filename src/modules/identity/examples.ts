@@ -77,10 +77,25 @@ export const examples: OperationExamples = {
   },
   'identity.getOrganization': {
     input: {},
-    output: { id: ORG, name: 'Blue Hill Roastery', plan: 'pro', timeZone: 'Europe/Berlin', createdAt: '2026-11-25T08:00:00.000Z' },
+    output: { id: ORG, name: 'Blue Hill Roastery', plan: 'pro', timeZone: 'Europe/Berlin', createdAt: '2026-11-25T08:00:00.000Z', deletion: null },
   },
   'identity.renameOrganization': {
     input: { name: 'Blue Hill Coffee Roasters' },
-    output: { id: ORG, name: 'Blue Hill Coffee Roasters', plan: 'pro', timeZone: 'Europe/Berlin', createdAt: '2026-11-25T08:00:00.000Z' },
+    output: { id: ORG, name: 'Blue Hill Coffee Roasters', plan: 'pro', timeZone: 'Europe/Berlin', createdAt: '2026-11-25T08:00:00.000Z', deletion: null },
+  },
+  'identity.scheduleOrganizationDeletion': {
+    input: { confirm: 'Blue Hill Coffee Roasters' },
+    output: {
+      id: ORG,
+      name: 'Blue Hill Coffee Roasters',
+      plan: 'pro',
+      timeZone: 'Europe/Berlin',
+      createdAt: '2026-11-25T08:00:00.000Z',
+      deletion: { scheduledAt: '2026-11-28T13:00:00.000Z', purgeAfter: '2026-12-28T13:00:00.000Z' },
+    },
+  },
+  'identity.cancelOrganizationDeletion': {
+    input: {},
+    output: { id: ORG, name: 'Blue Hill Coffee Roasters', plan: 'pro', timeZone: 'Europe/Berlin', createdAt: '2026-11-25T08:00:00.000Z', deletion: null },
   },
 };

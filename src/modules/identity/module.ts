@@ -3,12 +3,13 @@ import { defineModule } from '../../rpc/module.js';
 import { Identity, type Clock } from './authority.js';
 import { identityOperations } from './operations.js';
 import { settingsOperations } from './settings.js';
+import { deletionOperations } from './deletion.js';
 import { examples } from './examples.js';
 import { identityAuthenticators, identitySurfaces } from './routes.js';
 
 export default defineModule({
   name: 'identity',
-  operations: [...identityOperations, ...settingsOperations],
+  operations: [...identityOperations, ...settingsOperations, ...deletionOperations],
   examples,
   tables: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions'],
   surfaces: identitySurfaces,

@@ -119,4 +119,17 @@ export const Organization = out({
   /** The IANA zone its documents print times in; null: UTC. */
   timeZone: z.string().nullable(),
   createdAt: timeOut,
+  /** Null unless an owner scheduled the organization's deletion (identity.scheduleOrganizationDeletion). */
+  deletion: out({
+    /** When it was scheduled. */
+    scheduledAt: timeOut,
+    /** The end of the grace period: from then on the purge job deletes everything the organization owns. */
+    purgeAfter: timeOut,
+  })
+    .meta({ id: 'OrganizationDeletion' })
+    .nullable(),
 }).meta({ id: 'Organization' });
+
+/** The organization's id or its exact name, typed by the owner to confirm the deletion. */
+export const ScheduleOrganizationDeletion = strict({ confirm: z.string().min(1).max(200) });
+export const CancelOrganizationDeletion = strict({});

@@ -1,5 +1,6 @@
 import { announceCredentialRevoked, ApiKeyRefusedError, createApiKey, findApiKey, liveOwnerKeyCount, pageApiKeys, revokeApiKey } from '../../auth/credentials.js';
-import { findOrganization, lockOrganization, OrganizationInputError, renameOrganization } from '../../auth/organizations.js';
+import { lockOrganization, OrganizationInputError, renameOrganization } from '../../auth/organizations.js';
+import { organizationAnswer } from './deletion.js';
 import type { Role } from '../../auth/permissions.js';
 import { decodeCursor, pageOf } from '../../db/paging.js';
 import { defineOperation, type OperationContext } from '../../rpc/define.js';
@@ -249,8 +250,8 @@ export const settingsOperations = [
   defineOperation({
     name: 'identity.getOrganization',
     extension: true,
-    summary: 'The organization the credential acts in: its name, plan and time zone.',
-    description: 'An extension.',
+    summary: 'The organization the credential acts in: its name, plan, time zone and any scheduled deletion.',
+    description: 'An extension. `deletion` is null unless an owner scheduled the organization’s deletion (identity.scheduleOrganizationDeletion): then it says when, and after which time everything the organization owns is purged.',
     permission,
     feature,
     get: true,
@@ -258,8 +259,7 @@ export const settingsOperations = [
     output: Organization,
     errors: [],
     async handler(ctx) {
-      const org = (await findOrganization(ctx.tx, ctx.orgId))!;
-      return { id: org.id, name: org.name, plan: org.plan, timeZone: org.timeZone, createdAt: org.createdAt.toISOString() };
+      return organizationAnswer(ctx.tx, ctx.orgId);
     },
   }),
 
@@ -281,8 +281,7 @@ export const settingsOperations = [
         if (error instanceof OrganizationInputError) throw invalidInput([{ path: 'name', message: error.message }], error.message);
         throw error;
       }
-      const org = (await findOrganization(ctx.tx, ctx.orgId))!;
-      return { id: org.id, name: org.name, plan: org.plan, timeZone: org.timeZone, createdAt: org.createdAt.toISOString() };
+      return organizationAnswer(ctx.tx, ctx.orgId);
     },
   }),
 ];

@@ -120,4 +120,22 @@ cases.push(
       return { input: { name: 'Renamed by the other roastery' }, secretIds: [owner.id] };
     },
   },
+  {
+    // Another organization's id as the confirmation: 404 like an id that exists nowhere; neither is scheduled.
+    operation: 'identity.scheduleOrganizationDeletion',
+    expect: 'not_found',
+    async arrange(owner) {
+      return { input: { confirm: owner.id }, secretIds: [owner.id] };
+    },
+  },
+  {
+    // Cancels only the caller's own organization's deletion: the owner's stays scheduled, and is never shown.
+    operation: 'identity.cancelOrganizationDeletion',
+    expect: 'invisible',
+    async arrange(owner) {
+      const res = await owner.call('identity.scheduleOrganizationDeletion', { confirm: owner.id });
+      if (res.status !== 200) throw new Error(`scheduleOrganizationDeletion: ${res.status} ${JSON.stringify(res.body)}`);
+      return { input: {}, secretIds: [owner.id, res.body.deletion.purgeAfter] };
+    },
+  },
 );

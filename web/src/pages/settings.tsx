@@ -7,7 +7,8 @@ import { Badge, BusyButton, ErrorBox, Field, ListFooter, LoadState, useAction, u
  * The organization's settings: its name, API keys, OAuth clients and members (the identity.* operations and
  * webhooks.*OAuthClient, all under webhooks.write, which owners and admins hold). Only an owner grants the owner
  * role or touches an owner's key or membership: a signed-in admin is not offered those; an API key's role is not
- * told, so the service's refusal is shown instead.
+ * told, so the service's refusal is shown instead. The danger zone schedules (or cancels) the organization's
+ * deletion: offered to an owner (or a key), confirmed by typing the organization's name.
  */
 export function Settings({ session }: { session: Session }) {
   return (
@@ -17,6 +18,7 @@ export function Settings({ session }: { session: Session }) {
       <ApiKeys session={session} />
       <Members session={session} />
       <OAuthClients session={session} />
+      <DangerZone session={session} />
     </>
   );
 }
@@ -405,6 +407,70 @@ function OAuthClients({ session }: { session: Session }) {
         </table>
       </div>
       <ListFooter list={list} what="OAuth clients" />
+    </section>
+  );
+}
+
+/**
+ * Deleting the organization: scheduled after typing its exact name, purged after the grace period unless an owner
+ * cancels it here before (identity.scheduleOrganizationDeletion / cancelOrganizationDeletion, owners only).
+ */
+function DangerZone({ session }: { session: Session }) {
+  const org = useLoad(() => call(session, 'identity.getOrganization', {}), [session]);
+  const action = useAction();
+  const errors = fieldsOf(action.error);
+  const [typed, setTyped] = useState('');
+  if (!mayTouchOwners(session)) return null;
+  const schedule = async (e: Event) => {
+    e.preventDefault();
+    if (await action.run('Scheduling…', () => call(session, 'identity.scheduleOrganizationDeletion', { confirm: typed }))) {
+      setTyped('');
+      org.reload();
+    }
+  };
+  const cancel = async () => {
+    if (await action.run('Cancelling…', () => call(session, 'identity.cancelOrganizationDeletion', {}))) org.reload();
+  };
+  const deletion = org.data?.deletion ?? null;
+  return (
+    <section class="card danger" data-section="danger-zone">
+      <h2>Danger zone</h2>
+      <LoadState state={org} what="the organization" />
+      {org.data && deletion ? (
+        <div class="notice" role="status" data-deletion-scheduled>
+          <p>
+            <strong>This organization is scheduled for deletion.</strong> Everything it owns (stock, ledgers, roasts, certificates, keys, members,
+            files) is deleted for good after {new Date(deletion.purgeAfter).toLocaleString()}. Until then it works as before.
+          </p>
+          {errors.general ? (
+            <p class="error" role="alert">
+              {errors.general}
+            </p>
+          ) : null}
+          <BusyButton type="button" busy={action.busy} busyLabel="Cancelling…" onClick={cancel}>
+            Cancel the deletion
+          </BusyButton>
+        </div>
+      ) : null}
+      {org.data && !deletion ? (
+        <form class="action-form" onSubmit={schedule} noValidate>
+          <p class="muted">
+            Delete the organization and everything it owns, after a grace period in which an owner can cancel. Export its data first
+            (<code>firstcrack org export</code>). Only an owner can do this.
+          </p>
+          <Field label={`Type the organization's name, ${org.data.name}, to confirm`} name="confirm" error={errors.byField.confirm}>
+            <input name="confirm" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} autoComplete="off" />
+          </Field>
+          {errors.general ? (
+            <p class="error" role="alert">
+              {errors.general}
+            </p>
+          ) : null}
+          <BusyButton type="submit" class="danger" busy={action.busy} busyLabel="Scheduling…" disabled={typed !== org.data.name}>
+            Delete this organization
+          </BusyButton>
+        </form>
+      ) : null}
     </section>
   );
 }

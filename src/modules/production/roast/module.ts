@@ -35,6 +35,8 @@ export default defineModule({
         new RedisLiveSessionStore<CurveSample, RoastEvent>(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true, retryStrategy: redisRetryStrategy }), { ownsClient: true })
       : new DiskLiveSessionStore<CurveSample, RoastEvent>(join(config.dataDir, 'live')),
   }),
+  // A purged organization's batches are gone; the live sessions of those that were in the drum go with them.
+  purgeOrganization: (orgId, services) => services.liveSessions.discardOrganization(orgId),
   surfaces: telemetrySurfaces,
   examples,
   start: (ctx) => {
