@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '../src/testing/harness.js';
-import { runCommand } from '../src/testing/processes.js';
+import { CLI, runCommand } from '../src/testing/processes.js';
 import { COMMANDS } from '../src/cli/commands.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const cli = ['--import', 'tsx', 'src/cli/main.ts'];
+const cli = CLI;
 
 function embeddedEnv(dataDir: string): NodeJS.ProcessEnv {
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...env } = process.env;

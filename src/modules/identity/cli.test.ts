@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../../testing/harness.js';
+import { CLI } from '../../testing/processes.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
@@ -24,7 +25,7 @@ async function environment(): Promise<NodeJS.ProcessEnv> {
 test('oauth-client, keys and user commands (memberships added and removed): JSON answers, secrets once, mistakes are exit 2', async () => {
   const env = await environment();
   const run = (...args: string[]) => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: root, env, encoding: 'utf8' });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
   const json = (result: ReturnType<typeof run>) => {
