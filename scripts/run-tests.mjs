@@ -3,9 +3,9 @@
 // database is prepared (PostgreSQL when DATABASE_URL is set, PGlite otherwise) for every test file to clone, and
 // src/ is compiled into dist/ (incremental) so that the tests which start `firstcrack` run the built CLI.
 //
-// The whole suite runs its slowest files first (scripts/test-durations.json, per database): with two files at a
-// time, a long file started last would run on alone at the end. `--record-durations` writes this run's times
-// there; every run prints its slowest files.
+// The whole suite runs its slowest files first (seconds per file and database in scripts/test-durations.json): with
+// two files at a time, a long file started last runs on alone at the end. `--record-durations` (whole suite, all
+// passed) replaces this database's times there with this run's; every run prints its slowest files.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,13 +20,16 @@ const database = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 const durationsFile = join(root, 'scripts', 'test-durations.json');
 const durations = existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : {};
 const known = durations[database] ?? {};
-// Named files run in the order given; the whole suite longest first, files without a recorded time before all
-// (a new file may be long; a short one first costs little).
+const other = durations[database === 'pglite' ? 'postgres' : 'pglite'] ?? {};
+const recorded = Object.values(known).sort((a, b) => a - b);
+/** A file's recorded seconds on this database, else on the other, else the median file's (a new file). */
+const expected = (file) => known[file] ?? other[file] ?? recorded[recorded.length >> 1] ?? 0;
+// Named files run in the order given; the whole suite longest first.
 const files = args.length
   ? args
   : [...findTests(join(root, 'src')), ...findTests(join(root, 'test'))]
       .map((f) => relative(root, f))
-      .sort((a, b) => (known[b] ?? Infinity) - (known[a] ?? Infinity) || a.localeCompare(b));
+      .sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
 
 function findTests(dir) {
   let out = [];
@@ -92,7 +95,7 @@ times.sort((a, b) => b.ms - a.ms);
 console.log(`\nSlowest files (wall time of each file's process; ${((Date.now() - started) / 1000).toFixed(0)} s in all):`);
 for (const { file, ms } of times.slice(0, 15)) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
 if (record && run.status === 0 && !args.length) {
-  const seconds = Object.fromEntries(times.map(({ file, ms }) => [file, Math.round(ms / 100) / 10]).sort(([a], [b]) => a.localeCompare(b)));
+  const seconds = Object.fromEntries(times.map(({ file, ms }) => [file, Math.round(ms / 1000)]).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(durationsFile, JSON.stringify({ ...durations, [database]: seconds }, null, 2) + '\n');
   console.log(`Recorded ${times.length} files' times for ${database} in scripts/test-durations.json`);
 }

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PgliteDatabase } from '../db/client.js';
+import { preparePgliteTemplate } from './template.js';
 
 /**
  * Firstcrack processes started the way an operator starts them (the CLI, `serve` or `worker`), for tests of
@@ -19,6 +23,28 @@ const root = new URL('../..', import.meta.url).pathname;
  */
 export const CLI: readonly string[] =
   process.env.FIRSTCRACK_TEST_BUILT_CLI === '1' ? [join(root, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')];
+
+let migratedPgdata: Promise<string> | undefined;
+
+/**
+ * Gives an embedded data directory the suite's migrated PGlite database (the template the harness clones, also in
+ * server mode, where the embedded CLI tests still run): a command there finds every migration applied, as on any
+ * start after the first, instead of migrating a fresh PGlite, which is most of a first command's time. The template
+ * is loaded once per test file into a cleanly closed data directory and copied from there. The test of the first
+ * start itself keeps an empty directory.
+ */
+export async function seedDataDir(dataDir: string): Promise<void> {
+  migratedPgdata ??= (async () => {
+    const template = process.env.FIRSTCRACK_TEST_PGLITE_TEMPLATE ?? (await preparePgliteTemplate());
+    const pgdata = join(mkdtempSync(join(tmpdir(), 'fc-migrated-')), 'pgdata');
+    const db = await PgliteDatabase.open({ dataDir: pgdata, loadDataDir: new Blob([readFileSync(template)]) });
+    await db.close();
+    process.once('exit', () => rmSync(dirname(pgdata), { recursive: true, force: true }));
+    return pgdata;
+  })();
+  const pgdata = await migratedPgdata;
+  if (!existsSync(join(dataDir, 'pgdata'))) cpSync(pgdata, join(dataDir, 'pgdata'), { recursive: true });
+}
 
 /** `serve` printed its address; group 1 is the base URL. */
 export const SERVE_READY = /Firstcrack listening on (http:\/\/[\d.:]+)/;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../../testing/harness.js';
-import { CLI } from '../../testing/processes.js';
+import { CLI, seedDataDir } from '../../testing/processes.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
@@ -16,7 +16,10 @@ async function environment(): Promise<NodeJS.ProcessEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-identity-cli-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
   const base = { ...env, FIRSTCRACK_DATA_DIR: dataDir, LOG_LEVEL: 'silent', FIRSTCRACK_BASE_URL: 'https://roast.example' };
-  if (!DATABASE_URL) return base;
+  if (!DATABASE_URL) {
+    await seedDataDir(dataDir);
+    return base;
+  }
   const database = await createTestDatabase(DATABASE_URL);
   after(() => database.drop());
   return { ...base, DATABASE_URL: database.url, FIRSTCRACK_SECRET_KEY: randomBytes(32).toString('base64') };
