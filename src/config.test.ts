@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
+import { CLI } from './testing/processes.js';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -86,7 +87,7 @@ describe('S3 configuration', () => {
     const parent = mkdtempSync(join(tmpdir(), 'fc-config-'));
     t.after(() => rmSync(parent, { recursive: true, force: true }));
     const dataDir = join(parent, 'data');
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    const result = spawnSync(process.execPath, [...CLI, 'serve'], {
       cwd: root,
       env: { ...env, FIRSTCRACK_DATA_DIR: dataDir, S3_ENDPOINT: 'http://127.0.0.1:9000', S3_FORCE_PATH_STYLE: 'yes please' },
       encoding: 'utf8',

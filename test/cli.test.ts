@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '../src/testing/harness.js';
-import { runCommand } from '../src/testing/processes.js';
+import { CLI, runCommand, seedDataDir } from '../src/testing/processes.js';
 import { COMMANDS } from '../src/cli/commands.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const cli = ['--import', 'tsx', 'src/cli/main.ts'];
+const cli = CLI;
 
 function embeddedEnv(dataDir: string): NodeJS.ProcessEnv {
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...env } = process.env;
@@ -235,6 +235,7 @@ function administer(env: NodeJS.ProcessEnv) {
 test('embedded: org list, rename, set-plan and apikey list; a key left no permission is refused', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-cli-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  await seedDataDir(dataDir); // migrated: the first start's migration is the first test's
   administer(embeddedEnv(dataDir));
 });
 
@@ -243,6 +244,7 @@ const lockHolder = (dataDir: string) => Number(readFileSync(join(dataDir, 'first
 test('embedded: after kill -9 a restart takes the data directory over at once; a live server still holds it', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-cli-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  await seedDataDir(dataDir); // migrated: the first start's migration is the first test's
   const env = embeddedEnv(dataDir);
   const killed = await serve(env);
   assert.equal(lockHolder(dataDir), killed.child.pid);
@@ -273,6 +275,7 @@ test('embedded: a server killed while its parent does not reap it (a zombie) doe
   if (!existsSync('/proc/self/stat')) return t.skip('needs /proc to see a zombie');
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-cli-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  await seedDataDir(dataDir); // migrated: the first start's migration is the first test's
   const env = embeddedEnv(dataDir);
   // sh starts the server in the background and becomes `sleep`, which never waits for its children.
   const parent = spawn('sh', ['-c', '"$0" "$@" & exec sleep 600', process.execPath, ...cli, 'serve'], { cwd: root, env, detached: true });
@@ -293,6 +296,7 @@ test('embedded: a server killed while its parent does not reap it (a zombie) doe
 test('embedded: org create, apikey create and revoke; refused clearly while a server holds the data directory', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-cli-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  await seedDataDir(dataDir); // migrated: the first start's migration is the first test's
   const env = embeddedEnv(dataDir);
 
   const org = run(['org', 'create', '--name', 'Acme Roasters', '--plan', 'pro', '--json'], env);

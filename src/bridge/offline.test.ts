@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer } from '../testing/harness.js';
+import { CLI } from '../testing/processes.js';
 import { Bridge } from './bridge.js';
 import { parseBridgeConfig, type ModbusChannel } from './config.js';
 import { assertRoastArrived, bridgeMachine, modbusServer, SimulatedRoast, testConfig } from './testing.js';
@@ -57,7 +58,7 @@ test('kill -9 of the bridge mid-roast, then a restart: it resumes its journal an
   const file = join(config.journal.dir, 'bridge.json');
   writeFileSync(file, JSON.stringify(config));
   const start = () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'bridge', '--config', file, '--once', '--speed', String(SPEED), '--json'], { cwd: root, env: process.env });
+    const child = spawn(process.execPath, [...CLI, 'bridge', '--config', file, '--once', '--speed', String(SPEED), '--json'], { cwd: root, env: process.env });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -65,7 +66,7 @@ test('kill -9 of the bridge mid-roast, then a restart: it resumes its journal an
   };
   try {
     const first = start();
-    // The simulated roast starts when the bridge's clock does: its journal's first record (tsx takes seconds to start it).
+    // The simulated roast starts when the bridge's clock does: its journal's first record (a start takes seconds on a busy machine).
     for (let i = 0; i < 3000 && !existsSync(join(config.journal.dir, 'current.jsonl')); i++) await sleep(5);
     roast.restart();
     // Killed once it has recorded a good part of the roast (past charge and the turning point).

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PgliteDatabase } from '../db/client.js';
+import { preparePgliteTemplate } from './template.js';
 
 /**
  * Firstcrack processes started the way an operator starts them (the CLI, `serve` or `worker`), for tests of
@@ -8,6 +13,38 @@ import { once } from 'node:events';
  * tests skip without DATABASE_URL.
  */
 const root = new URL('../..', import.meta.url).pathname;
+
+/**
+ * The node arguments that start `firstcrack` (from the checkout's root). scripts/run-tests.mjs compiles src/ into
+ * dist/ (tsc -b, incremental) before the suite and sets FIRSTCRACK_TEST_BUILT_CLI=1: the tests then run the built
+ * JavaScript, as `npx firstcrack` and `npm start` do. A file run on its own (no fresh build promised) starts the
+ * TypeScript under tsx, which compiles the CLI's whole import graph at every start: seconds per command where the
+ * built CLI takes a fraction, and the CLI tests start dozens of commands.
+ */
+export const CLI: readonly string[] =
+  process.env.FIRSTCRACK_TEST_BUILT_CLI === '1' ? [join(root, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')];
+
+let migratedPgdata: Promise<string> | undefined;
+
+/**
+ * Gives an embedded data directory the suite's migrated PGlite database (the template the harness clones, also in
+ * server mode, where the embedded CLI tests still run): a command there finds every migration applied, as on any
+ * start after the first, instead of migrating a fresh PGlite, which is most of a first command's time. The template
+ * is loaded once per test file into a cleanly closed data directory and copied from there. The test of the first
+ * start itself keeps an empty directory.
+ */
+export async function seedDataDir(dataDir: string): Promise<void> {
+  migratedPgdata ??= (async () => {
+    const template = process.env.FIRSTCRACK_TEST_PGLITE_TEMPLATE ?? (await preparePgliteTemplate());
+    const pgdata = join(mkdtempSync(join(tmpdir(), 'fc-migrated-')), 'pgdata');
+    const db = await PgliteDatabase.open({ dataDir: pgdata, loadDataDir: new Blob([readFileSync(template)]) });
+    await db.close();
+    process.once('exit', () => rmSync(dirname(pgdata), { recursive: true, force: true }));
+    return pgdata;
+  })();
+  const pgdata = await migratedPgdata;
+  if (!existsSync(join(dataDir, 'pgdata'))) cpSync(pgdata, join(dataDir, 'pgdata'), { recursive: true });
+}
 
 /** `serve` printed its address; group 1 is the base URL. */
 export const SERVE_READY = /Firstcrack listening on (http:\/\/[\d.:]+)/;
@@ -25,7 +62,7 @@ export interface StartedProcess {
 
 /** Runs a one-shot `firstcrack <args>` to its end, without blocking the test's event loop, with what it printed. */
 export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
+  const child = spawn(process.execPath, [...CLI, ...args], { cwd: root, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -36,7 +73,7 @@ export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promis
 
 /** Starts `firstcrack <args>` and resolves once its stdout matches `ready` (rejects if it exits or takes 2 minutes first). */
 export async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<StartedProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env });
+  const child = spawn(process.execPath, [...CLI, ...args], { cwd: root, env });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

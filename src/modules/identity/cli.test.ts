@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../../testing/harness.js';
+import { CLI, seedDataDir } from '../../testing/processes.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
@@ -15,7 +16,10 @@ async function environment(): Promise<NodeJS.ProcessEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fc-identity-cli-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
   const base = { ...env, FIRSTCRACK_DATA_DIR: dataDir, LOG_LEVEL: 'silent', FIRSTCRACK_BASE_URL: 'https://roast.example' };
-  if (!DATABASE_URL) return base;
+  if (!DATABASE_URL) {
+    await seedDataDir(dataDir);
+    return base;
+  }
   const database = await createTestDatabase(DATABASE_URL);
   after(() => database.drop());
   return { ...base, DATABASE_URL: database.url, FIRSTCRACK_SECRET_KEY: randomBytes(32).toString('base64') };
@@ -24,7 +28,7 @@ async function environment(): Promise<NodeJS.ProcessEnv> {
 test('oauth-client, keys and user commands (memberships added and removed): JSON answers, secrets once, mistakes are exit 2', async () => {
   const env = await environment();
   const run = (...args: string[]) => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: root, env, encoding: 'utf8' });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
   const json = (result: ReturnType<typeof run>) => {
