@@ -82,8 +82,9 @@ const timesDir = mkdtempSync(join(tmpdir(), 'firstcrack-test-times-'));
 env.FIRSTCRACK_TEST_TIMES = join(timesDir, 'times.jsonl');
 console.log(`Testing on ${env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}${env.REDIS_URL ? ' with Redis' : ''}: ${files.length} files`);
 
+// No test may hang the run: one still going after 20 minutes fails (the slowest take about 5).
 const run = await node(
-  ['--import', 'tsx', '--import', join(root, 'scripts', 'test-wall-time.mjs'), '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files],
+  ['--import', 'tsx', '--import', join(root, 'scripts', 'test-wall-time.mjs'), '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, '--test-timeout=1200000', ...files],
   { env, stdio: 'inherit' },
 );
 
