@@ -26,6 +26,8 @@
  * address: {publicUrl}/id/{organization}/{kind}/{id}.
  */
 
+import { offsetSecondsAt } from '../../lib/time-zones.js';
+
 export const EPCIS_CONTEXT = 'https://ref.gs1.org/standards/epcis/epcis-context.jsonld';
 const GS1_RESOLVER = 'https://id.gs1.org';
 
@@ -95,11 +97,15 @@ export function identifiers(ids: IdentityScheme) {
   };
 }
 
-/** "+01:00": the zone's offset from UTC at that time. */
+/**
+ * "+01:00": the zone's offset from UTC at that time, from the zone's wall clock (lib/time-zones.ts, one kept
+ * formatter per zone). Asking Intl for a `longOffset` name instead cost about 2 ms a call, which per event
+ * was most of an export's time (bench/README.md, EPCIS export).
+ */
 export function timeZoneOffset(time: string, timeZone: string): string {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(new Date(time)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-  const m = /GMT([+-]\d{2}):?(\d{2})?/.exec(name);
-  return m ? `${m[1]}:${m[2] ?? '00'}` : '+00:00';
+  const minutes = Math.round(offsetSecondsAt(Date.parse(time), timeZone) / 60);
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
