@@ -9,7 +9,7 @@ import { createOrganization } from '../src/auth/organizations.js';
 import { load, median, printTable, startBenchApp } from './lib.js';
 import { loadHistory } from './trace.js';
 
-const CONNECTIONS = 8;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
 export async function benchEpcis(rounds = Number(process.env.BENCH_ROUNDS ?? 3)) {

@@ -3222,7 +3222,7 @@ export interface Operations {
   'inventory.green.declareOrigin': {
     input: {
       subject: {
-        kind: 'green_lot' | 'contract' | 'shipment' | 'sample';
+        kind: 'green_lot' | 'contract' | 'contract_line' | 'shipment' | 'sample';
         id: string;
       };
       /**
@@ -3245,7 +3245,7 @@ export interface Operations {
   };
   'inventory.green.getOriginDeclaration': {
     input: {
-      kind: 'green_lot' | 'contract' | 'shipment' | 'sample';
+      kind: 'green_lot' | 'contract' | 'contract_line' | 'shipment' | 'sample';
       id: string;
     };
     output: OriginDeclaration;
@@ -3729,6 +3729,14 @@ export interface Operations {
           duty?: string | number;
           carry?: string | number;
           notes?: string;
+          /**
+           * @maxItems 5000
+           */
+          plotIds?: string[];
+          /**
+           * @maxItems 500
+           */
+          producerIds?: string[];
         },
         ...{
           contractLineId: string;
@@ -3742,6 +3750,14 @@ export interface Operations {
           duty?: string | number;
           carry?: string | number;
           notes?: string;
+          /**
+           * @maxItems 5000
+           */
+          plotIds?: string[];
+          /**
+           * @maxItems 500
+           */
+          producerIds?: string[];
         }[]
       ];
     };
@@ -6062,7 +6078,7 @@ export interface OriginPlot {
 export interface OriginSource {
   greenLotId: string;
   lotCode: string | null;
-  via: ('green_lot' | 'shipment' | 'contract' | 'sample' | 'producer') | null;
+  via: ('green_lot' | 'contract_line' | 'shipment' | 'contract' | 'sample' | 'producer') | null;
   plotIds: string[];
 }
 export interface OriginGap {
@@ -6150,7 +6166,7 @@ export interface CertificateSnapshot {
 }
 export interface OriginDeclaration {
   subject: {
-    kind: 'green_lot' | 'contract' | 'shipment' | 'sample';
+    kind: 'green_lot' | 'contract' | 'contract_line' | 'shipment' | 'sample';
     id: string;
   };
   plotIds: string[];

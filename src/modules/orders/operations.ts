@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
 import { ProblemError, conflict, invalidInput, type FieldError, throwNotFound } from '../../rpc/errors.js';
 import { grams, kgString } from '../../lib/grams.js';
+import { newId } from '../../lib/ids.js';
 import * as lineageService from '../lineage/service.js';
 import * as roastedStock from '../inventory/roast/service.js';
 import { planClaims, type ClaimableLot } from './allocation.js';
@@ -288,6 +289,8 @@ export const orderOperations = [
     description:
       'Only an allocated order ships (409 `invalid_state_transition` otherwise). Each claim’s weight leaves its roasted lot as a ' +
       '`fulfilment` ledger row, lineage roasted lot → order line is recorded with the weight, and the order becomes fulfilled. ' +
+      'A blend product’s line is blended as it ships (roasted lots → a new blend lot → the line) and a line ordered in units of a ' +
+      'product is packed (→ a new product batch → the line), so traces and EPCIS exports show the blend and the packing. ' +
       'If a lot no longer holds what was claimed from it (e.g. written off since), nothing is shipped: 409 ' +
       '`insufficient_stock` naming the lot; release and allocate the line again.',
     extension: true,
@@ -313,18 +316,7 @@ export const orderOperations = [
           }),
         );
       }
-      const lineage = await lineageService.recordEdges(
-        ctx.tx,
-        ctx.orgId,
-        parts.map((part) => ({
-          fromKind: 'roasted_lot',
-          fromId: part.roastedLotId,
-          toKind: 'order_line',
-          toId: part.orderLineId,
-          weightKg: kgString(part.quantity),
-          groupId: fulfillment.id,
-        })),
-      );
+      const lineage = await lineageService.recordEdges(ctx.tx, ctx.orgId, shipmentLineage(parts, fulfillment.id));
       await repo.markFulfilled(ctx.tx, ctx.orgId, id, fulfillment.id);
       const order = await orderOrThrow(ctx.tx, ctx.orgId, id);
       await ctx.emit('orders.order.fulfilled', { order, fulfillment, transactions, lineage });
@@ -332,6 +324,37 @@ export const orderOperations = [
     },
   }),
 ];
+
+/**
+ * The lineage one fulfilment records, all edges in its group. Per line:
+ * - a line of one roasted lot, or of several not blended: roasted lot → order line, with the weight;
+ * - a blend line (a blend product's): its parts are blended for it, roasted lots → a new blend lot → line;
+ * - a line ordered in units of a product: its coffee is packed into them, (roasted lots | the blend lot) →
+ *   a new product batch → line, so a trace and EPCIS show the blend and the packing where they happened.
+ * Blend lots and product batches made here have no record of their own: lineage names them.
+ */
+export function shipmentLineage(parts: repo.ClaimedPart[], fulfillmentId: string): lineageService.NewLineageEdge[] {
+  const edges: lineageService.NewLineageEdge[] = [];
+  const byLine = new Map<string, repo.ClaimedPart[]>();
+  for (const part of parts) byLine.set(part.orderLineId, [...(byLine.get(part.orderLineId) ?? []), part]);
+  for (const [lineId, lineParts] of byLine) {
+    const total = kgString(lineParts.reduce((t, p) => t + p.quantity, 0n));
+    const { blendId, quantityUnits } = lineParts[0];
+    let sources: { kind: lineageService.TraceKind; id: string; weightKg: string }[] = lineParts.map((p) => ({ kind: 'roasted_lot', id: p.roastedLotId, weightKg: kgString(p.quantity) }));
+    if (blendId !== null) {
+      const blendLot = newId('bl');
+      for (const s of sources) edges.push({ fromKind: s.kind, fromId: s.id, toKind: 'blend_lot', toId: blendLot, weightKg: s.weightKg, groupId: fulfillmentId });
+      sources = [{ kind: 'blend_lot', id: blendLot, weightKg: total }];
+    }
+    if (quantityUnits !== null) {
+      const packed = newId('pb');
+      for (const s of sources) edges.push({ fromKind: s.kind, fromId: s.id, toKind: 'product_batch', toId: packed, weightKg: s.weightKg, groupId: fulfillmentId });
+      sources = [{ kind: 'product_batch', id: packed, weightKg: total }];
+    }
+    for (const s of sources) edges.push({ fromKind: s.kind, fromId: s.id, toKind: 'order_line', toId: lineId, weightKg: s.weightKg, groupId: fulfillmentId });
+  }
+  return edges;
+}
 
 /**
  * Locks the order and refuses the move unless it is in one of `from`. The allowed moves are listed in

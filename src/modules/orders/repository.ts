@@ -568,19 +568,30 @@ export interface ClaimedPart {
   lineNumber: number;
   roastedLotId: string;
   quantity: bigint;
+  /** The line's blend (a blend product's line): its parts are blended into one blend lot when it ships. */
+  blendId: string | null;
+  /** Units of a product the line was ordered in: its coffee is packed into them when it ships. */
+  quantityUnits: number | null;
 }
 
 /** The order's active claims grouped per line and lot. Run it under the order's lock: claims only change under it. */
 export async function claimedParts(q: Queryable, orgId: string, orderId: string): Promise<ClaimedPart[]> {
-  const parts = await q.query<{ order_line_id: string; line_number: number; roasted_lot_id: string; kg: string }>(
-    `select a.order_line_id, l.line_number, a.roasted_lot_id, sum(a.quantity_kg)::numeric(14, 3) as kg
+  const parts = await q.query<{ order_line_id: string; line_number: number; roasted_lot_id: string; kg: string; blend_id: string | null; quantity_units: number | null }>(
+    `select a.order_line_id, l.line_number, a.roasted_lot_id, sum(a.quantity_kg)::numeric(14, 3) as kg, l.blend_id, l.quantity_units
      from order_allocations a join order_lines l on l.org_id = a.org_id and l.id = a.order_line_id
      where a.org_id = $1 and a.order_id = $2 and ${ACTIVE}
-     group by a.order_line_id, l.line_number, a.roasted_lot_id
+     group by a.order_line_id, l.line_number, a.roasted_lot_id, l.blend_id, l.quantity_units
      order by l.line_number, a.roasted_lot_id`,
     [orgId, orderId],
   );
-  return parts.map((p) => ({ orderLineId: p.order_line_id, lineNumber: p.line_number, roastedLotId: p.roasted_lot_id, quantity: grams(p.kg) }));
+  return parts.map((p) => ({
+    orderLineId: p.order_line_id,
+    lineNumber: p.line_number,
+    roastedLotId: p.roasted_lot_id,
+    quantity: grams(p.kg),
+    blendId: p.blend_id,
+    quantityUnits: p.quantity_units,
+  }));
 }
 
 export async function insertFulfillment(q: Queryable, orgId: string, orderId: string, credentialId: string): Promise<{ id: string; createdAt: string }> {

@@ -327,6 +327,6 @@ export const OrderFulfillment = out({
   fulfillment: Fulfillment,
   /** The fulfilment ledger rows, one per line and roasted lot shipped from. */
   transactions: z.array(RoastedLotTransaction),
-  /** roasted lot → order line, with the weight shipped. */
+  /** roasted lot → order line, with the weight shipped (through a blend lot for a blend line, a product batch for units packed). */
   lineage: z.array(LineageEdge),
 }).meta({ id: 'OrderFulfillment' });

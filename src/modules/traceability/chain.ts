@@ -29,8 +29,9 @@ export async function chainDetails(
   orgId: string,
   ids: { roastedLot: string; roastBatches: string[]; greenLots: string[]; producers: string[] },
 ): Promise<ChainDetails> {
-  const roastBatches = await roasting.describeBatches(q, orgId, ids.roastBatches);
-  const greenLots = await green.describeLots(q, orgId, ids.greenLots);
+  // A chain (and the certificate freezing it) shows the coffee's facts; where things happened is EPCIS's.
+  const roastBatches = (await roasting.describeBatches(q, orgId, ids.roastBatches)).map(({ locationId: _where, ...b }) => b);
+  const greenLots = (await green.describeLots(q, orgId, ids.greenLots)).map(({ enteredAtLocationId: _where, ...l }) => l);
   const producerIds = new Set(ids.producers);
   for (const lot of greenLots) if (lot.producerId !== null) producerIds.add(lot.producerId);
   const producers = await party.describeProducers(q, orgId, [...producerIds]);

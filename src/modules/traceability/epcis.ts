@@ -13,10 +13,20 @@
  *   lines recorded by one shipment), with the order as a `po` business transaction and the customer as
  *   owning-party destination.
  *
+ * Where: each event's bizLocation is the organization's own location where it happened, and its readPoint
+ * the same place (a roast's, the machine): a green lot's commissioning where it was received (its first
+ * ledger row's location), a split or merge where the lot it made was put, a roast where the batch was
+ * roasted, a blend, a packing and a shipment where the roasted coffee going into it was kept. Where nothing
+ * names a location (coffee booked to no location, a certificate frozen before locations were recorded), the
+ * organization's site stands for it.
+ *
  * Identifiers: GS1 Digital Link URIs when the organization set a GS1 Company Prefix (lots of a kind with a
- * GTIN as /01/{gtin}/10/{lot}; the organization's site as its GLN /414/{gln}); everything else stable URIs
- * under the service's own address: {publicUrl}/id/{organization}/{kind}/{id}.
+ * GTIN as /01/{gtin}/10/{lot}; the organization's site as its GLN /414/{gln}, a location as that GLN with
+ * its code as extension, /414/{gln}/254/{code}); everything else stable URIs under the service's own
+ * address: {publicUrl}/id/{organization}/{kind}/{id}.
  */
+
+import { offsetSecondsAt } from '../../lib/time-zones.js';
 
 export const EPCIS_CONTEXT = 'https://ref.gs1.org/standards/epcis/epcis-context.jsonld';
 const GS1_RESOLVER = 'https://id.gs1.org';
@@ -43,14 +53,19 @@ export interface EpcisInput {
   creationDate: string;
   nodes: { kind: string; id: string; label: string | null; orderId?: string; customerId?: string }[];
   edges: { from: string; to: string; weightKg: string | null; groupId?: string; createdAt: string }[];
-  greenLots: { id: string; lotCode: string }[];
-  roastBatches: { id: string; batchNumber: string; machineId: string | null; startedAt: string; completedAt: string | null }[];
+  /** enteredAtLocationId: where the lot entered the organization (absent in certificates frozen before it was recorded). */
+  greenLots: { id: string; lotCode: string; enteredAtLocationId?: string | null }[];
+  roastBatches: { id: string; batchNumber: string; machineId: string | null; locationId?: string | null; startedAt: string; completedAt: string | null }[];
+  /** Where each roasted lot of the trace is kept (lots without a location absent). */
+  roastedLotLocations?: Record<string, string>;
+  /** The codes of the locations named, which a GS1 identifier carries as its GLN extension. */
+  locations?: { id: string; code: string }[];
   /** Source green lots and the plots named for them. */
   sources: { greenLotId: string; plotIds: string[] }[];
   plots: EpcisPlot[];
 }
 
-/** GS1 Application Identifier 10 (batch/lot): up to 20 characters of GS1's set 82. */
+/** GS1 Application Identifiers 10 (batch/lot) and 254 (GLN extension): up to 20 characters of GS1's set 82. */
 const AI10 = /^[!"%-?A-Z_a-z]{1,20}$/;
 
 /** Appends the GS1 mod-10 check digit. */
@@ -74,15 +89,23 @@ export function identifiers(ids: IdentityScheme) {
       return gtin && lotCode && AI10.test(lotCode) ? `${GS1_RESOLVER}/01/${gtin}/10/${encodeURIComponent(lotCode)}` : own(kind, id);
     },
     site: () => (gln ? `${GS1_RESOLVER}/414/${gln}` : `${ids.publicUrl}/id/${ids.orgId}/site`),
+    /** A location of the organization: its GLN with the code as extension (AI 254) when both fit, else its own URI. */
+    location(id: string, code: string | undefined): string {
+      return gln && code !== undefined && AI10.test(code) ? `${GS1_RESOLVER}/414/${gln}/254/${encodeURIComponent(code)}` : own('location', id);
+    },
     own,
   };
 }
 
-/** "+01:00": the zone's offset from UTC at that time. */
+/**
+ * "+01:00": the zone's offset from UTC at that time, from the zone's wall clock (lib/time-zones.ts, one kept
+ * formatter per zone). Asking Intl for a `longOffset` name instead cost about 2 ms a call, which per event
+ * was most of an export's time (bench/README.md, EPCIS export).
+ */
 export function timeZoneOffset(time: string, timeZone: string): string {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(new Date(time)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-  const m = /GMT([+-]\d{2}):?(\d{2})?/.exec(name);
-  return m ? `${m[1]}:${m[2] ?? '00'}` : '+00:00';
+  const minutes = Math.round(offsetSecondsAt(Date.parse(time), timeZone) / 60);
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -107,6 +130,10 @@ export function epcisDocument(input: EpcisInput) {
     return ['green_lot', 'roasted_lot', 'blend_lot', 'product_batch'].includes(kind) ? ids.lot(kind, id, lotCodes.get(id) ?? null) : ids.own(kind, id);
   };
   const site = { id: ids.site() };
+  const codes = new Map((input.locations ?? []).map((l) => [l.id, l.code]));
+  const enteredAt = new Map(input.greenLots.map((g) => [g.id, g.enteredAtLocationId ?? null]));
+  const roastedAt = new Map(input.roastBatches.map((b) => [b.id, b.locationId ?? null]));
+  const keptAt = new Map(Object.entries(input.roastedLotLocations ?? {}));
   const when = (time: string) => ({ eventTime: time, eventTimeZoneOffset: timeZoneOffset(time, input.timeZone) });
   const quantity = (id: string, weightKg: number | undefined) =>
     weightKg === undefined ? { epcClass: uri(id) } : { epcClass: uri(id), quantity: Math.round(weightKg * 1000) / 1000, uom: 'KGM' };
@@ -129,6 +156,27 @@ export function epcisDocument(input: EpcisInput) {
   const plots = new Map(input.plots.map((p) => [p.id, p]));
   const events: Record<string, unknown>[] = [];
 
+  // The location a node's coffee was at: its own for lots and batches, else (a batch or roasted lot booked
+  // to no location, a blend, a packing) that of what went into it.
+  const placeIds = new Map<string, string | null>();
+  const placeOf = (id: string): string | null => {
+    if (placeIds.has(id)) return placeIds.get(id)!;
+    placeIds.set(id, null); // a cycle in the lineage ends here
+    const kind = kindOf.get(id)?.kind;
+    let place = kind === 'green_lot' ? (enteredAt.get(id) ?? null) : kind === 'roast_batch' ? (roastedAt.get(id) ?? null) : kind === 'roasted_lot' ? (keptAt.get(id) ?? null) : null;
+    if (place === null && kind !== 'green_lot') {
+      for (const e of into.get(id) ?? []) if ((place = placeOf(e.from)) !== null) break;
+    }
+    placeIds.set(id, place);
+    return place;
+  };
+  /** readPoint and bizLocation: the first of the nodes with a known location, else the site. */
+  const at = (nodeIds: string[], readPoint?: { id: string }) => {
+    const place = nodeIds.map(placeOf).find((p) => p !== null);
+    const where = place ? { id: ids.location(place, codes.get(place)) } : site;
+    return { readPoint: readPoint ?? where, bizLocation: where };
+  };
+
   // Commissioning: each source green lot, at its receipt (its first edge), with its plots.
   for (const source of input.sources) {
     const entering = into.get(source.greenLotId) ?? [];
@@ -144,8 +192,7 @@ export function epcisDocument(input: EpcisInput) {
       quantityList: [quantity(source.greenLotId, weight)],
       bizStep: 'commissioning',
       disposition: 'active',
-      readPoint: site,
-      bizLocation: site,
+      ...at([source.greenLotId]),
       ilmd: {
         ...(countries.length > 0 ? { 'cbvmda:countryOfOrigin': countries.length === 1 ? countries[0] : countries } : {}),
         'fc:plots': lotPlots.map((p) => ({ id: ids.own('plot', p.id), name: p.name, producer: p.producerName, country: p.country, areaHa: p.areaHa })),
@@ -170,8 +217,7 @@ export function epcisDocument(input: EpcisInput) {
       transformationID: ids.own('green_change', key),
       bizStep: 'repackaging',
       disposition: 'active',
-      readPoint: site,
-      bizLocation: site,
+      ...at([...new Set(edges.map((e) => e.to))]),
     });
   }
 
@@ -188,8 +234,7 @@ export function epcisDocument(input: EpcisInput) {
       transformationID: ids.own('roast_batch', batch.id),
       bizStep: 'commissioning',
       disposition: 'active',
-      readPoint: batch.machineId ? { id: ids.own('machine', batch.machineId) } : site,
-      bizLocation: site,
+      ...at([batch.id], batch.machineId ? { id: ids.own('machine', batch.machineId) } : undefined),
       'fc:batchNumber': batch.batchNumber,
     });
   }
@@ -207,8 +252,7 @@ export function epcisDocument(input: EpcisInput) {
         transformationID: ids.own('blend_lot', node.id),
         bizStep: 'commissioning',
         disposition: 'active',
-        readPoint: site,
-        bizLocation: site,
+        ...at([node.id]),
       });
     } else if (node.kind === 'product_batch') {
       events.push({
@@ -219,8 +263,7 @@ export function epcisDocument(input: EpcisInput) {
         action: 'ADD',
         bizStep: 'packing',
         disposition: 'in_progress',
-        readPoint: site,
-        bizLocation: site,
+        ...at([node.id]),
       });
     }
   }
@@ -243,8 +286,7 @@ export function epcisDocument(input: EpcisInput) {
       quantityList: summed(edges, 'from'),
       bizStep: 'shipping',
       disposition: 'in_transit',
-      readPoint: site,
-      bizLocation: site,
+      ...at([...new Set(edges.map((e) => e.from))]),
       ...(orders.length > 0 ? { bizTransactionList: orders.map((o) => ({ type: 'po', bizTransaction: ids.own('order', o) })) } : {}),
       ...(customers.length > 0 ? { destinationList: customers.map((c) => ({ type: 'owning_party', destination: ids.own('customer', c) })) } : {}),
     });

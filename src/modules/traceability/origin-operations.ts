@@ -3,7 +3,9 @@ import type { Queryable } from '../../db/client.js';
 import { defineOperation } from '../../rpc/define.js';
 import { conflict, invalidInput, notFound, throwNotFound } from '../../rpc/errors.js';
 import * as party from '../catalog/party/service.js';
+import * as locations from '../catalog/location/service.js';
 import * as green from '../inventory/green/service.js';
+import * as roasted from '../inventory/roast/service.js';
 import * as lineage from '../lineage/service.js';
 import * as roasting from '../production/roast/service.js';
 import * as contracts from '../sourcing/contract/service.js';
@@ -11,6 +13,7 @@ import * as samples from '../sourcing/sample/service.js';
 import { epcisDocument, gtinFits, type IdentityScheme } from './epcis.js';
 import { originOf } from './origin.js';
 import * as repo from './repository.js';
+import { declareOrigin } from './service.js';
 import {
   DeclareOrigin,
   DueDiligenceStatement,
@@ -32,7 +35,7 @@ const feature = 'core' as const;
 /** What the EU information system takes per due diligence statement (its GeoJSON upload limit). */
 export const GEOLOCATION_MAX_BYTES = 25 * 1024 * 1024;
 
-const SUBJECT_WORDS = { green_lot: 'green lot', contract: 'contract', shipment: 'shipment', sample: 'sample' } as const;
+const SUBJECT_WORDS = { green_lot: 'green lot', contract: 'contract', contract_line: 'contract line', shipment: 'shipment', sample: 'sample' } as const;
 
 async function requireSubject(q: Queryable, orgId: string, subject: { kind: keyof typeof SUBJECT_WORDS; id: string }): Promise<void> {
   const found =
@@ -40,9 +43,11 @@ async function requireSubject(q: Queryable, orgId: string, subject: { kind: keyo
       ? await green.findGreenLot(q, orgId, subject.id)
       : subject.kind === 'contract'
         ? await contracts.findContract(q, orgId, subject.id)
-        : subject.kind === 'shipment'
-          ? await contracts.findShipment(q, orgId, subject.id)
-          : await samples.findSample(q, orgId, subject.id);
+        : subject.kind === 'contract_line'
+          ? await contracts.findContractLine(q, orgId, subject.id)
+          : subject.kind === 'shipment'
+            ? await contracts.findShipment(q, orgId, subject.id)
+            : await samples.findSample(q, orgId, subject.id);
   if (!found) throwNotFound(SUBJECT_WORDS[subject.kind], subject.id, 'subject.id');
 }
 
@@ -57,12 +62,20 @@ export function identityScheme(publicUrl: string, orgId: string, operator: Pick<
   return { publicUrl, orgId, gs1CompanyPrefix: operator.gs1CompanyPrefix, gtins: operator.gtins };
 }
 
-/** The facts an EPCIS document needs beyond the graph: green lot codes and roast batches. */
+/**
+ * The facts an EPCIS document needs beyond the graph, each table read once: the green lots (codes and where
+ * they entered, also what originOf needs of them: pass `lots` on), roast batches, where the roasted lots are
+ * kept, and the codes of the locations named.
+ */
 export async function epcisFacts(q: Queryable, orgId: string, nodes: { kind: string; id: string }[]) {
-  const idsOf = (kind: string) => nodes.filter((n) => n.kind === kind).map((n) => n.id);
-  const greenLots = (await green.describeLots(q, orgId, idsOf('green_lot'))).map((g) => ({ id: g.id, lotCode: g.lotCode }));
+  const idsOf = (kind: string) => [...new Set(nodes.filter((n) => n.kind === kind).map((n) => n.id))];
+  const lots = new Map((await green.describeLots(q, orgId, idsOf('green_lot'))).map((g) => [g.id, g]));
+  const greenLots = [...lots.values()].map((g) => ({ id: g.id, lotCode: g.lotCode, enteredAtLocationId: g.enteredAtLocationId }));
   const roastBatches = await roasting.describeBatches(q, orgId, idsOf('roast_batch'));
-  return { greenLots, roastBatches };
+  const roastedLotLocations = Object.fromEntries(await roasted.roastedLotLocations(q, orgId, idsOf('roasted_lot')));
+  const locationIds = [...new Set([...greenLots.map((g) => g.enteredAtLocationId), ...roastBatches.map((b) => b.locationId), ...Object.values(roastedLotLocations)])];
+  const labels = await locations.locationLabels(q, orgId, locationIds.filter((id) => id !== null));
+  return { lots, facts: { greenLots, roastBatches, roastedLotLocations, locations: [...labels].map(([id, l]) => ({ id, code: l.code })) } };
 }
 
 type Graph = NonNullable<Awaited<ReturnType<typeof lineage.trace>>>;
@@ -85,12 +98,13 @@ export const originOperations = [
   defineOperation({
     name: 'inventory.green.declareOrigin',
     extension: true,
-    summary: 'Name the plots (or producers) a green lot, contract, shipment or sample’s coffee came from, and the upstream due diligence statements.',
+    summary: 'Name the plots (or producers) a green lot, contract, contract line, shipment or sample’s coffee came from, and the upstream due diligence statements.',
     description:
       'Replaces the subject’s declaration. `plotIds` name plots, `producerIds` producers standing for all their plots; ' +
       '`upstreamStatements` the reference and verification numbers of the EU due diligence statements the supplier or importer passed ' +
       'on. Nothing is copied downstream: splits, merges, roasts, blends and order lines inherit through lineage when asked ' +
-      '(a lot’s own declaration first, then its shipment’s, contract’s, sample’s, then its producer). The subject, every plot and ' +
+      '(a lot’s own declaration first, then the contract line’s it was received against, its shipment’s, contract’s, sample’s, then ' +
+      'its producer: a contract’s declaration is the default for its lines that name none). The subject, every plot and ' +
       'every producer must be this organization’s (404 naming the field).',
     permission: 'inventory.green.write',
     feature: 'inventory',
@@ -100,23 +114,14 @@ export const originOperations = [
     errors: ['not_found'],
     async handler(ctx, input) {
       await requireSubject(ctx.tx, ctx.orgId, input.subject);
-      const [missingPlot] = await party.missingPlotIds(ctx.tx, ctx.orgId, input.plotIds);
-      if (missingPlot) throw notFound('plot', missingPlot, `plotIds[${input.plotIds.indexOf(missingPlot)}]`);
-      const [missingProducer] = await party.missingProducerIds(ctx.tx, ctx.orgId, input.producerIds);
-      if (missingProducer) throw notFound('producer', missingProducer, `producerIds[${input.producerIds.indexOf(missingProducer)}]`);
-      return repo.upsertDeclaration(ctx.tx, ctx.orgId, {
-        ...input.subject,
-        plotIds: [...new Set(input.plotIds)],
-        producerIds: [...new Set(input.producerIds)],
-        upstreamStatements: input.upstreamStatements.map((s) => ({ referenceNumber: s.referenceNumber, verificationNumber: s.verificationNumber ?? null })),
-      });
+      return declareOrigin(ctx.tx, ctx.orgId, input.subject, input);
     },
   }),
 
   defineOperation({
     name: 'inventory.green.getOriginDeclaration',
     extension: true,
-    summary: 'The origin declared for a green lot, contract, shipment or sample.',
+    summary: 'The origin declared for a green lot, contract, contract line, shipment or sample.',
     description: '404 when nothing was declared for it (or it is another organization’s).',
     permission: 'inventory.green.read',
     feature: 'inventory',
@@ -243,7 +248,9 @@ export const originOperations = [
       const graph = (await lineage.trace(ctx.tx, ctx.orgId, direction, { kind, id }, TRACE_DEPTH_LIMIT)) ?? throwNotFound(kind.replaceAll('_', ' '), id);
       // Plots attach where coffee entered: forward from a lot, those are found walking back from it.
       const originGraph = direction === 'backward' || kind === 'producer' ? graph : (await lineage.trace(ctx.tx, ctx.orgId, 'backward', { kind, id }, TRACE_DEPTH_LIMIT))!;
-      const origin = await originOf(ctx.tx, ctx.orgId, originGraph);
+      // Every green lot of both walks read once, for the document and for the origin alike.
+      const { lots, facts } = await epcisFacts(ctx.tx, ctx.orgId, originGraph === graph ? graph.nodes : [...graph.nodes, ...originGraph.nodes]);
+      const origin = await originOf(ctx.tx, ctx.orgId, originGraph, { lots });
       // Forward, the start stands for everything upstream of it.
       const sources = originGraph === graph ? origin.sources : kind === 'green_lot' ? [{ greenLotId: id, plotIds: origin.plots.map((p) => p.id) }] : [];
       const operator = await operatorOf(ctx.tx, ctx.orgId);
@@ -254,7 +261,7 @@ export const originOperations = [
         creationDate: new Date().toISOString(),
         nodes: graph.nodes,
         edges: graph.edges,
-        ...(await epcisFacts(ctx.tx, ctx.orgId, graph.nodes)),
+        ...facts,
         sources,
         plots: origin.plots,
       });

@@ -7,9 +7,11 @@ import addFormatsModule from 'ajv-formats';
 import { startTestServer, type TestOrg } from '../../testing/harness.js';
 import { assertProblem } from '../../testing/problems.js';
 import { importLot } from '../inventory/green/testing.js';
-import { createOrder, makeCustomer } from '../orders/testing.js';
+import { makeCustomer } from '../orders/testing.js';
 import { lotCode, makeContract, makeShipment } from '../sourcing/contract/testing.js';
-import { buildChain, insertEdges, makeProducer, type Chain } from './testing.js';
+import { makeLocation } from '../catalog/location/tenancy.cases.js';
+import { roastLot } from '../orders/testing.js';
+import { buildChain, makeProducer, shipFromLot, type Chain } from './testing.js';
 
 // GS1's own EPCIS 2.0 JSON schema, kept beside the repository (../shared/standards/epcis/SOURCES.md).
 const schema = JSON.parse(readFileSync(new URL('../../../../shared/standards/epcis/EPCIS-JSON-Schema.json', import.meta.url), 'utf8'));
@@ -69,16 +71,14 @@ await call(org, 'inventory.green.declareOrigin', {
   subject: { kind: 'green_lot', id: chain.ethiopia.id }, plotIds: [gerbaHill.id], upstreamStatements: [{ referenceNumber: '25ETCQ1A2B3C4', verificationNumber: 'VX9K2LQM' }],
 });
 
-// Roasted lots blended, packed and shipped on a third order line: lineage no operation records yet, written as the operations would.
+// A blend of both roasts, ordered in bags of a blend product: blended and packed as it ships (orders.fulfillOrder).
 const espresso = await makeCustomer(org, { name: 'Espresso Bar Ost' });
-const blendOrder = await createOrder(org, { customerId: espresso.id, lines: [{ roastedLotId: chain.firstRoast.roastedLotId, quantityKg: '2', unitPrice: '30' }] });
-const blendLine = blendOrder.lines[0].id;
-await insertEdges(server.owner, org.id, [
-  ['roasted_lot', chain.firstRoast.roastedLotId, 'blend_lot', 'bl_01origin00000000000000000', '1.200'],
-  ['roasted_lot', chain.secondRoast.roastedLotId, 'blend_lot', 'bl_01origin00000000000000000', '0.800'],
-  ['blend_lot', 'bl_01origin00000000000000000', 'product_batch', 'pb_01origin00000000000000000', '2.000'],
-  ['product_batch', 'pb_01origin00000000000000000', 'order_line', blendLine, '2.000'],
-]);
+const houseBlend = await call(org, 'inventory.blend.createBlend', {
+  name: 'House', code: `HB${Date.now()}`, blendType: 'post_roast', roastLevel: 'medium',
+  components: [{ greenLotId: chain.ethiopia.id, ratioPct: '50' }, { greenLotId: chain.blendBase.id, ratioPct: '50' }],
+});
+const houseBag = await call(org, 'catalog.product.createProduct', { sku: `HOUSE-${Date.now()}`, name: 'House 500 g', format: 'whole_bean', blendId: houseBlend.id, netWeightKg: '0.500' });
+const blendLine = (await shipFromLot(org, { productId: houseBag.id, quantityUnits: 2 }, espresso.id)).lineId;
 
 const plotNames = (statement: any) => statement.geolocation.features.map((f: any) => f.properties.ProductionPlace).sort();
 
@@ -163,6 +163,99 @@ test('a received shipment’s statement takes its declaration and upstream numbe
   assert.deepEqual(s.upstreamStatements, [{ referenceNumber: '25DEIMP000123', verificationNumber: null }]);
   assertFileable(s.geolocation);
   assert.equal(s.commodity.hsSubheading, '090111');
+});
+
+test('origin per contract line: a receipt carries its line’s plots into the lot, a contract’s declaration stays the default; blends and packing at shipment carry them to each order line', async () => {
+  const dock = await makeLocation(org, `DOCK${Date.now().toString(36).slice(-5)}`);
+  const contract = await makeContract(org);
+  const [guji, huila] = contract.lines;
+  // The Guji line names its plot; the contract names a producer for its other lines.
+  const declared = await call(org, 'inventory.green.declareOrigin', { subject: { kind: 'contract_line', id: guji.id }, plotIds: [gerbaGarden.id] });
+  assert.deepEqual(declared.subject, { kind: 'contract_line', id: guji.id });
+  await call(org, 'inventory.green.declareOrigin', { subject: { kind: 'contract', id: contract.id }, producerIds: [chain.huila.id] });
+  const shipment = await makeShipment(org, contract.id, '1000');
+  // A receipt line naming a plot not of the organization is refused, naming it, with nothing received.
+  const elsewhere = await server.createOrg();
+  const theirs = await call(elsewhere, 'catalog.party.createPlot', {
+    producerId: (await makeProducer(elsewhere, { name: 'Theirs', code: `TH${Date.now()}`, country: 'KE' })).id, name: 'Their plot', areaHa: 1, geometry: { type: 'Point', coordinates: [36.812345, -1.281234] },
+  });
+  assertProblem(await org.call('sourcing.contract.receiveContractShipment', {
+    shipmentId: shipment.id, lines: [{ contractLineId: huila.id, lotCode: lotCode(), weightKg: '100', plotIds: [theirs.id] }],
+  }), 404, 'not_found', 'lines[0].plotIds[0]');
+  const receipt = await call(org, 'sourcing.contract.receiveContractShipment', {
+    shipmentId: shipment.id,
+    locationId: dock,
+    lines: [
+      { contractLineId: guji.id, lotCode: lotCode(), weightKg: '300' },
+      { contractLineId: huila.id, lotCode: lotCode(), weightKg: '200' },
+      { contractLineId: huila.id, lotCode: lotCode(), weightKg: '100', plotIds: [gerbaHill.id] },
+    ],
+  });
+  const [lotA, lotB, lotC] = receipt.lots;
+  const statement = (kind: string, id: string) => call(org, 'traceability.getDueDiligenceStatement', { kind, id });
+  assert.deepEqual(plotNames(await statement('green_lot', lotA.id)), ['Garden'], 'the Guji line’s plot');
+  assert.deepEqual(plotNames(await statement('green_lot', lotB.id)), ['La Esperanza slope'], 'a line naming none: the contract’s producer');
+  assert.deepEqual(plotNames(await statement('green_lot', lotC.id)), ['Gerba hill'], 'what the receipt line named');
+  assert.deepEqual(plotNames(await statement('shipment', shipment.id)), ['Garden', 'Gerba hill', 'La Esperanza slope']);
+  const declaredC = await call(org, 'inventory.green.getOriginDeclaration', { kind: 'green_lot', id: lotC.id });
+  assert.deepEqual(declaredC.plotIds, [gerbaHill.id]);
+
+  // A split of A, B merged into it, roasted; C roasted; a lot nobody named the origin of, roasted.
+  const split = await call(org, 'inventory.green.splitGreenLot', { id: lotA.id, weightKg: '100', newLotCode: lotCode(), newName: 'A split' });
+  await call(org, 'inventory.green.mergeGreenLots', { targetId: split.child.id, sourceIds: [lotB.id] });
+  const unknown = await importLot(org, { lotCode: `GL-U-${Date.now()}`, name: 'Unknown origin', weightKg: '50' });
+  await roastLot(org, { kg: '10', greenLotId: split.child.id });
+  await roastLot(org, { kg: '10', greenLotId: lotC.id });
+  await roastLot(org, { kg: '10', greenLotId: unknown.id });
+  const blendOf = async (a: string, b: string) => {
+    const blend = await call(org, 'inventory.blend.createBlend', {
+      name: 'Blend', code: `BL${Date.now()}${a.slice(-4)}`, blendType: 'post_roast', roastLevel: 'dark', components: [{ greenLotId: a, ratioPct: '50' }, { greenLotId: b, ratioPct: '50' }],
+    });
+    return call(org, 'catalog.product.createProduct', { sku: `SKU-${Date.now()}-${a.slice(-4)}`, name: 'Blend 1 kg', format: 'whole_bean', blendId: blend.id, netWeightKg: '1.000' });
+  };
+  const first = await shipFromLot(org, { productId: (await blendOf(split.child.id, lotC.id)).id, quantityKg: '4' }, espresso.id);
+  const second = await shipFromLot(org, { productId: (await blendOf(lotC.id, unknown.id)).id, quantityUnits: 2 }, espresso.id);
+
+  // The first order line: blended, not packed (ordered by weight); the second blended and packed into bags.
+  const kindsOf = async (lineId: string) => new Set((await call(org, 'traceability.traceBackward', { kind: 'order_line', id: lineId })).nodes.map((n: any) => n.kind));
+  const firstKinds = await kindsOf(first.lineId);
+  assert.ok(firstKinds.has('blend_lot') && !firstKinds.has('product_batch'), [...firstKinds].join());
+  const secondKinds = await kindsOf(second.lineId);
+  assert.ok(secondKinds.has('blend_lot') && secondKinds.has('product_batch'), [...secondKinds].join());
+
+  const one = await statement('order_line', first.lineId);
+  assert.deepEqual(plotNames(one), ['Garden', 'Gerba hill', 'La Esperanza slope'], 'the split of A (its line’s plot) merged with B (the contract’s producer), blended with C');
+  assert.deepEqual(one.gaps, []);
+  assert.equal(one.netMassKg, '4.000');
+  assertFileable(one.geolocation);
+  const two = await statement('order_line', second.lineId);
+  assert.deepEqual(plotNames(two), ['Gerba hill'], 'C’s plot');
+  assert.deepEqual(two.gaps.map((g: any) => [g.reason, g.greenLotId]), [['unknown_origin', unknown.id]], 'the unknown lot is a gap');
+  assert.equal(two.complete, false);
+  assertFileable(two.geolocation);
+
+  // EPCIS of the packed line: commissioning at the dock it was received at, the blend, the packing, the shipment.
+  const epcis = await call(org, 'traceability.exportEpcis', { direction: 'backward', kind: 'order_line', id: second.lineId });
+  assertValidEpcis(epcis);
+  const events = epcis.epcisBody.eventList;
+  const commissioningC = events.find((e: any) => e.bizStep === 'commissioning' && e.type === 'ObjectEvent' && e.quantityList[0].epcClass.endsWith(lotC.id));
+  assert.ok(commissioningC.bizLocation.id.endsWith(`/location/${dock}`), commissioningC.bizLocation.id);
+  assert.equal(commissioningC.readPoint.id, commissioningC.bizLocation.id);
+  assert.equal(events.filter((e: any) => e.type === 'TransformationEvent' && e.transformationID.includes('/blend-lot/')).length, 1, 'the blend');
+  const packing = events.filter((e: any) => e.type === 'AggregationEvent' && e.bizStep === 'packing');
+  assert.equal(packing.length, 1, 'the packing');
+  assert.deepEqual(packing[0].childQuantityList.map((q: any) => q.quantity), [2]);
+  const roastOfC = events.find((e: any) => e.type === 'TransformationEvent' && e.transformationID.includes('/roast-batch/') && e.inputQuantityList.some((q: any) => q.epcClass.endsWith(lotC.id)));
+  assert.ok(roastOfC.bizLocation.id.endsWith(`/location/${dock}`), 'roasted where its green was kept');
+  for (const e of events) assert.ok(e.bizLocation.id.endsWith(`/location/${dock}`) || e.bizLocation.id.endsWith('/site'), `${e.type} ${e.bizStep} at ${e.bizLocation.id}`);
+  assert.ok(events.filter((e: any) => e.bizStep === 'shipping').every((e: any) => e.bizLocation.id.endsWith(`/location/${dock}`)), 'shipped from where the roasted coffee was kept');
+  const forward = await call(org, 'traceability.exportEpcis', { direction: 'forward', kind: 'green_lot', id: lotA.id });
+  assertValidEpcis(forward);
+
+  // Another organization sees none of it.
+  assertProblem(await elsewhere.call('traceability.getDueDiligenceStatement', { kind: 'order_line', id: second.lineId }, { method: 'GET' }), 404, 'not_found', 'id');
+  assertProblem(await elsewhere.call('inventory.green.declareOrigin', { subject: { kind: 'contract_line', id: guji.id }, plotIds: [] }), 404, 'not_found', 'subject.id');
+  assertProblem(await elsewhere.call('traceability.exportEpcis', { direction: 'backward', kind: 'order_line', id: first.lineId }, { method: 'GET' }), 404, 'not_found', 'id');
 });
 
 test('EPCIS exports validate against GS1’s schema, with commissioning, roasts, blend, packing and shipping', async () => {

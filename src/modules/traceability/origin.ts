@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import * as party from '../catalog/party/service.js';
 import * as green from '../inventory/green/service.js';
+import * as contracts from '../sourcing/contract/service.js';
 import type { TraceEdge, TraceNode } from '../lineage/service.js';
 import * as repo from './repository.js';
 import type { OriginGapOutput, OriginOutput, OriginPlotOutput, OriginSubjectKind } from './schemas.js';
@@ -12,9 +13,10 @@ import type { OriginGapOutput, OriginOutput, OriginPlotOutput, OriginSubjectKind
  * - A **source** is a green lot of the graph that no other green lot of the graph flows into: where coffee
  *   entered the organization (an import, a shipment receipt, a sample transferred to inventory). Split
  *   children and merge targets are not sources: they inherit from the lots they came from.
- * - A source's plots are the first declaration found, in this order: its own (green_lot), its shipment's
- *   (the group of its contract → lot edge), its contract's, its sample's. A declaration names plots, or
- *   producers standing for all their plots.
+ * - A source's plots are the first declaration found, in this order: its own (green_lot, also what its
+ *   receipt line named), its contract line's (the line it was received against), its shipment's (the group
+ *   of its contract → lot edge), its contract's, its sample's. A declaration names plots, or producers
+ *   standing for all their plots. A contract's declaration is so the default for lines that name none.
  * - Without a declaration, the source's producers (producer → lot edges, and the lot's producerId) stand
  *   for all their plots.
  * - Every roasted lot, blend, product batch and order line downstream has the union of its sources' plots.
@@ -32,11 +34,15 @@ interface Graph {
 export interface SourceOrigin {
   greenLotId: string;
   lotCode: string | null;
-  via: 'green_lot' | 'shipment' | 'contract' | 'sample' | 'producer' | null;
+  via: 'green_lot' | 'contract_line' | 'shipment' | 'contract' | 'sample' | 'producer' | null;
   plotIds: string[];
 }
 
-export async function originOf(q: Queryable, orgId: string, graph: Graph): Promise<OriginOutput> {
+/**
+ * `known.lots`: every green lot of the graph as the caller already read it (describeLots), so a caller that
+ * needs them too (the EPCIS export) reads them once.
+ */
+export async function originOf(q: Queryable, orgId: string, graph: Graph, known: { lots?: Map<string, green.GreenLotFacts> } = {}): Promise<OriginOutput> {
   const kindOf = new Map(graph.nodes.map((n) => [n.id, n.kind]));
   const incoming = new Map<string, Graph['edges']>();
   for (const edge of graph.edges) {
@@ -48,7 +54,7 @@ export async function originOf(q: Queryable, orgId: string, graph: Graph): Promi
     .filter((n) => n.kind === 'green_lot' && !(incoming.get(n.id) ?? []).some((e) => kindOf.get(e.from) === 'green_lot'))
     .map((n) => n.id)
     .sort();
-  const lots = new Map((await green.describeLots(q, orgId, sourceIds)).map((l) => [l.id, l]));
+  const lots = known.lots ?? new Map((await green.describeLots(q, orgId, sourceIds)).map((l) => [l.id, l]));
 
   // What stands upstream of each source: its shipment (the receipt's group), contract, sample and producers.
   const upstream = new Map(
@@ -62,9 +68,14 @@ export async function originOf(q: Queryable, orgId: string, graph: Graph): Promi
       return [id, { contract: contractEdge?.from, shipment: contractEdge?.groupId, sample: from('sample')[0]?.from, producers: [...producers].sort() }];
     }),
   );
+  // The contract line each lot received from a contract was received against.
+  const receivedFromContract = sourceIds.filter((id) => upstream.get(id)!.contract !== undefined);
+  const contractLines = await contracts.receiptLinesOfLots(q, orgId, receivedFromContract);
   const subjects: { kind: OriginSubjectKind; id: string }[] = [];
   for (const [id, u] of upstream) {
     subjects.push({ kind: 'green_lot', id });
+    const line = contractLines.get(id);
+    if (line) subjects.push({ kind: 'contract_line', id: line });
     if (u.shipment) subjects.push({ kind: 'shipment', id: u.shipment });
     if (u.contract) subjects.push({ kind: 'contract', id: u.contract });
     if (u.sample) subjects.push({ kind: 'sample', id: u.sample });
@@ -73,7 +84,13 @@ export async function originOf(q: Queryable, orgId: string, graph: Graph): Promi
 
   const chosen = sourceIds.map((id) => {
     const u = upstream.get(id)!;
-    const candidates: [SourceOrigin['via'], string | undefined][] = [['green_lot', id], ['shipment', u.shipment], ['contract', u.contract], ['sample', u.sample]];
+    const candidates: [NonNullable<SourceOrigin['via']>, string | undefined][] = [
+      ['green_lot', id],
+      ['contract_line', contractLines.get(id)],
+      ['shipment', u.shipment],
+      ['contract', u.contract],
+      ['sample', u.sample],
+    ];
     const found = candidates.map(([via, subject]) => [via, subject === undefined ? undefined : declarations.get(`${via}:${subject}`)] as const);
     const named = found.find(([, d]) => d && (d.plotIds.length > 0 || d.producerIds.length > 0));
     const statements = found.flatMap(([, d]) => d?.upstreamStatements ?? []);

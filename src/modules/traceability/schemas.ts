@@ -148,7 +148,7 @@ export const ChainCupScore = out({
 // ---------------------------------------------------------------------------------------------------
 // Proof of origin: declarations, operator identity, due diligence statements, EPCIS
 
-export const ORIGIN_SUBJECT_KINDS = ['green_lot', 'contract', 'shipment', 'sample'] as const;
+export const ORIGIN_SUBJECT_KINDS = ['green_lot', 'contract', 'contract_line', 'shipment', 'sample'] as const;
 export type OriginSubjectKind = (typeof ORIGIN_SUBJECT_KINDS)[number];
 
 const statementNumber = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'must be letters, digits and . _ - / only');
@@ -223,7 +223,7 @@ export const OriginSource = out({
   greenLotId: idOut,
   lotCode: z.string().nullable(),
   /** What named its plots: its own declaration, its shipment's, contract's or sample's, or its producer (all its plots). */
-  via: z.enum(['green_lot', 'shipment', 'contract', 'sample', 'producer']).nullable(),
+  via: z.enum(['green_lot', 'contract_line', 'shipment', 'contract', 'sample', 'producer']).nullable(),
   plotIds: z.array(idOut),
 }).meta({ id: 'OriginSource' });
 

@@ -1,3 +1,4 @@
+import { makeContract } from '../sourcing/contract/testing.js';
 import type { TenancyCase } from '../../testing/tenancy.js';
 import { makeGreenLot } from '../inventory/green/testing.js';
 import { roastLot } from '../orders/testing.js';
@@ -28,11 +29,14 @@ export const cases: TenancyCase[] = [
     },
   },
   {
+    // A contract line's declaration (origin.test.ts probes a green lot's).
     operation: 'inventory.green.getOriginDeclaration',
     expect: 'not_found',
     async arrange(owner) {
-      const id = await declaredLot(owner);
-      return { input: { kind: 'green_lot', id }, secretIds: [id, 'SECRETREF1'] };
+      const [line] = (await makeContract(owner)).lines;
+      const res = await owner.call('inventory.green.declareOrigin', { subject: { kind: 'contract_line', id: line.id }, upstreamStatements: [{ referenceNumber: 'SECRETREF2' }] });
+      if (res.status !== 200) throw new Error(`declareOrigin: ${res.status} ${JSON.stringify(res.body)}`);
+      return { input: { kind: 'contract_line', id: line.id }, secretIds: [line.id, 'SECRETREF2'] };
     },
   },
   {

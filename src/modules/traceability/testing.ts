@@ -77,8 +77,8 @@ export async function buildChain(org: TestOrg): Promise<Chain> {
 let edgesWritten = 0;
 
 /**
- * Lineage no operation records yet (blending roasted lots, packing product batches): written as the
- * owner, exactly as the operations write edges. Their ids sort in the order written (a trace lists edges
+ * Lineage of shapes no operation makes (cycles, long chains; blends and packings as orders.fulfillOrder records
+ * them are built through it in origin.test.ts): written as the owner, exactly as the operations write edges. Their ids sort in the order written (a trace lists edges
  * of one depth by id): ids made in one millisecond by newId would sort at random.
  */
 export async function insertEdges(owner: Queryable, orgId: string, edges: [string, string, string, string, string | null][]): Promise<void> {

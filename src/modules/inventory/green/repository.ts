@@ -734,7 +734,9 @@ export async function describeLots(q: Queryable, orgId: string, ids: string[]): 
     `select coalesce(jsonb_agg(jsonb_build_object(
          'id', g.id, 'lotCode', g.lot_code, 'name', g.name, 'state', g.state, 'varieties', g.varieties,
          'processMethod', g.process_method, 'harvestYear', g.harvest_year, 'certifications', g.certifications,
-         'producerId', g.producer_id) order by g.lot_code), '[]'::jsonb) as lots
+         'producerId', g.producer_id,
+         'enteredAtLocationId', (select l.location_id from green_lot_ledger l where l.org_id = g.org_id and l.lot_id = g.id order by l.seq limit 1))
+         order by g.lot_code), '[]'::jsonb) as lots
      from green_lots g where g.org_id = $1 and g.id = any($2::text[])`,
     [orgId, ids],
   );
@@ -751,6 +753,8 @@ export interface GreenLotFacts {
   harvestYear: number | null;
   certifications: string[];
   producerId: string | null;
+  /** Where the lot entered the organization: the location of its first ledger row (a receipt, an import, a split or transfer in). */
+  enteredAtLocationId: string | null;
 }
 
 /** Which of the lot codes lots of this organization already have. */

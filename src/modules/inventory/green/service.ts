@@ -90,6 +90,8 @@ export async function consumeForRoast(q: Queryable, orgId: string, credentialId:
 
 
 /** The lots' coffee facts for a chain of custody (never their cost), by lot code. */
+export type { GreenLotFacts } from './repository.js';
+
 export function describeLots(q: Queryable, orgId: string, ids: string[]): Promise<repo.GreenLotFacts[]> {
   return repo.describeLots(q, orgId, ids);
 }

@@ -293,6 +293,16 @@ export async function roastedLotLabels(q: Queryable, orgId: string, ids: string[
   return new Map(rows.map((r) => [r.id, { lotCode: r.lot_code, bestBefore: r.best_before }]));
 }
 
+/** Where each roasted lot is kept (lots without a location, or not of this organization, are absent). */
+export async function roastedLotLocations(q: Queryable, orgId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; location_id: string }>(
+    `select id, location_id from roasted_lots where org_id = $1 and id = any($2::text[]) and location_id is not null`,
+    [orgId, ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.location_id]));
+}
+
 export async function missingRoastedLotIds(q: Queryable, orgId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await q.query<{ id: string }>(

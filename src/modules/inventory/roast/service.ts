@@ -8,7 +8,7 @@ import * as repo from './repository.js';
  * produced, ship from a lot, and read lots. A roasted lot's weight changes only through its ledger.
  */
 export type { LockedStock, RoastedLedgerEntry, RoastedLot } from './repository.js';
-export { batchOutputs, findBatchOutput, findRoastedLot, missingRoastedLotIds, roastedLotLabels } from './repository.js';
+export { batchOutputs, findBatchOutput, findRoastedLot, missingRoastedLotIds, roastedLotLabels, roastedLotLocations } from './repository.js';
 /** What roasted lots cost per kilogram, from the green roasted into them (ROASTED_COST_RULE). */
 export { roastedLotCosts, ROASTED_COST_RULE, type RoastedLotCost } from './cost.js';
 

@@ -227,7 +227,7 @@ export async function describeBatches(q: Queryable, orgId: string, ids: string[]
   if (ids.length === 0) return [];
   const [row] = await q.query<{ batches: BatchFacts[] }>(
     `select coalesce(jsonb_agg(jsonb_build_object(
-         'id', b.id, 'batchNumber', b.batch_number, 'machineId', b.machine_id, 'profileId', b.profile_id,
+         'id', b.id, 'batchNumber', b.batch_number, 'machineId', b.machine_id, 'locationId', b.location_id, 'profileId', b.profile_id,
          'greenLotId', b.green_lot_id, 'chargeWeightKg', b.charge_weight_kg::text, 'dropWeightKg', b.drop_weight_kg::text,
          'weightLossPct', b.weight_loss_pct::text, 'startedAt', b.started_at, 'completedAt', b.completed_at) order by b.started_at, b.id), '[]'::jsonb) as batches
      from roast_batches b where b.org_id = $1 and b.id = any($2::text[])`,
@@ -248,6 +248,8 @@ export interface BatchFacts {
   id: string;
   batchNumber: string;
   machineId: string | null;
+  /** Where the batch was roasted. */
+  locationId: string | null;
   profileId: string | null;
   greenLotId: string | null;
   chargeWeightKg: string | null;

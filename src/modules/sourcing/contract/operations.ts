@@ -7,6 +7,7 @@ import * as partyService from '../../catalog/party/service.js';
 import * as locationService from '../../catalog/location/service.js';
 import * as greenService from '../../inventory/green/service.js';
 import * as lineageService from '../../lineage/service.js';
+import * as traceability from '../../traceability/service.js';
 import * as sampleService from '../sample/service.js';
 import * as repo from './repository.js';
 import {
@@ -309,7 +310,9 @@ export const contractOperations = [
       'destination, or else the unassigned balance; provenance: the line’s producer, the contract’s partner, supplierRef = the ' +
       'contract number, the line’s process and harvest; cost components version 1: price (per kg, fixed lines only) and the ' +
       'receipt line’s freight, duty and carry (lot totals), all in the contract currency. Lineage contract → lot (and producer ' +
-      '→ lot). The contract’s received weight moves by the landed weights, which may differ from the booked weight (no ' +
+      '→ lot). A line’s `plotIds` / `producerIds` (an extension) declare its lot’s origin (404 naming `lines[i].plotIds[j]` for ' +
+      'a plot not of the organization); a lot whose line names none inherits the origin declared for its contract line, else its ' +
+      'shipment’s or contract’s (traceability.getDueDiligenceStatement). The contract’s received weight moves by the landed weights, which may differ from the booked weight (no ' +
       'tolerance is enforced; open weight never goes below zero); once everything is booked and every shipment received the ' +
       'contract becomes arrived. ' +
       'The shipment is locked for the receipt: receiving it twice (or concurrently) is 409 `shipment_already_received`; a ' +
@@ -375,6 +378,17 @@ export const contractOperations = [
       const othersBooked = await repo.hasBookedShipments(ctx.tx, ctx.orgId, contract.id, shipment.id);
       const status: ContractStatus = everythingShipped && !othersBooked && COMMITTED_STATUSES.includes(contract.status) ? 'arrived' : contract.status;
       await repo.recordReceipt(ctx.tx, ctx.orgId, shipment.id, contract.id, received, status);
+      // A receipt line naming plots (or producers) declares its lot's origin; others inherit their contract line's.
+      for (const [i, line] of input.lines.entries()) {
+        if (line.plotIds === undefined && line.producerIds === undefined) continue;
+        await traceability.declareOrigin(
+          ctx.tx,
+          ctx.orgId,
+          { kind: 'green_lot', id: lots[i].id },
+          { plotIds: line.plotIds ?? [], producerIds: line.producerIds ?? [] },
+          `lines[${i}].`,
+        );
+      }
       await lineageService.recordEdges<lineageService.NodeKind>(ctx.tx, ctx.orgId, [
         ...received.map((r) => ({ fromKind: 'contract' as const, fromId: contract.id, toKind: 'green_lot' as const, toId: r.greenLotId, weightKg: r.weightKg, groupId: shipment.id })),
         ...received.flatMap((r) => {

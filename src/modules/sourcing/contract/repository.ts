@@ -334,6 +334,16 @@ export async function insertShipment(q: Queryable, orgId: string, credentialId: 
   return id;
 }
 
+/** The contract line each green lot was received against (lots not received from a contract are absent). */
+export async function receiptLinesOfLots(q: Queryable, orgId: string, greenLotIds: string[]): Promise<Map<string, string>> {
+  if (greenLotIds.length === 0) return new Map();
+  const rows = await q.query<{ green_lot_id: string; contract_line_id: string }>(
+    `select green_lot_id, contract_line_id from green_contract_receipt_lines where org_id = $1 and green_lot_id = any($2::text[])`,
+    [orgId, greenLotIds],
+  );
+  return new Map(rows.map((r) => [r.green_lot_id, r.contract_line_id]));
+}
+
 export async function findShipment(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Shipment | undefined> {
   if (options.forUpdate) {
     // Locks the shipment row alone (the answer's receipt subquery cannot be locked): a receipt holds it until commit.

@@ -150,6 +150,13 @@ export const ReceiptLineInput = strict({
   duty: money.optional(),
   carry: money.optional(),
   notes: text(4000).optional(),
+  /**
+   * The plots the lot's coffee grew on, or producers standing for all their plots: recorded as the lot's own
+   * origin declaration (as inventory.green.declareOrigin would). Without them the lot inherits its contract
+   * line's declaration, else its shipment's or contract's.
+   */
+  plotIds: z.array(id('plotId')).max(5000).optional(),
+  producerIds: z.array(id('producerId')).max(500).optional(),
 });
 
 export const ReceiveContractShipment = strict({

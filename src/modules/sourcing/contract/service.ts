@@ -20,3 +20,8 @@ export function findContractLine(q: Queryable, orgId: string, id: string) {
 export function findShipment(q: Queryable, orgId: string, id: string) {
   return repo.findShipment(q, orgId, id);
 }
+
+/** The contract line each green lot was received against, read without locking (lots not received from a contract are absent). */
+export function receiptLinesOfLots(q: Queryable, orgId: string, greenLotIds: string[]): Promise<Map<string, string>> {
+  return repo.receiptLinesOfLots(q, orgId, greenLotIds);
+}
