@@ -65,3 +65,47 @@ export async function appliedPartnerImport(org: TestOrg): Promise<string> {
   assert.equal(done.status, 'applied', JSON.stringify(done));
   return res.body.id;
 }
+
+/** Applies a file of `namespace`'s `noun` import and waits for it to finish: the finished import. */
+export async function applyAndSettle(org: TestOrg, namespace: string, noun: string, content: string, options: { format?: 'csv' | 'xlsx'; key?: string } = {}): Promise<any> {
+  const res = await org.call(`${namespace}.apply${noun}Import`, { format: options.format ?? 'csv', content, ...(options.key ? { key: options.key } : {}) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return settled(org, noun, res.body.id, namespace);
+}
+
+/** An applied import of one customer (tenancy cases). */
+export async function appliedCustomerImport(org: TestOrg): Promise<string> {
+  const code = `C${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(org, 'orders', 'Customer', `Code,Name\n${code},Tenancy customer\n`);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
+}
+
+/** An applied import of one product (tenancy cases). */
+export async function appliedProductImport(org: TestOrg): Promise<string> {
+  const sku = `S${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(org, 'catalog.product', 'Product', `SKU,Name,Format\n${sku},Tenancy product,whole_bean\n`);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
+}
+
+/** An applied import of one material (tenancy cases). */
+export async function appliedMaterialImport(org: TestOrg): Promise<string> {
+  const sku = `M${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(org, 'inventory.material', 'Material', `SKU,Name,Kind\n${sku},Tenancy bag,bag\n`);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
+}
+
+/** An applied import of one contract of two lines with `partnerId` (a selling partner of the organization) (tenancy cases). */
+export async function appliedContractImport(org: TestOrg, partnerId: string): Promise<string> {
+  const number = `GC${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(
+    org,
+    'sourcing.contract',
+    'Contract',
+    `Contract,Partner,Currency,Origin,Weight kg,Price per kg\n${number},${partnerId},USD,Ethiopia,600,5.5\n${number},${partnerId},USD,Kenya,400,6.25\n`,
+  );
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
+}
