@@ -33,6 +33,14 @@ export const applyImportJob = defineJob({
   handler: (ctx, { orgId, importId }) => applyImport(ctx.databases.service, ctx.blobs, orgId, importId, (work) => ctx.jobs.wake?.(work)),
 });
 
+/**
+ * Embedded PGlite answers a statement without giving the event loop a turn, so a write of thousands of records
+ * would hold the process's HTTP server deaf for its whole length (a request not read within the server's 60 s
+ * receive bound is dropped): the write yields a turn every YIELD_EVERY events and before its events are written.
+ */
+const YIELD_EVERY = 500;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** The contract check the suite runs (FIRSTCRACK_CHECK_CONTRACT=1) holds imported records' events to their declared payloads too. */
 const checkContract = () => process.env.FIRSTCRACK_CHECK_CONTRACT === '1';
 
@@ -41,7 +49,9 @@ const checkContract = () => process.env.FIRSTCRACK_CHECK_CONTRACT === '1';
  * outbox's deliveries, committed or rolled back with the records), as a create operation's ctx.emit writes it.
  */
 function emitterIn(tx: Queryable, orgId: string, queued: Promise<ReadonlySet<string>>[]): Emit {
+  let emitted = 0;
   return async (event, data) => {
+    if (++emitted % YIELD_EVERY === 0) await yieldToLoop();
     if (checkContract()) {
       const parsed = event.payload.safeParse(JSON.parse(JSON.stringify(data)));
       if (!parsed.success) throw new Error(`the ${event.type} payload of an imported record does not match its schema: ${parsed.error.message}`);
@@ -84,6 +94,7 @@ export async function applyImport(db: Database, blobs: BlobStore, orgId: string,
         queued.length = 0;
         const created = await kind.write(tx, orgId, claimed.credentialId, valid, emitterIn(tx, orgId, queued));
         await repo.markApplied(tx, orgId, importId, created);
+        await yieldToLoop();
       },
       { orgId },
     );

@@ -281,6 +281,9 @@ describe('contracts with lines (one row per line, grouped by contract number)', 
       ['GC-11', partnerId, '', 'CIF', '', '', 'Brazil, Cerrado', 'NY2 17/18', '1200', '3.10', ''],
       ['GC-10', '', '', '', '', '', 'Colombia, Huila', 'Excelso', '400', '6.25', ''],
     ]);
+    const dry = await check('sourcing.contract', 'Contract', content);
+    assert.deepEqual([dry.rowsValid, dry.wouldCreate], [3, 2], 'three rows, two contracts');
+    assert.deepEqual(dry.rows.map((r: any) => r.creates), ['GC-10 line 1', 'GC-11 line 1', 'GC-10 line 2']);
     const done = await applyAndSettle(org, 'sourcing.contract', 'Contract', content);
     assert.equal(done.status, 'applied', JSON.stringify(done));
     assert.equal(done.created, 2);

@@ -59,7 +59,7 @@ function kindOperations(kind: ImportKind): Operation[] {
       async handler(ctx, input) {
         const bytes = fileBytes(input.format, input.content);
         const sheet = await readSheet(input.format, bytes);
-        const { mapping, verdicts, rowsValid } = await checkSheet(ctx.tx, ctx.orgId, kind, sheet);
+        const { mapping, verdicts, rowsValid, valid } = await checkSheet(ctx.tx, ctx.orgId, kind, sheet);
         return {
           kind: kind.kind,
           format: input.format,
@@ -68,7 +68,8 @@ function kindOperations(kind: ImportKind): Operation[] {
           rowsTotal: verdicts.length,
           rowsValid,
           rowsInvalid: verdicts.length - rowsValid,
-          wouldCreate: rowsValid === verdicts.length ? rowsValid : 0,
+          // Records, not rows: a contract of three lines is one.
+          wouldCreate: rowsValid === verdicts.length ? valid.length : 0,
           rows: verdicts,
         };
       },
