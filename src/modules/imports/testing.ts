@@ -39,7 +39,16 @@ export async function toXlsxBase64(header: string[], rows: string[][]): Promise<
 /** Polls the import until it is applied, refused or failed. */
 export async function settled(org: TestOrg, noun: string, id: string, namespace = 'inventory.green'): Promise<any> {
   for (let attempt = 0; attempt < 1200; attempt++) {
-    const res = await org.call(`${namespace}.get${noun}Import`, { id });
+    let res;
+    try {
+      res = await org.call(`${namespace}.get${noun}Import`, { id });
+    } catch (error) {
+      // Embedded PGlite holds the event loop while a large import writes: a poll sent on a kept-alive socket the
+      // server then closes as idle fails in transport (`fetch failed`), not in its answer; poll again.
+      if ((error as Error).message !== 'fetch failed') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
     assert.equal(res.status, 200, JSON.stringify(res.body));
     if (['applied', 'refused', 'failed'].includes(res.body.status)) return res.body;
     await new Promise((resolve) => setTimeout(resolve, 100));
