@@ -72,6 +72,10 @@ const EXTRA_OPERATIONS = new Set([
   // Spreadsheet imports (src/modules/imports), registered in the namespace of what they create.
   'inventory.green.checkGreenLotImport', 'inventory.green.applyGreenLotImport', 'inventory.green.getGreenLotImport',
   'catalog.party.checkPartnerImport', 'catalog.party.applyPartnerImport', 'catalog.party.getPartnerImport',
+  'orders.checkCustomerImport', 'orders.applyCustomerImport', 'orders.getCustomerImport',
+  'catalog.product.checkProductImport', 'catalog.product.applyProductImport', 'catalog.product.getProductImport',
+  'inventory.material.checkMaterialImport', 'inventory.material.applyMaterialImport', 'inventory.material.getMaterialImport',
+  'sourcing.contract.checkContractImport', 'sourcing.contract.applyContractImport', 'sourcing.contract.getContractImport',
   // Proof of origin (EU Deforestation Regulation, GS1 EPCIS): plots, origin declarations, the operator's identity, exports.
   'catalog.party.createPlot', 'catalog.party.getPlot', 'catalog.party.listPlots',
   'catalog.party.setOperatorIdentity', 'catalog.party.getOperatorIdentity',

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { camelCase } from '../lib/json.js';
-import { ProblemError, conflict, invalidInput } from '../rpc/errors.js';
+import { ProblemError, alreadyUsed, conflict, invalidInput, referenceNotFound } from '../rpc/errors.js';
 import { isDatabaseUnavailable } from '../db/client.js';
 
 /**
@@ -78,13 +78,9 @@ function databaseProblem(error: unknown): ProblemError | undefined {
   const field = e.constraint ? fieldFromConstraint(e.constraint) : undefined;
   switch (e.code) {
     case '23505': // unique_violation
-      return conflict('duplicate', `Another record in this organization already has this ${field ?? 'value'}.`, {
-        errors: [{ path: field ?? '', message: 'already used in this organization' }],
-      });
+      return alreadyUsed(field);
     case '23503': // foreign_key_violation
-      return new ProblemError(404, 'not_found', `The ${field ?? 'referenced record'} does not exist in this organization.`, {
-        errors: [{ path: field ?? '', message: 'not found' }],
-      });
+      return referenceNotFound(field);
     case '23514': // check_violation
       return invalidInput([{ path: '', message: `violates the rule ${e.constraint}` }], 'The change would break a rule of the record.');
     case '40001': // serialization_failure

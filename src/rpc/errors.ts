@@ -76,3 +76,15 @@ export function throwNotFound(what: string, id: string, path = 'id'): never {
 
 export const conflict = (code: string, detail: string, extensions: Record<string, unknown> = {}) =>
   new ProblemError(409, code, detail, extensions);
+
+/** A value a unique constraint holds per organization is taken: the problem the database's refusal answers (http/problems.ts), and checks made before writing answer alike. */
+export const alreadyUsed = (field: string | undefined) =>
+  conflict('duplicate', `Another record in this organization already has this ${field ?? 'value'}.`, {
+    errors: [{ path: field ?? '', message: 'already used in this organization' }],
+  });
+
+/** A referenced record is not the organization's: the problem the database's foreign-key refusal answers (http/problems.ts), and checks made before writing answer alike. */
+export const referenceNotFound = (field: string | undefined) =>
+  new ProblemError(404, 'not_found', `The ${field ?? 'referenced record'} does not exist in this organization.`, {
+    errors: [{ path: field ?? '', message: 'not found' }],
+  });

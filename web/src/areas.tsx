@@ -70,7 +70,7 @@ export const AREAS: Area[] = [
   },
   { path: 'certificates', label: 'Certificates', anyOf: ['traceability.read'], load: () => import('./pages/certificates.tsx').then((m) => ({ view: ({ session }) => <m.Certificates session={session} /> })) },
   { path: 'reports', label: 'Reports', anyOf: ['reporting.read'], load: () => import('./pages/reports.tsx').then((m) => ({ view: ({ session }) => <m.Reports session={session} /> })) },
-  { path: 'imports', label: 'Imports', anyOf: ['inventory.green.write', 'catalog.party.write'], load: () => import('./pages/imports.tsx').then((m) => ({ view: ({ session }) => <m.Imports session={session} /> })) },
+  { path: 'imports', label: 'Imports', anyOf: ['inventory.green.write', 'catalog.party.write', 'sourcing.contract.write', 'orders.write', 'catalog.product.write', 'inventory.material.write'], load: () => import('./pages/imports.tsx').then((m) => ({ view: ({ session }) => <m.Imports session={session} /> })) },
   // Owner and admin work (API keys, members, OAuth clients, the organization's name); webhooks.write is the
   // permission only they and no working role hold, which is what the console can know of an API key.
   { path: 'settings', label: 'Settings', anyOf: ['webhooks.write'], load: () => import('./pages/settings.tsx').then((m) => ({ view: ({ session }) => <m.Settings session={session} /> })) },

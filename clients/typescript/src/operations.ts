@@ -4553,6 +4553,122 @@ export interface Operations {
     };
     output: Import;
   };
+  'orders.checkCustomerImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+    };
+    output: ImportCheck;
+  };
+  'orders.applyCustomerImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+      key?: string;
+    };
+    output: Import;
+  };
+  'orders.getCustomerImport': {
+    input: {
+      id: string;
+    };
+    output: Import;
+  };
+  'catalog.product.checkProductImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+    };
+    output: ImportCheck;
+  };
+  'catalog.product.applyProductImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+      key?: string;
+    };
+    output: Import;
+  };
+  'catalog.product.getProductImport': {
+    input: {
+      id: string;
+    };
+    output: Import;
+  };
+  'inventory.material.checkMaterialImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+    };
+    output: ImportCheck;
+  };
+  'inventory.material.applyMaterialImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+      key?: string;
+    };
+    output: Import;
+  };
+  'inventory.material.getMaterialImport': {
+    input: {
+      id: string;
+    };
+    output: Import;
+  };
+  'sourcing.contract.checkContractImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+    };
+    output: ImportCheck;
+  };
+  'sourcing.contract.applyContractImport': {
+    input: {
+      format: 'csv' | 'xlsx';
+      /**
+       * CSV: the file’s text (UTF-8). XLSX: the file’s bytes, base64-encoded.
+       */
+      content: string;
+      fileName?: string;
+      key?: string;
+    };
+    output: Import;
+  };
+  'sourcing.contract.getContractImport': {
+    input: {
+      id: string;
+    };
+    output: Import;
+  };
 }
 export interface Location {
   id: string;
@@ -11173,6 +11289,282 @@ export const OPERATIONS = {
     ]
   },
   "catalog.party.getPartnerImport": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "orders.checkCustomerImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "orders.applyCustomerImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "orders.getCustomerImport": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.product.checkProductImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.product.applyProductImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "catalog.product.getProductImport": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "inventory.material.checkMaterialImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "inventory.material.applyMaterialImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "inventory.material.getMaterialImport": {
+    "get": true,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.checkContractImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.applyContractImport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "sourcing.contract.getContractImport": {
     "get": true,
     "errors": [
       "malformed_json",

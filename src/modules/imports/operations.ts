@@ -23,6 +23,17 @@ const FILE_DOC =
   'columns, matched to the fields leniently (case, spaces, `_` and `-` ignored, and common synonyms); `mapping` shows which column fills ' +
   'which field (null: not read). Rows are numbered as a spreadsheet shows them (the header is row 1). ';
 
+/** The flat layout of a kind whose records have lines. */
+const GROUP_DOC = (kind: ImportKind) => {
+  const lineFields = kind.fields.filter((f) => f.line).map((f) => `\`${f.field}\``).join(', ');
+  return (
+    ` One row per line: rows with the same \`${kind.uniqueField}\` are one record (they need not be adjacent); its own columns ` +
+    `are repeated on each of its rows or given on its first row only (a row giving another value is a problem at that cell); ` +
+    `the line columns (${lineFields}) fill \`${kind.group!.lines}[i]\` in row order. A problem of a line names its row; one of the ` +
+    `record names the record's first row, and refuses all its rows.`
+  );
+};
+
 /** The three operations of one kind: dry run, apply, and the applied import's status. */
 function kindOperations(kind: ImportKind): Operation[] {
   const fields = kind.fields.map((f) => `\`${f.field}\``).join(', ');
@@ -34,7 +45,8 @@ function kindOperations(kind: ImportKind): Operation[] {
         FILE_DOC +
         `Each row is validated with \`${kind.operation}\`’s input schema (its fields: ${fields}) and checked as that operation would ` +
         `(a code already used, a location unknown or archived, a code repeated in the file); each problem names the row, the column, the ` +
-        `cell and the problem code and message the operation would answer. Each valid row creates ${kind.creates}.`,
+        `cell and the problem code and message the operation would answer. Each valid row creates ${kind.creates}.` +
+        (kind.group ? GROUP_DOC(kind) : ''),
       permission: kind.writePermission,
       feature: kind.feature,
       get: false,
@@ -47,7 +59,7 @@ function kindOperations(kind: ImportKind): Operation[] {
       async handler(ctx, input) {
         const bytes = fileBytes(input.format, input.content);
         const sheet = await readSheet(input.format, bytes);
-        const { mapping, verdicts, rowsValid } = await checkSheet(ctx.tx, ctx.orgId, kind, sheet);
+        const { mapping, verdicts, rowsValid, valid } = await checkSheet(ctx.tx, ctx.orgId, kind, sheet);
         return {
           kind: kind.kind,
           format: input.format,
@@ -56,7 +68,8 @@ function kindOperations(kind: ImportKind): Operation[] {
           rowsTotal: verdicts.length,
           rowsValid,
           rowsInvalid: verdicts.length - rowsValid,
-          wouldCreate: rowsValid === verdicts.length ? rowsValid : 0,
+          // Records, not rows: a contract of three lines is one.
+          wouldCreate: rowsValid === verdicts.length ? valid.length : 0,
           rows: verdicts,
         };
       },
@@ -71,7 +84,10 @@ function kindOperations(kind: ImportKind): Operation[] {
         '`rowsTotal`), then writes them all in one transaction (status applied, `created`), or writes nothing when any row has a problem ' +
         '(status refused, `problems` naming rows and columns, the first 100). Idempotent: the same `key`, or without one the same file ' +
         '(its SHA-256), answers the import already standing for it (queued, running or applied) and writes nothing more; a refused or ' +
-        'failed import does not stand, so the corrected file (or the same key) can be applied again.',
+        'failed import does not stand, so the corrected file (or the same key) can be applied again. Each created record emits ' +
+        `the events \`${kind.operation}\` emits (${kind.emits.map((e) => `\`${e.type}\``).join(', ')}), written in the same transaction, so webhook ` +
+        'subscribers see imported records as created ones.' +
+        (kind.group ? GROUP_DOC(kind) : ''),
       permission: kind.writePermission,
       feature: kind.feature,
       get: false,
@@ -80,6 +96,8 @@ function kindOperations(kind: ImportKind): Operation[] {
       input: ApplyImport,
       output: Import,
       errors: [],
+      // Emitted by the apply job, in the transaction writing the records, once per created record.
+      emits: kind.emits,
       async handler(ctx, input) {
         const bytes = fileBytes(input.format, input.content);
         const id = repo.newImportId();

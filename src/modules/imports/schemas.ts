@@ -47,7 +47,7 @@ export const ImportCheck = out({
   rowsTotal: z.number().int().min(0),
   rowsValid: z.number().int().min(0),
   rowsInvalid: z.number().int().min(0),
-  /** How many records applying the file would create: every row, when all are valid (an apply is all or nothing). */
+  /** How many records applying the file would create: all of them when every row is valid (an apply is all or nothing), one per row, or for contracts one per contract number. */
   wouldCreate: z.number().int().min(0),
   rows: z.array(RowVerdict),
 }).meta({ id: 'ImportCheck' });

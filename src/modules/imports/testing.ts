@@ -39,7 +39,16 @@ export async function toXlsxBase64(header: string[], rows: string[][]): Promise<
 /** Polls the import until it is applied, refused or failed. */
 export async function settled(org: TestOrg, noun: string, id: string, namespace = 'inventory.green'): Promise<any> {
   for (let attempt = 0; attempt < 1200; attempt++) {
-    const res = await org.call(`${namespace}.get${noun}Import`, { id });
+    let res;
+    try {
+      res = await org.call(`${namespace}.get${noun}Import`, { id });
+    } catch (error) {
+      // Embedded PGlite holds the event loop while a large import writes: a poll sent on a kept-alive socket the
+      // server then closes as idle fails in transport (`fetch failed`), not in its answer; poll again.
+      if ((error as Error).message !== 'fetch failed') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
     assert.equal(res.status, 200, JSON.stringify(res.body));
     if (['applied', 'refused', 'failed'].includes(res.body.status)) return res.body;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -64,4 +73,48 @@ export async function appliedPartnerImport(org: TestOrg): Promise<string> {
   const done = await settled(org, 'Partner', res.body.id, 'catalog.party');
   assert.equal(done.status, 'applied', JSON.stringify(done));
   return res.body.id;
+}
+
+/** Applies a file of `namespace`'s `noun` import and waits for it to finish: the finished import. */
+export async function applyAndSettle(org: TestOrg, namespace: string, noun: string, content: string, options: { format?: 'csv' | 'xlsx'; key?: string } = {}): Promise<any> {
+  const res = await org.call(`${namespace}.apply${noun}Import`, { format: options.format ?? 'csv', content, ...(options.key ? { key: options.key } : {}) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return settled(org, noun, res.body.id, namespace);
+}
+
+/** An applied import of one customer (tenancy cases). */
+export async function appliedCustomerImport(org: TestOrg): Promise<string> {
+  const code = `C${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(org, 'orders', 'Customer', `Code,Name\n${code},Tenancy customer\n`);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
+}
+
+/** An applied import of one product (tenancy cases). */
+export async function appliedProductImport(org: TestOrg): Promise<string> {
+  const sku = `S${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(org, 'catalog.product', 'Product', `SKU,Name,Format\n${sku},Tenancy product,whole_bean\n`);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
+}
+
+/** An applied import of one material (tenancy cases). */
+export async function appliedMaterialImport(org: TestOrg): Promise<string> {
+  const sku = `M${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(org, 'inventory.material', 'Material', `SKU,Name,Kind\n${sku},Tenancy bag,bag\n`);
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
+}
+
+/** An applied import of one contract of two lines with `partnerId` (a selling partner of the organization) (tenancy cases). */
+export async function appliedContractImport(org: TestOrg, partnerId: string): Promise<string> {
+  const number = `GC${Math.random().toString(36).slice(2, 8)}`.toUpperCase();
+  const done = await applyAndSettle(
+    org,
+    'sourcing.contract',
+    'Contract',
+    `Contract,Partner,Currency,Origin,Weight kg,Price per kg\n${number},${partnerId},USD,Ethiopia,600,5.5\n${number},${partnerId},USD,Kenya,400,6.25\n`,
+  );
+  assert.equal(done.status, 'applied', JSON.stringify(done));
+  return done.id;
 }

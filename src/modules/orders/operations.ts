@@ -10,6 +10,7 @@ import { withMargins } from './margin.js';
 import { lineReferences } from './references.js';
 import { fillableParts, resolveLines, shortfallPerLine } from './product-lines.js';
 import * as repo from './repository.js';
+import { createCustomer } from './service.js';
 import { pageOut } from '../../rpc/outputs.js';
 import {
   AllocateOrder,
@@ -59,7 +60,7 @@ export const orderOperations = [
     errors: ['duplicate'],
     emits: [customerCreated],
     async handler(ctx, input) {
-      const customer = await repo.insertCustomer(ctx.tx, ctx.orgId, input);
+      const customer = await createCustomer(ctx.tx, ctx.orgId, input);
       await ctx.emit('orders.customer.created', { customer });
       return customer;
     },

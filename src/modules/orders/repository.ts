@@ -64,6 +64,13 @@ export async function insertCustomer(q: Queryable, orgId: string, input: CreateC
   return toCustomer(row);
 }
 
+/** Which of these codes customers of this organization use. */
+export async function customerCodesInUse(q: Queryable, orgId: string, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const rows = await q.query<{ code: string }>(`select code from customers where org_id = $1 and code = any($2::text[])`, [orgId, codes]);
+  return rows.map((r) => r.code);
+}
+
 export async function findCustomer(q: Queryable, orgId: string, id: string): Promise<Customer | undefined> {
   const [row] = await q.query<CustomerRow>(`select * from customers where org_id = $1 and id = $2`, [orgId, id]);
   return row && toCustomer(row);

@@ -1,5 +1,7 @@
 import type { Queryable } from '../../db/client.js';
+import { alreadyUsed, type ProblemError } from '../../rpc/errors.js';
 import * as repo from './repository.js';
+import type { CreateCustomerInput } from './schemas.js';
 
 /** What other modules may ask of orders: what traceability needs to know of order lines, customers and shipments. */
 export type { FulfillmentSummary, MergedDemand, OrderLineSummary } from './repository.js';
@@ -26,4 +28,15 @@ export function findFulfillmentOfLot(q: Queryable, orgId: string, id: string, ro
  */
 export function roastDemand(q: Queryable, orgId: string, dueBefore: string | null): Promise<repo.MergedDemand[]> {
   return repo.roastDemand(q, orgId, dueBefore);
+}
+
+/** Creates a customer as createCustomer does: its code is unique per organization (409 duplicate naming code, by the unique constraint). */
+export function createCustomer(q: Queryable, orgId: string, input: CreateCustomerInput): Promise<repo.Customer> {
+  return repo.insertCustomer(q, orgId, input);
+}
+
+/** Every refusal createCustomer would answer for these inputs, by index (a code already used: 409 duplicate naming code). Reads only. */
+export async function customerRefusals(q: Queryable, orgId: string, inputs: CreateCustomerInput[]): Promise<{ index: number; problem: ProblemError }[]> {
+  const taken = new Set(await repo.customerCodesInUse(q, orgId, inputs.map((i) => i.code)));
+  return inputs.flatMap((input, index) => (taken.has(input.code) ? [{ index, problem: alreadyUsed('code') }] : []));
 }

@@ -5,19 +5,7 @@ import { pageOut } from '../../../rpc/outputs.js';
 import { ById, CreateProduct, ListProducts, Product, UpdateProduct } from './schemas.js';
 import { productCreated, productUpdated } from './events.js';
 import type { Queryable } from '../../../db/client.js';
-import { missingProfileIds } from '../../production/profile/service.js';
-import { findBlendRecipe } from '../../inventory/blend/service.js';
-
-/**
- * What a product is made of must exist in the organization (404 naming the field). A product made of a blend
- * without its own roast level takes the blend's.
- */
-async function madeOf(q: Queryable, orgId: string, input: { profileId?: string | null; blendId?: string | null; roastLevel?: string | null }) {
-  if (input.profileId && (await missingProfileIds(q, orgId, [input.profileId])).length > 0) throwNotFound('roast profile', input.profileId, 'profileId');
-  if (!input.blendId) return input.roastLevel;
-  const blend = (await findBlendRecipe(q, orgId, input.blendId)) ?? throwNotFound('blend', input.blendId, 'blendId');
-  return input.roastLevel === undefined ? (blend.roastLevel ?? undefined) : input.roastLevel;
-}
+import { createProduct, madeOf } from './service.js';
 
 const feature = 'core' as const;
 
@@ -39,8 +27,7 @@ export const productOperations = [
     errors: ['duplicate', 'not_found'],
     emits: [productCreated],
     async handler(ctx, input) {
-      const roastLevel = await madeOf(ctx.tx, ctx.orgId, input);
-      const product = await repo.insertProduct(ctx.tx, ctx.orgId, { ...input, roastLevel: roastLevel ?? undefined });
+      const product = await createProduct(ctx.tx, ctx.orgId, input);
       await ctx.emit('catalog.product.created', { product });
       return product;
     },

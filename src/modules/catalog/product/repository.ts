@@ -147,6 +147,13 @@ export async function missingProductIds(q: Queryable, orgId: string, ids: string
 }
 
 /** The organization's products with these SKUs (exact match), by SKU. */
+/** Which of these barcodes products of this organization carry. */
+export async function barcodesInUse(q: Queryable, orgId: string, barcodes: string[]): Promise<string[]> {
+  if (barcodes.length === 0) return [];
+  const rows = await q.query<{ barcode: string }>(`select barcode from products where org_id = $1 and barcode = any($2::text[])`, [orgId, barcodes]);
+  return rows.map((r) => r.barcode);
+}
+
 export async function findProductsBySku(q: Queryable, orgId: string, skus: string[]): Promise<Map<string, Product>> {
   if (skus.length === 0) return new Map();
   const rows = await q.query<ProductRow>(`select * from products where org_id = $1 and sku = any($2::text[])`, [orgId, skus]);

@@ -3,6 +3,7 @@ import { ProblemError, conflict, notFound } from '../../../rpc/errors.js';
 import { findLocation } from '../../catalog/location/service.js';
 import { findProduct } from '../../catalog/product/service.js';
 import * as repo from './repository.js';
+import { createMaterial } from './service.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import {
   AdjustMaterialQuantity, BillOfMaterials, BillOfMaterialsWithHistory, ById, ByProduct, CreateMaterial, ExplodeMaterialRequirements,
@@ -28,7 +29,7 @@ export const materialOperations = [
     errors: ['duplicate', 'not_found'],
     emits: [materialCreated],
     async handler(ctx, input) {
-      const material = await repo.insertMaterial(ctx.tx, ctx.orgId, input);
+      const material = await createMaterial(ctx.tx, ctx.orgId, input);
       await ctx.emit('inventory.material.created', { material });
       return material;
     },

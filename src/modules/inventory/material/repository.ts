@@ -76,6 +76,13 @@ export async function insertMaterial(q: Queryable, orgId: string, input: NewMate
   return toMaterial(row);
 }
 
+/** Which of these skus materials of this organization use. */
+export async function materialSkusInUse(q: Queryable, orgId: string, skus: string[]): Promise<string[]> {
+  if (skus.length === 0) return [];
+  const rows = await q.query<{ sku: string }>(`select sku from materials where org_id = $1 and sku = any($2::text[])`, [orgId, skus]);
+  return rows.map((r) => r.sku);
+}
+
 /** forUpdate locks the row, which serializes every movement of this material's balance. */
 export async function findMaterial(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Material | undefined> {
   const [row] = await q.query<MaterialRow>(

@@ -1,4 +1,9 @@
+import type { z } from 'zod';
 import type { Queryable } from '../../../db/client.js';
+import { alreadyUsed, referenceNotFound, type ProblemError } from '../../../rpc/errors.js';
+import { findPartner } from '../../catalog/party/service.js';
+import * as repo from './repository.js';
+import type { CreateMaterial } from './schemas.js';
 
 /** What other modules may ask of materials: what a product's packaging costs. */
 
@@ -35,4 +40,22 @@ export async function materialsCostPerUnit(q: Queryable, orgId: string, productI
       return [r.product_id, { billOfMaterialsId: r.bom_id, version: r.version, currency: r.currency, perUnit: r.per_unit, missing: null }];
     }),
   );
+}
+
+type NewMaterial = z.output<typeof CreateMaterial>;
+
+/** Creates a material as createMaterial does, with nothing on hand: sku unique per organization (409 duplicate), the supplier a partner of the organization (404 naming supplierPartnerId), by the constraints. */
+export function createMaterial(q: Queryable, orgId: string, input: NewMaterial): Promise<repo.Material> {
+  return repo.insertMaterial(q, orgId, input);
+}
+
+/** Every refusal createMaterial would answer for these inputs, by index: a supplier not a partner of this organization (404), a sku already used (409 duplicate). Reads only. */
+export async function materialRefusals(q: Queryable, orgId: string, inputs: NewMaterial[]): Promise<{ index: number; problem: ProblemError }[]> {
+  const partners = new Map<string, boolean>();
+  for (const id of new Set(inputs.flatMap((i) => (i.supplierPartnerId ? [i.supplierPartnerId] : [])))) partners.set(id, (await findPartner(q, orgId, id)) !== undefined);
+  const skus = new Set(await repo.materialSkusInUse(q, orgId, inputs.map((i) => i.sku)));
+  return inputs.flatMap((input, index) => [
+    ...(input.supplierPartnerId && !partners.get(input.supplierPartnerId) ? [{ index, problem: referenceNotFound('supplierPartnerId') }] : []),
+    ...(skus.has(input.sku) ? [{ index, problem: alreadyUsed('sku') }] : []),
+  ]);
 }

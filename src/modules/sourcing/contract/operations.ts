@@ -3,13 +3,13 @@ import { defineOperation } from '../../../rpc/define.js';
 import { conflict, invalidInput, throwNotFound } from '../../../rpc/errors.js';
 import { pageOut } from '../../../rpc/outputs.js';
 import { grams, kgString } from '../../../lib/grams.js';
-import * as partyService from '../../catalog/party/service.js';
 import * as locationService from '../../catalog/location/service.js';
 import * as greenService from '../../inventory/green/service.js';
 import * as lineageService from '../../lineage/service.js';
 import * as traceability from '../../traceability/service.js';
 import * as sampleService from '../sample/service.js';
 import * as repo from './repository.js';
+import { createContract } from './service.js';
 import {
   ById,
   COMMITTED_STATUSES,
@@ -38,8 +38,6 @@ import { contractCreated, contractStatusChanged, milestoneCompleted, milestoneCr
 
 const feature = 'green_contracts' as const;
 
-/** Partner types a contract may be signed with: the ones that sell coffee. */
-const SELLING_PARTNER_TYPES = ['supplier', 'importer', 'exporter', 'cooperative', 'producer'];
 
 export const contractOperations = [
   defineOperation({
@@ -62,29 +60,7 @@ export const contractOperations = [
     errors: ['not_found', 'duplicate'],
     emits: [contractCreated],
     async handler(ctx, input) {
-      const partner = (await partyService.findPartner(ctx.tx, ctx.orgId, input.partnerId)) ?? throwNotFound('partner', input.partnerId, 'partnerId');
-      if (!partner.types.some((t: string) => SELLING_PARTNER_TYPES.includes(t))) {
-        throw invalidInput(
-          [{ path: 'partnerId', message: `partner ${partner.code} is not a ${SELLING_PARTNER_TYPES.join(', ')}` }],
-          'A contract is signed with a partner that sells coffee.',
-        );
-      }
-      if (!partner.isActive) throw invalidInput([{ path: 'partnerId', message: `partner ${partner.code} is not active` }]);
-      const currency = input.currency ?? partner.defaultCurrency;
-      if (!currency) throw invalidInput([{ path: 'currency', message: 'is required (the partner has no default currency)' }]);
-      const mismatched = input.lines.findIndex((l) => l.currency !== undefined && l.currency !== currency);
-      if (mismatched >= 0) throw invalidInput([{ path: `lines[${mismatched}].currency`, message: `must be the contract's currency ${currency}` }]);
-      for (const [i, line] of input.lines.entries()) {
-        if (line.producerId && !(await partyService.findProducer(ctx.tx, ctx.orgId, line.producerId))) {
-          throwNotFound('producer', line.producerId, `lines[${i}].producerId`);
-        }
-      }
-      const id = await repo.insertContract(ctx.tx, ctx.orgId, ctx.principal.credentialId, {
-        ...input,
-        currency,
-        lines: input.lines.map((l) => ({ ...l, fixationStatus: l.fixationStatus ?? (l.pricePerKg !== undefined ? 'fixed' : 'unfixed') })),
-      });
-      const contract = (await repo.findContract(ctx.tx, ctx.orgId, id))!;
+      const contract = await createContract(ctx.tx, ctx.orgId, ctx.principal.credentialId, input);
       await ctx.emit('sourcing.contract.created', { contract });
       return contract;
     },

@@ -194,6 +194,13 @@ export async function insertContract(q: Queryable, orgId: string, credentialId: 
   return id;
 }
 
+/** Which of these contract numbers contracts of this organization use. */
+export async function contractNumbersInUse(q: Queryable, orgId: string, numbers: string[]): Promise<string[]> {
+  if (numbers.length === 0) return [];
+  const rows = await q.query<{ contract_number: string }>(`select contract_number from green_contracts where org_id = $1 and contract_number = any($2::text[])`, [orgId, numbers]);
+  return rows.map((r) => r.contract_number);
+}
+
 export async function findContractSummary(q: Queryable, orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<ContractSummary | undefined> {
   const [row] = await q.query<ContractRow>(
     `select ${CONTRACT_COLUMNS} from green_contracts c where c.org_id = $1 and c.id = $2${options.forUpdate ? ' for update' : ''}`,
