@@ -19,11 +19,13 @@ import { benchWebhooks } from './webhooks.js';
 import { benchReporting } from './reporting.js';
 import { benchBridge } from './bridge.js';
 import { benchLedger } from './ledger.js';
+import { benchAllocation } from './allocation.js';
 
 const BENCHES: [string, () => Promise<unknown>][] = [
   ['catalog', () => benchCatalogRead()],
   ['roast', () => benchRoastComplete()],
   ['trace', () => benchTrace()],
+  ['allocation', () => benchAllocation()],
   ['telemetry', () => benchTelemetry()],
   ['quality', () => benchQuality()],
   ['sourcing', () => benchSourcing()],
