@@ -20,11 +20,13 @@ import { benchReporting } from './reporting.js';
 import { benchBridge } from './bridge.js';
 import { benchLedger } from './ledger.js';
 import { benchExports } from './exports.js';
+import { benchAllocation } from './allocation.js';
 
 const BENCHES: [string, () => Promise<unknown>][] = [
   ['catalog', () => benchCatalogRead()],
   ['roast', () => benchRoastComplete()],
   ['trace', () => benchTrace()],
+  ['allocation', () => benchAllocation()],
   ['telemetry', () => benchTelemetry()],
   ['quality', () => benchQuality()],
   ['sourcing', () => benchSourcing()],

@@ -1,4 +1,4 @@
-// Traceability at scale, two questions (run: node --import tsx bench/trace.ts; DATABASE_URL set for the
+// Traceability at scale (run: node --import tsx bench/trace.ts; DATABASE_URL set for the
 // goal, which is stated for PostgreSQL):
 //
 // (a) Trace cost. traceBackward and traceForward for an organization with 1,000,000 lineage edges,
@@ -10,9 +10,7 @@
 //     pipeline is measured against the bare recursive query (the same walk over lineage_edges, answering the
 //     reached nodes) behind a bare route on the same server, both on pools sized to the host, in alternating
 //     rounds, the load generator in a worker thread. Goal: full ≥ 50% of bare (within 2x).
-// (b) Allocation throughput under concurrency: confirmed orders allocated 32 at a time, all competing for
-//     the roasts of one green coffee (contended) and spread over many (spread), with a check that no
-//     kilogram was promised twice.
+// (Allocation throughput under concurrency, once measured here, is bench/allocation.ts.)
 //
 // TRACE_BENCH_SCALE scales (a)'s organization (default 1 on PostgreSQL, 0.05 on embedded PGlite).
 import { availableParallelism } from 'node:os';
@@ -192,92 +190,7 @@ export async function benchTrace(rounds = Number(process.env.BENCH_ROUNDS ?? 3))
   }
   printTable(`Traces on ${bench.kind} (pool of ${bench.poolSize}), ${CONNECTIONS} connections, median of ${rounds} paired ${ROUND_SECONDS} s rounds (goal full/bare ≥ 50%)`, rows);
 
-  await benchAllocation(bench.url, owner);
   await bench.close();
-}
-
-/**
- * (b) Confirmed orders, one 3 kg line each, against roasted stock of 2,000 kg per scenario, allocated 32 at
- * a time through the pipeline. Contended: one green coffee, 20 roasted lots, so every allocation queues
- * on the same rows. Spread: 100 green coffees with 2 roasted lots each.
- */
-async function benchAllocation(url: string, owner: Database) {
-  const { organizationId: orgId, apiKey, keyId } = await createOrganization(owner, 'Bench allocation', 'enterprise');
-  const ORDERS = 800;
-  const rows: Record<string, string | number>[] = [];
-  for (const scenario of [
-    { name: 'contended', coffees: 1, lotsPerCoffee: 20 },
-    { name: 'spread', coffees: 100, lotsPerCoffee: 2 },
-  ]) {
-    // Ids are '<prefix>_<scenario><n>': the API's id format has one underscore.
-    const p = scenario.name;
-    const lots = scenario.coffees * scenario.lotsPerCoffee;
-    const lotKg = 2000 / lots;
-    await owner.query(`insert into green_lots (org_id, id, lot_code, name) select $1, 'gl_' || $2 || i, 'GL-' || $2 || i, 'Green' from generate_series(1, $3) i`, [orgId, p, scenario.coffees]);
-    await owner.query(
-      `insert into roasted_lots (org_id, id, lot_code, form, green_lot_id, roasted_at, on_hand_kg, opening_kg, ledger_seq)
-       select $1, 'rl_' || $2 || j, 'R-' || $2 || j, 'loose', 'gl_' || $2 || (j % $3 + 1), now() - j * interval '1 hour', $4, $4, 1 from generate_series(1, $5) j`,
-      [orgId, p, scenario.coffees, lotKg, lots],
-    );
-    await owner.query(
-      `insert into roasted_lot_ledger (org_id, id, lot_id, seq, kind, delta_kg, credential_id)
-       select $1, 'rlt_' || $2 || j, 'rl_' || $2 || j, 1, 'roast_output', $3, $4 from generate_series(1, $5) j`,
-      [orgId, p, lotKg, keyId, lots],
-    );
-    await owner.query(`insert into customers (org_id, id, code, name, currency) values ($1, 'cus_' || $2, 'C-' || $2, 'Bench customer', 'EUR')`, [orgId, p]);
-    await owner.query(
-      `insert into orders (org_id, id, order_number, customer_id, channel, currency, state, confirmed_at, credential_id)
-       select $1, 'so_' || $2 || i, 'SO-' || $2 || i, 'cus_' || $2, 'direct', 'EUR', 'confirmed', now(), $4 from generate_series(1, $3) i`,
-      [orgId, p, ORDERS, keyId],
-    );
-    await owner.query(
-      `insert into order_lines (org_id, id, order_id, line_number, green_lot_id, quantity_kg, unit_price, line_total)
-       select $1, 'sol_' || $2 || i, 'so_' || $2 || i, 1, 'gl_' || $2 || (i % $3 + 1), 3, 20, 60 from generate_series(1, $4) i`,
-      [orgId, p, scenario.coffees, ORDERS],
-    );
-    const latencies: number[] = [];
-    let next = 0;
-    let complete = 0;
-    const started = performance.now();
-    const worker = async () => {
-      while (next < ORDERS) {
-        const id = `so_${p}${++next}`;
-        const t = performance.now();
-        const res = await fetch(`${url}/rpc/v1/orders.allocateOrder`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ id }),
-        });
-        const body = (await res.json()) as any;
-        if (res.status !== 200) throw new Error(`allocateOrder: ${res.status} ${JSON.stringify(body)}`);
-        if (body.complete) complete++;
-        latencies.push(performance.now() - t);
-      }
-    };
-    await Promise.all(Array.from({ length: 32 }, worker));
-    const seconds = (performance.now() - started) / 1000;
-    const [check] = await owner.query<{ claimed: string; over: number }>(
-      `select (select coalesce(sum(quantity_kg), 0)::text from order_allocations where org_id = $1 and order_id like 'so_' || $2 || '%') as claimed,
-              (select count(*)::int from roasted_lots r where r.org_id = $1 and r.id like 'rl_' || $2 || '%' and r.on_hand_kg <
-                 (select coalesce(sum(a.quantity_kg), 0) from order_allocations a where a.org_id = $1 and a.roasted_lot_id = r.id and a.released_at is null)) as over`,
-      [orgId, p],
-    );
-    if (check.over > 0) throw new Error(`${scenario.name}: ${check.over} roasted lots were promised beyond their stock`);
-    latencies.sort((a, b) => a - b);
-    rows.push({
-      scenario: scenario.name,
-      'roasted lots': lots,
-      orders: ORDERS,
-      'complete allocations': complete,
-      'kg claimed (of 2,000)': check.claimed,
-      'allocations/s': Math.round(ORDERS / seconds),
-      'p50 ms': latencies[Math.floor(latencies.length / 2)].toFixed(1),
-      'p99 ms': latencies[Math.floor(latencies.length * 0.99)].toFixed(1),
-    });
-    const perSecond = ORDERS / seconds;
-    if (scenario.name === 'contended') record({ measure: 'allocateOrder, 32 racers on 20 lots', goal: '≥ 300/s, exact', figure: Math.round(perSecond), unit: '/s', pass: perSecond >= 300, note: `exact: ${check.claimed} kg claimed of 2,000, none over` });
-  }
-  printTable('allocateOrder, 32 concurrent callers, 3 kg per order (2,400 kg ordered against 2,000 kg of stock)', rows);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await benchTrace();

@@ -157,11 +157,21 @@ export interface LockedStock {
  * Locks, in id order, the lots with stock that are named in `lotIds` or roasted from one of `greenLots`
  * (with its profile, when one is named).
  */
-export async function lockStockFor(
+export function lockStockFor(q: Queryable, orgId: string, lotIds: string[], greenLots: { greenLotId: string; profileId: string | null }[]): Promise<LockedStock[]> {
+  return stockFor(q, orgId, lotIds, greenLots, true);
+}
+
+/** The same lots as lockStockFor, read without a lock (what they held at the statement's start). */
+export function readStockFor(q: Queryable, orgId: string, lotIds: string[], greenLots: { greenLotId: string; profileId: string | null }[]): Promise<LockedStock[]> {
+  return stockFor(q, orgId, lotIds, greenLots, false);
+}
+
+async function stockFor(
   q: Queryable,
   orgId: string,
   lotIds: string[],
   greenLots: { greenLotId: string; profileId: string | null }[],
+  lock: boolean,
 ): Promise<LockedStock[]> {
   const rows = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; expired: boolean; on_hand_kg: string }>(
     `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, ${expiredSql('r')} as expired, r.on_hand_kg
@@ -171,8 +181,7 @@ export async function lockStockFor(
             or (r.green_lot_id = any($3::text[])
                 and exists (select 1 from unnest($3::text[], $4::text[]) w(green_lot_id, profile_id)
                             where w.green_lot_id = r.green_lot_id and (w.profile_id is null or w.profile_id = r.profile_id))))
-     order by r.id
-     for no key update of r`,
+     order by r.id${lock ? '\n     for no key update of r' : ''}`,
     [orgId, lotIds, greenLots.map((g) => g.greenLotId), greenLots.map((g) => g.profileId)],
   );
   return rows.map((r) => ({

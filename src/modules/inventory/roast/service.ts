@@ -21,6 +21,12 @@ export { roastedLotCosts, ROASTED_COST_RULE, type RoastedLotCost } from './cost.
 export { lockStockFor } from './repository.js';
 
 /**
+ * The lots lockStockFor would lock, read without locks: a figure that may be stale by the time it is used, so a
+ * caller that decides on it locks the lots it chose (lockRoastedLots) and checks again before it commits.
+ */
+export { readStockFor } from './repository.js';
+
+/**
  * For order lines naming a product, read without locks: the green lot each roasted lot came from, and the
  * lots with stock roasted with a profile (allocation then locks those it may use through lockStockFor).
  */
