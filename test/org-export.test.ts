@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer } from '../src/testing/harness.js';
 import { MODULES } from '../src/modules/index.js';
-import { blobDir } from '../src/blobs/fs.js';
-import { exportOrganization, organizationTables } from '../src/cli/org-export.js';
+import { FsBlobStore, blobDir } from '../src/blobs/fs.js';
+import { exportOrganization, organizationTables } from '../src/jobs/organization-export.js';
 import { buildChain } from '../src/modules/traceability/testing.js';
 
 /** `firstcrack org export`: everything one organization owns, and nothing of another's. */
@@ -42,7 +42,7 @@ test('the export holds every org-owned table of every manifest, only the organiz
   }
   const stayingBefore = await countsOf(staying.id, tables);
   const file = join(work, 'leaving.tar.gz');
-  const result = await exportOrganization(server.owner as any, MODULES, leaving.id, file, blobDir(server.config.dataDir));
+  const result = await exportOrganization(server.owner as any, MODULES, leaving.id, file, new FsBlobStore(blobDir(server.config.dataDir)));
   assert.deepEqual(await countsOf(staying.id, tables), stayingBefore, 'the other organization is untouched');
 
   const out = join(work, 'out');

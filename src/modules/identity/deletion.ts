@@ -20,7 +20,8 @@ import { CancelOrganizationDeletion, Organization, ScheduleOrganizationDeletion 
 const permission = 'webhooks.write' as const;
 const feature = 'core' as const;
 
-function requireOwner(ctx: OperationContext, what: string): void {
+/** Owner-only operations (deletion, export): an admin holds the same permissions, so the role is checked. */
+export function requireOwner(ctx: OperationContext, what: string): void {
   if (ctx.principal.role !== 'owner') {
     throw new ProblemError(403, 'permission_denied', `Only an owner ${what}; this credential acts as ${ctx.principal.role ?? 'a machine'}.`, { permission });
   }
