@@ -165,3 +165,34 @@ test('only an owner exports the organization or reads its exports: an admin, a v
   assertProblem(await leaving.call('identity.getOrganizationExport', { id: 'oex_doesnotexist' }), 404, 'not_found', 'id');
   await finishedExport(leaving, queued.body.id);
 });
+
+test('an export whose storage keeps failing is retried, then failed with a reason; a worker that died mid-build is taken up again', async () => {
+  const { buildOrganizationExport } = await import('../src/modules/identity/export.js');
+  const failing = { ...server.app.services.blobs, listOrganizationObjects: server.app.services.blobs.listOrganizationObjects.bind(server.app.services.blobs), get: server.app.services.blobs.get.bind(server.app.services.blobs), put: async () => { throw new Error('disk full'); } };
+  const log = { info() {}, warn() {}, error() {} };
+  const ctx = (retryCount: number, blobs: typeof server.app.services.blobs) => ({
+    databases: server.app.databases, blobs, log, jobId: 'test', retryCount, signal: new AbortController().signal, config: server.config, jobs: server.app.services.jobs, modules: MODULES,
+  });
+  // Recorded as a queued export whose job has not run (inserted directly, so no worker races the test).
+  const insert = async (id: string) =>
+    server.owner.query(`insert into organization_exports (org_id, id, credential_id) values ($1, $2, 'key_test')`, [leaving.id, id]);
+  await insert('oex_broken01');
+  await assert.rejects(buildOrganizationExport(ctx(0, failing), { orgId: leaving.id, exportId: 'oex_broken01' }), /disk full/, 'a first failure is retried');
+  assert.equal((await leaving.call('identity.getOrganizationExport', { id: 'oex_broken01' })).body.status, 'building');
+  await buildOrganizationExport(ctx(2, failing), { orgId: leaving.id, exportId: 'oex_broken01' });
+  const failed = (await leaving.call('identity.getOrganizationExport', { id: 'oex_broken01' })).body;
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.failureReason, /disk full.*Ask for a new export/);
+  assert.equal(failed.download, null);
+
+  // Left `building` by an attempt that died: the job's retry builds it whole and it is ready once.
+  await insert('oex_revived1');
+  await server.owner.query(`update organization_exports set status = 'building', attempts = 1, started_at = now() where org_id = $1 and id = 'oex_revived1'`, [leaving.id]);
+  await buildOrganizationExport(ctx(1, server.app.services.blobs), { orgId: leaving.id, exportId: 'oex_revived1' });
+  const revived = (await leaving.call('identity.getOrganizationExport', { id: 'oex_revived1' })).body;
+  assert.equal(revived.status, 'ready', JSON.stringify(revived));
+  assert.ok(revived.download.url);
+  // A job run again for a ready export changes nothing.
+  await buildOrganizationExport(ctx(0, failing), { orgId: leaving.id, exportId: 'oex_revived1' });
+  assert.equal((await leaving.call('identity.getOrganizationExport', { id: 'oex_revived1' })).body.completedAt, revived.completedAt);
+});
