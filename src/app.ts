@@ -155,6 +155,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ru
   if (options.workers !== false) await jobs.startWorkers(server.log.child({ component: 'jobs' }), options.jobWorkers, {
       blobs: services.blobs,
       purgeOrganizationState: services.purgeOrganizationState,
+      modules: registry.modules,
     });
   return {
     server,
@@ -203,6 +204,7 @@ export async function runWorkers(
     await jobs.startWorkers(pino({ level: config.logLevel }).child({ component: 'jobs' }), options.jobWorkers, {
       blobs: services.blobs,
       purgeOrganizationState: services.purgeOrganizationState,
+      modules: registry.modules,
     });
   } catch (error) {
     await closeServices();

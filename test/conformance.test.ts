@@ -93,6 +93,7 @@ const SETTINGS_OPERATIONS = new Set([
   'identity.listMembers', 'identity.addMember', 'identity.setMemberRole', 'identity.removeMember',
   'identity.getOrganization', 'identity.renameOrganization',
   'identity.scheduleOrganizationDeletion', 'identity.cancelOrganizationDeletion',
+  'identity.exportOrganization', 'identity.getOrganizationExport',
 ]);
 
 type Schema = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; items?: Schema; properties?: Record<string, Schema>; required?: string[] };

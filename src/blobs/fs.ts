@@ -1,5 +1,5 @@
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { BlobStore } from './store.js';
 
 /** Objects as files under one directory; each write is fsync'd and renamed into place, so a reader never sees half a file. */
@@ -50,6 +50,23 @@ export class FsBlobStore implements BlobStore {
       await rm(folder, { recursive: true, force: true });
     }
     return deleted;
+  }
+
+  async listOrganizationObjects(orgId: string): Promise<string[]> {
+    if (!/^[A-Za-z0-9_-]+$/.test(orgId)) throw new Error(`Not an organization id: ${orgId}`);
+    const keys: string[] = [];
+    const kinds = await readdir(this.root, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    });
+    for (const kind of kinds.filter((entry) => entry.isDirectory())) {
+      const folder = this.pathOf(`${kind.name}/${orgId}`);
+      const files = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => null);
+      if (!files) continue;
+      // A `.partial` is a write under way (put renames it into place once durable): not an object yet.
+      for (const f of files) if (f.isFile() && !f.name.endsWith('.partial')) keys.push(relative(resolve(this.root), join(f.parentPath, f.name)).split(sep).join('/'));
+    }
+    return keys.sort();
   }
 
   async close(): Promise<void> {}

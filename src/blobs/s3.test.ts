@@ -47,6 +47,7 @@ describe('S3BlobStore', () => {
       await prefixed.put(key, 'x', 'application/octet-stream');
     }
     await store.put('curves/org_gone/outside-the-prefix.json', 'x', 'application/json');
+    assert.deepEqual(await prefixed.listOrganizationObjects('org_gone'), ['curves/org_gone/rb_1.json', 'imports/org_gone/sub/imp_1.csv', 'reports/org_gone/rpt 1.pdf'], 'listed as the store’s own keys');
     assert.equal(await prefixed.deleteOrganizationObjects('org_gone'), 3);
     const left = [...s3.objects.keys()].filter((k) => k.startsWith('tenant-test/')).sort();
     assert.deepEqual(left, ['tenant-test/curves/org_kept/rb_2.json', 'tenant-test/reports/org_gone_too/x.pdf']);

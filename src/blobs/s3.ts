@@ -85,6 +85,23 @@ export class S3BlobStore implements BlobStore {
     return deleted;
   }
 
+  async listOrganizationObjects(orgId: string): Promise<string[]> {
+    const keys: string[] = [];
+    try {
+      for (const kind of await this.list(this.prefix, '/').then((page) => page.prefixes)) {
+        let token: string | undefined;
+        do {
+          const page = await this.list(`${kind}${orgId}/`, undefined, token);
+          keys.push(...page.keys.map((key) => key.slice(this.prefix.length)));
+          token = page.next;
+        } while (token);
+      }
+    } catch (error) {
+      throw storageError(`Could not list the objects of ${orgId} under ${this.location('')}`, error);
+    }
+    return keys.sort();
+  }
+
   /** One page of the keys under `prefix` (full keys), or with a delimiter the folders under it (each ending with it). */
   private async list(prefix: string, delimiter?: string, token?: string): Promise<{ keys: string[]; prefixes: string[]; next?: string }> {
     const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }));

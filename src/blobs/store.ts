@@ -20,6 +20,8 @@ export interface BlobStore {
    * answers how many were deleted. Idempotent: a second call finds none.
    */
   deleteOrganizationObjects(orgId: string): Promise<number>;
+  /** The keys of every object stored for the organization (`<kind>/<orgId>/…`, whatever the kind), sorted: its export's blobs. */
+  listOrganizationObjects(orgId: string): Promise<string[]>;
   /** Releases connections; called once when the service stops. */
   close(): Promise<void>;
 }

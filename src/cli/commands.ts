@@ -821,17 +821,27 @@ const orgExport: Command = {
   summary: 'write everything an organization owns to one .tar.gz: JSON per table and its blobs (stop an embedded server first)',
   details:
     'organization.json, tables/<table>.json for every table with an org_id column (the modules\' manifests name their owners in manifest.json) ' +
-    'and blobs/ (roast curves, exports, reports), read in one snapshot. Blobs in S3 are not included.',
+    'and blobs/ (roast curves, exports, imports, reports; from the data directory or S3, as configured), read in one snapshot. ' +
+    'The same archive identity.exportOrganization builds for a hosted customer.',
   options: { org: orgOption, out: { type: 'string', value: 'FILE', description: 'the archive to write (.tar.gz)', required: true } },
   async run({ values }) {
-    const [{ exportOrganization }, { MODULES }, { blobDir }] = await Promise.all([import('./org-export.js'), import('../modules/index.js'), import('../blobs/fs.js')]);
+    const [{ exportOrganization }, { MODULES }, { createBlobStore }] = await Promise.all([
+      import('../jobs/organization-export.js'),
+      import('../modules/index.js'),
+      import('../services.js'),
+    ]);
     const cfg = config();
-    await withDatabases(async (db) => {
-      await requireOrganization(db, text(values, 'org'), this);
-      const result = await exportOrganization(db.owner, MODULES, text(values, 'org'), text(values, 'out'), cfg.s3 ? null : blobDir(cfg.dataDir));
-      const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);
-      console.log(`Exported ${rows} rows of ${Object.keys(result.tables).length} tables and ${result.blobs} blobs to ${result.file}.`);
-    });
+    const blobs = createBlobStore(cfg);
+    try {
+      await withDatabases(async (db) => {
+        await requireOrganization(db, text(values, 'org'), this);
+        const result = await exportOrganization(db.owner, MODULES, text(values, 'org'), text(values, 'out'), blobs);
+        const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);
+        console.log(`Exported ${rows} rows of ${Object.keys(result.tables).length} tables and ${result.blobs} blobs to ${result.file}.`);
+      });
+    } finally {
+      await blobs.close();
+    }
   },
 };
 

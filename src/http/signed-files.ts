@@ -25,7 +25,7 @@ export interface FileFamily<E extends string = string> {
   /** The 404's detail. */
   gone: string;
   /** Its surface's declaration (fileSurface): operationId, summary, what `file` names, the operation issuing links. */
-  doc: { operationId: string; summary: string; file: string; issuer: string };
+  doc: { operationId: string; summary: string; file: string; issuer: string; /** The 200 answer's example (a PDF's or a curve's by default). */ example?: string };
 }
 
 /** A signed link lives 15 minutes unless asked otherwise, at most 7 days (also S3's limit for a presigned URL). */
@@ -108,7 +108,7 @@ export function fileSurface(family: FileFamily) {
     examples: {
       params: { file: exampleFile },
       query: { org: 'org_01jq3k8m7v5x2n4p6r8t0w2y4a', expires: '1795000000', v: '1', sig: 'q8Zt3yQm0b6Jx1u9R2kVhP4sW7dLcN5eGfA0oI3rTyU' },
-      answers: { 200: extensions[0] === 'pdf' ? '%PDF-1.7 …' : '{"batchId":"rb_01jq3k8m7v5x2n4p6r8t0w2y4a","samples":[{"t":0,"bt":201.4,"et":228.0}]}' },
+      answers: { 200: family.doc.example ?? (extensions[0] === 'pdf' ? '%PDF-1.7 …' : '{"batchId":"rb_01jq3k8m7v5x2n4p6r8t0w2y4a","samples":[{"t":0,"bt":201.4,"et":228.0}]}') },
     },
     replyHeaders: SIGNED_FILE_HEADERS,
     async handler(request, reply, { deps }) {

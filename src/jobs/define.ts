@@ -19,6 +19,8 @@ export interface JobContext {
   config: Config;
   /** Removes an organization's live state (Services.purgeOrganizationState): the organization purge's. */
   purgeOrganizationState?(orgId: string): Promise<number>;
+  /** The modules' names and the tables their manifests list: the organization export's manifest names each table's owner. */
+  modules?: readonly { name: string; tables: readonly string[] }[];
   /** Sends further jobs, in a transaction the job opens (a retry, a fan-out). */
   jobs: JobSender;
 }

@@ -6,7 +6,7 @@ import { PgliteDatabase, PostgresDatabase, type Database, type Queryable } from 
 import type { Databases } from '../db/open.js';
 import type { BlobStore } from '../blobs/store.js';
 import { loadConfig, type Config } from '../config.js';
-import type { JobCatalog, JobDefinition, JobLog, JobSender, SendOptions } from './define.js';
+import type { JobCatalog, JobDefinition, JobLog, JobSender, SendOptions, JobContext } from './define.js';
 import { startLeasedWorker, type LeasedWorkCatalog, type LeasedWorker } from './leased-work.js';
 
 /** Created by the migration `*_jobs_queue.sql`; pg-boss never creates or migrates it itself. */
@@ -45,6 +45,7 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
   private log: JobLog | undefined;
   private blobs: BlobStore = NO_BLOB_STORE;
   private purgeOrganizationState: ((orgId: string) => Promise<number>) | undefined;
+  private modules: JobContext['modules'];
   private running = 0;
   private stopped = false;
 
@@ -150,11 +151,12 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
   async startWorkers(
     log: JobLog,
     options: WorkerOptions = {},
-    resources: { blobs?: BlobStore; purgeOrganizationState?: (orgId: string) => Promise<number> } = {},
+    resources: { blobs?: BlobStore; purgeOrganizationState?: (orgId: string) => Promise<number>; modules?: JobContext['modules'] } = {},
   ): Promise<void> {
     this.log = log;
     if (resources.blobs) this.blobs = resources.blobs;
     if (resources.purgeOrganizationState) this.purgeOrganizationState = resources.purgeOrganizationState;
+    if (resources.modules) this.modules = resources.modules;
     for (const [name, definition] of Object.entries(this.leasedWork)) {
       this.leasedWorkers.set(name, startLeasedWorker(name, definition, { databases: this.databases, config: this.config, log }));
     }
@@ -229,6 +231,7 @@ export class JobQueue<C extends JobCatalog = JobCatalog> implements JobSender {
           signal: AbortSignal.timeout(definition.timeoutSeconds * 1000),
           config: this.config,
           purgeOrganizationState: this.purgeOrganizationState,
+          modules: this.modules,
           jobs: this,
         },
         parsed.data,
@@ -268,6 +271,9 @@ const NO_BLOB_STORE: BlobStore = {
     throw new Error('This worker was started without a blob store.');
   },
   deleteOrganizationObjects: async () => {
+    throw new Error('This worker was started without a blob store.');
+  },
+  listOrganizationObjects: async () => {
     throw new Error('This worker was started without a blob store.');
   },
   close: async () => {},

@@ -4390,6 +4390,17 @@ export interface Operations {
     input: {};
     output: Organization;
   };
+  'identity.exportOrganization': {
+    input: {};
+    output: OrganizationExport;
+  };
+  'identity.getOrganizationExport': {
+    input: {
+      id: string;
+      expiresInSeconds?: number;
+    };
+    output: OrganizationExport;
+  };
   'webhooks.createEndpoint': {
     input: {
       url: string;
@@ -7225,6 +7236,28 @@ export interface Organization {
 export interface OrganizationDeletion {
   scheduledAt: string;
   purgeAfter: string;
+}
+export interface OrganizationExport {
+  id: string;
+  status: 'queued' | 'building' | 'ready' | 'failed';
+  failureReason: string | null;
+  sizeBytes: number | null;
+  contents: OrganizationExportContents | null;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  download: OrganizationExportDownload | null;
+}
+export interface OrganizationExportContents {
+  tables: {
+    [k: string]: number | undefined;
+  };
+  blobs: number;
+}
+export interface OrganizationExportDownload {
+  url: string;
+  signedBy: 'service' | 's3';
+  expiresAt: string;
 }
 export interface WebhookEndpointWithSecret {
   id: string;
@@ -10939,6 +10972,53 @@ export const OPERATIONS = {
       "rate_limited"
     ]
   },
+  "identity.exportOrganization": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
+  "identity.getOrganizationExport": {
+    "get": false,
+    "errors": [
+      "malformed_json",
+      "invalid_input",
+      "invalid_idempotency_key",
+      "organization_required",
+      "unauthenticated",
+      "permission_denied",
+      "module_not_enabled",
+      "organization_mismatch",
+      "bridge_token_not_allowed",
+      "organization_not_found",
+      "unknown_operation",
+      "not_found",
+      "method_not_allowed",
+      "idempotency_key_in_flight",
+      "body_too_large",
+      "request_too_costly",
+      "unsupported_media_type",
+      "idempotency_key_reused",
+      "rate_limited"
+    ]
+  },
   "webhooks.createEndpoint": {
     "get": false,
     "errors": [
@@ -12072,6 +12152,38 @@ export interface Surfaces {
       '200': string;
     };
   };
+  'identity.downloadOrganizationExport': {
+    params: {
+      /**
+       * `<export id>.tgz`.
+       */
+      file: string;
+    };
+    query: {
+      /**
+       * The organization the link was issued for.
+       */
+      org: string;
+      /**
+       * Unix seconds after which the link answers 410.
+       */
+      expires: string;
+      /**
+       * The signing key version.
+       */
+      v: string;
+      /**
+       * The signature, base64url.
+       */
+      sig: string;
+    };
+    answers: {
+      /**
+       * the file’s bytes
+       */
+      '200': string;
+    };
+  };
   'console.root': {
     answers: {};
   };
@@ -12379,6 +12491,19 @@ export const SURFACES = {
   "reporting.downloadReportFile": {
     "method": "GET",
     "path": "/files/v1/reports/{file}",
+    "credentials": [
+      "none"
+    ],
+    "errors": [
+      "link_expired",
+      "link_invalid",
+      "not_found",
+      "rate_limited"
+    ]
+  },
+  "identity.downloadOrganizationExport": {
+    "method": "GET",
+    "path": "/files/v1/organization-exports/{file}",
     "credentials": [
       "none"
     ],

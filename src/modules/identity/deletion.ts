@@ -11,7 +11,7 @@ import { CancelOrganizationDeletion, Organization, ScheduleOrganizationDeletion 
  *   same permissions, so the role is checked as for the owner-only settings (settings.ts). The owner confirms by
  *   typing the organization's id or its exact name.
  * - During the grace period the organization works on fully: its keys, sessions, webhooks, public certificate
- *   pages and jobs are untouched, so its people can export their data (`firstcrack org export`) and any owner
+ *   pages and jobs are untouched, so its owners can export its data (identity.exportOrganization, or `firstcrack org export`) and any owner
  *   can cancel. identity.getOrganization shows `deletion` (scheduledAt, purgeAfter); the console shows it.
  * - After it the organization-purge job (src/jobs/organization-purge.ts) deletes every row the organization owns
  *   and its blobs: its keys stop working, its webhooks stop, and its public certificate pages answer 404 like any
@@ -20,7 +20,8 @@ import { CancelOrganizationDeletion, Organization, ScheduleOrganizationDeletion 
 const permission = 'webhooks.write' as const;
 const feature = 'core' as const;
 
-function requireOwner(ctx: OperationContext, what: string): void {
+/** Owner-only operations (deletion, export): an admin holds the same permissions, so the role is checked. */
+export function requireOwner(ctx: OperationContext, what: string): void {
   if (ctx.principal.role !== 'owner') {
     throw new ProblemError(403, 'permission_denied', `Only an owner ${what}; this credential acts as ${ctx.principal.role ?? 'a machine'}.`, { permission });
   }
@@ -48,7 +49,7 @@ export const deletionOperations = [
       '(otherwise 400 naming `confirm`; another organization’s id is 404 like an id that exists nowhere). The organization works on as before ' +
       'until `deletion.purgeAfter` (ORGANIZATION_DELETION_GRACE_DAYS after now, 30 by default); then every row it owns, in every table, its ' +
       'files (reports, roast curves, imports), keys, members and webhooks are deleted for good, ledgers and certificates included, and its ' +
-      'public certificate pages answer 404. Export its data first (`firstcrack org export`). Scheduling again while scheduled is 409 ' +
+      'public certificate pages answer 404. Export its data first (identity.exportOrganization). Scheduling again while scheduled is 409 ' +
       '`deletion_scheduled` (the date stays); cancel with identity.cancelOrganizationDeletion.',
     permission,
     feature,

@@ -98,4 +98,36 @@ export const examples: OperationExamples = {
     input: {},
     output: { id: ORG, name: 'Blue Hill Coffee Roasters', plan: 'pro', timeZone: 'Europe/Berlin', createdAt: '2026-11-25T08:00:00.000Z', deletion: null },
   },
+  'identity.exportOrganization': {
+    input: {},
+    output: {
+      id: 'oex_01jq3k8m7v5x2n4p6r8t0w2y4e',
+      status: 'queued',
+      failureReason: null,
+      sizeBytes: null,
+      contents: null,
+      createdAt: '2026-11-28T14:20:00.000Z',
+      startedAt: null,
+      completedAt: null,
+      download: null,
+    },
+  },
+  'identity.getOrganizationExport': {
+    input: { id: 'oex_01jq3k8m7v5x2n4p6r8t0w2y4e', expiresInSeconds: 900 },
+    output: {
+      id: 'oex_01jq3k8m7v5x2n4p6r8t0w2y4e',
+      status: 'ready',
+      failureReason: null,
+      sizeBytes: 482113,
+      contents: { tables: { green_lots: 42, green_lot_ledger: 1318, roast_batches: 210, reports: 3 }, blobs: 57 },
+      createdAt: '2026-11-28T14:20:00.000Z',
+      startedAt: '2026-11-28T14:20:01.000Z',
+      completedAt: '2026-11-28T14:20:04.000Z',
+      download: {
+        url: `/files/v1/organization-exports/oex_01jq3k8m7v5x2n4p6r8t0w2y4e.tgz?org=${ORG}&expires=1795000000&v=1&sig=q8Zt3yQm0b6Jx1u9R2kVhP4sW7dLcN5eGfA0oI3rTyU`,
+        signedBy: 'service',
+        expiresAt: '2026-11-28T14:35:04.000Z',
+      },
+    },
+  },
 };

@@ -4,14 +4,17 @@ import { Identity, type Clock } from './authority.js';
 import { identityOperations } from './operations.js';
 import { settingsOperations } from './settings.js';
 import { deletionOperations } from './deletion.js';
+import { exportOperations, organizationExportFiles, organizationExportJob } from './export.js';
 import { examples } from './examples.js';
 import { identityAuthenticators, identitySurfaces } from './routes.js';
 
 export default defineModule({
   name: 'identity',
-  operations: [...identityOperations, ...settingsOperations, ...deletionOperations],
+  operations: [...identityOperations, ...settingsOperations, ...deletionOperations, ...exportOperations],
   examples,
-  tables: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions'],
+  tables: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions', 'organization_exports'],
+  jobs: { 'organization-export': organizationExportJob },
+  files: [organizationExportFiles],
   surfaces: identitySurfaces,
   start: (ctx) => {
     // The authorization server: tokens, signing keys, sessions; its tokens are accepted on every surface.

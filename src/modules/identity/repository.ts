@@ -4,6 +4,7 @@ import { decodeCursor, pageOf } from '../../db/paging.js';
 import type { Page } from '../../rpc/schemas.js';
 import type { Plan } from '../../auth/plans.js';
 import type { Role } from '../../auth/permissions.js';
+import { newId } from '../../lib/ids.js';
 
 // ---------------------------------------------------------------------------------------------------
 // OAuth clients (organization data).
@@ -331,4 +332,81 @@ export async function findMember(q: Queryable, orgId: string, userId: string, op
 export async function ownerMembershipCount(q: Queryable, orgId: string): Promise<number> {
   const [row] = await q.query<{ count: number }>(`select count(*)::int as count from memberships where org_id = $1 and role = 'owner'`, [orgId]);
   return row.count;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Organization exports (export.ts): queued → building → ready | failed.
+
+export type ExportStatus = 'queued' | 'building' | 'ready' | 'failed';
+
+interface ExportRow {
+  id: string;
+  status: ExportStatus;
+  failure_reason: string | null;
+  blob_key: string | null;
+  size_bytes: string | number | null;
+  contents: { tables: Record<string, number>; blobs: number } | null;
+  attempts: number;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+const toExport = (r: ExportRow) => ({
+  id: r.id,
+  status: r.status,
+  failureReason: r.failure_reason,
+  sizeBytes: r.size_bytes === null ? null : Number(r.size_bytes),
+  contents: r.contents,
+  createdAt: iso(r.created_at)!,
+  startedAt: iso(r.started_at),
+  completedAt: iso(r.completed_at),
+});
+
+export type OrganizationExportRecord = ReturnType<typeof toExport> & { blobKey: string | null; attempts: number };
+const toStoredExport = (r: ExportRow): OrganizationExportRecord => ({ ...toExport(r), blobKey: r.blob_key, attempts: r.attempts });
+
+export async function insertExport(q: Queryable, orgId: string, credentialId: string): Promise<OrganizationExportRecord> {
+  const [row] = await q.query<ExportRow>(`insert into organization_exports (org_id, id, credential_id) values ($1, $2, $3) returning *`, [
+    orgId,
+    newId('oex'),
+    credentialId,
+  ]);
+  return toStoredExport(row);
+}
+
+export async function findExport(q: Queryable, orgId: string, id: string): Promise<OrganizationExportRecord | undefined> {
+  const [row] = await q.query<ExportRow>(`select * from organization_exports where org_id = $1 and id = $2`, [orgId, id]);
+  return row && toStoredExport(row);
+}
+
+/** queued → building (or building again, when an attempt died mid-build and its job is retried); undefined once ready, failed or gone. */
+export async function startBuildingExport(q: Queryable, orgId: string, id: string): Promise<OrganizationExportRecord | undefined> {
+  const [row] = await q.query<ExportRow>(
+    `update organization_exports set status = 'building', started_at = coalesce(started_at, now()), attempts = attempts + 1
+     where org_id = $1 and id = $2 and status in ('queued', 'building') returning *`,
+    [orgId, id],
+  );
+  return row && toStoredExport(row);
+}
+
+export async function markExportReady(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  archive: { blobKey: string; sizeBytes: number; contents: { tables: Record<string, number>; blobs: number } },
+): Promise<void> {
+  await q.query(
+    `update organization_exports set status = 'ready', blob_key = $3, size_bytes = $4, contents = $5, completed_at = now()
+     where org_id = $1 and id = $2 and status = 'building'`,
+    [orgId, id, archive.blobKey, archive.sizeBytes, JSON.stringify(archive.contents)],
+  );
+}
+
+export async function markExportFailed(q: Queryable, orgId: string, id: string, reason: string): Promise<void> {
+  await q.query(
+    `update organization_exports set status = 'failed', failure_reason = $3, completed_at = now()
+     where org_id = $1 and id = $2 and status in ('queued', 'building')`,
+    [orgId, id, reason.slice(0, 2000)],
+  );
 }

@@ -3,6 +3,7 @@ import { ROLES } from '../../auth/permissions.js';
 import { PLANS } from '../../auth/plans.js';
 import { id, page, strict } from '../../rpc/schemas.js';
 import { idOut, out, timeOut } from '../../rpc/outputs.js';
+import { linkLifetime } from '../../http/signed-files.js';
 
 const role = z.enum(ROLES);
 const scopes = z.array(z.string().min(1).max(100)).max(50);
@@ -133,3 +134,33 @@ export const Organization = out({
 /** The organization's id or its exact name, typed by the owner to confirm the deletion. */
 export const ScheduleOrganizationDeletion = strict({ confirm: z.string().min(1).max(200) });
 export const CancelOrganizationDeletion = strict({});
+
+export const ExportOrganization = strict({});
+export const GetOrganizationExport = strict({
+  id: id(),
+  /** How long the download link works once the archive is ready (seconds; default 900, at most 7 days). */
+  expiresInSeconds: linkLifetime,
+});
+
+export const OrganizationExport = out({
+  id: idOut,
+  /** queued, building, ready (download it) or failed (failureReason says why; ask for a new export). */
+  status: z.enum(['queued', 'building', 'ready', 'failed']),
+  failureReason: z.string().nullable(),
+  /** The archive's size once ready. */
+  sizeBytes: z.number().int().nullable(),
+  /** Once ready: the rows of each table and the number of blobs the archive holds. */
+  contents: out({ tables: z.record(z.string(), z.number().int()), blobs: z.number().int() }).meta({ id: 'OrganizationExportContents' }).nullable(),
+  createdAt: timeOut,
+  startedAt: timeOut.nullable(),
+  completedAt: timeOut.nullable(),
+  /** Once ready (and only in getOrganizationExport): a time-limited link to the .tar.gz that works without a credential. */
+  download: out({
+    url: z.string(),
+    /** `service`: the service's own signed link, relative to its address; `s3`: an absolute S3 presigned URL. */
+    signedBy: z.enum(['service', 's3']),
+    expiresAt: timeOut,
+  })
+    .meta({ id: 'OrganizationExportDownload' })
+    .nullable(),
+}).meta({ id: 'OrganizationExport' });

@@ -138,4 +138,24 @@ cases.push(
       return { input: {}, secretIds: [owner.id, res.body.deletion.purgeAfter] };
     },
   },
+  {
+    // Another organization's export: 404 like an export that never existed, its status and link never shown.
+    operation: 'identity.getOrganizationExport',
+    expect: 'not_found',
+    async arrange(owner) {
+      const res = await owner.call('identity.exportOrganization', {});
+      if (res.status !== 200) throw new Error(`exportOrganization: ${res.status} ${JSON.stringify(res.body)}`);
+      return { input: { id: res.body.id }, secretIds: [res.body.id] };
+    },
+  },
+  {
+    // Exports only the caller's own organization: the answer names none of the owner's exports.
+    operation: 'identity.exportOrganization',
+    expect: 'invisible',
+    async arrange(owner) {
+      const res = await owner.call('identity.exportOrganization', {});
+      if (res.status !== 200) throw new Error(`exportOrganization: ${res.status} ${JSON.stringify(res.body)}`);
+      return { input: {}, secretIds: [owner.id, res.body.id] };
+    },
+  },
 );
