@@ -37,7 +37,7 @@ async function assertFitsPhone(page: Page, what: string) {
   assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow}px at 390 px`);
 }
 
-test('settings: an owner creates an API key in the console and uses it; a live roast gets first crack marked from the console and follows a chosen reference', { skip }, async () => {
+test('settings: an owner creates an API key in the console and uses it, and exports everything; a live roast gets first crack marked from the console and follows a chosen reference', { skip }, async () => {
   await buildWeb({ quiet: true });
   const server = await startTestServer();
   const org = await server.createOrg('enterprise', 'Settings Rösterei');
@@ -99,6 +99,15 @@ test('settings: an owner creates an API key in the console and uses it; a live r
     await keyRow.getByRole('button', { name: /Revoke/ }).click();
     await keyRow.waitFor({ state: 'detached' });
     assert.equal((await server.call(secret, 'catalog.location.listLocations')).status, 401, 'the revoked key is refused');
+
+    // Everything the organization owns as one archive: built by a job, followed until its link is offered.
+    const exportSection = page.locator('[data-section="organization-export"]');
+    await exportSection.getByRole('button', { name: 'Export everything' }).click();
+    const archiveLink = exportSection.locator('[data-export-ready] a');
+    await archiveLink.waitFor({ timeout: 60_000 });
+    const archive = await fetch(new URL((await archiveLink.getAttribute('href'))!, server.url));
+    assert.equal(archive.status, 200);
+    assert.deepEqual([...Buffer.from(await archive.arrayBuffer()).subarray(0, 2)], [0x1f, 0x8b], 'the archive is gzip');
     await shoot(page, 'settings-1280');
     await page.setViewportSize({ width: 390, height: 844 });
     await assertFitsPhone(page, 'settings');

@@ -1,13 +1,15 @@
 import { useState } from 'preact/hooks';
 import { ROLES, type Role } from '../../../src/auth/permissions.ts';
 import { call, problemFields, roleOf, type Session } from '../session.ts';
-import { Badge, BusyButton, ErrorBox, Field, ListFooter, LoadState, useAction, useLoad, usePaged, when } from '../ui.tsx';
+import type { OperationOutput } from '../../../clients/typescript/src/index.ts';
+import { Badge, BusyButton, ErrorBox, Field, ListFooter, LoadState, poll, Progress, useAction, useLoad, usePaged, when } from '../ui.tsx';
 
 /**
  * The organization's settings: its name, API keys, OAuth clients and members (the identity.* operations and
  * webhooks.*OAuthClient, all under webhooks.write, which owners and admins hold). Only an owner grants the owner
  * role or touches an owner's key or membership: a signed-in admin is not offered those; an API key's role is not
- * told, so the service's refusal is shown instead. The danger zone schedules (or cancels) the organization's
+ * told, so the service's refusal is shown instead. An owner can take everything the organization owns as one
+ * archive (identity.exportOrganization, built by a job and followed here until its link is ready). The danger zone schedules (or cancels) the organization's
  * deletion: offered to an owner (or a key), confirmed by typing the organization's name.
  */
 export function Settings({ session }: { session: Session }) {
@@ -18,6 +20,7 @@ export function Settings({ session }: { session: Session }) {
       <ApiKeys session={session} />
       <Members session={session} />
       <OAuthClients session={session} />
+      <ExportEverything session={session} />
       <DangerZone session={session} />
     </>
   );
@@ -411,6 +414,63 @@ function OAuthClients({ session }: { session: Session }) {
   );
 }
 
+type OrganizationExport = OperationOutput<'identity.getOrganizationExport'>;
+const EXPORT_STEP: Record<OrganizationExport['status'], [string, number]> = {
+  queued: ['Export queued…', 1 / 3],
+  building: ['Building the archive…', 2 / 3],
+  ready: ['Archive ready', 1],
+  failed: ['Export failed', 1],
+};
+
+/** Everything the organization owns as one archive (JSON per table and its files), for an owner to keep or to leave with. */
+function ExportEverything({ session }: { session: Session }) {
+  const [done, setDone] = useState<OrganizationExport | null>(null);
+  const action = useAction();
+  if (!mayTouchOwners(session)) return null;
+  const start = () =>
+    action.run(EXPORT_STEP.queued[0], async (progress, signal) => {
+      setDone(null);
+      const { id } = await call(session, 'identity.exportOrganization', {});
+      const last = await poll(
+        () => call(session, 'identity.getOrganizationExport', { id }),
+        (e) => e.status === 'ready' || e.status === 'failed',
+        (e) => progress(...EXPORT_STEP[e.status]),
+        { signal },
+      );
+      setDone(last);
+    });
+  return (
+    <section class="card" data-section="organization-export">
+      <h2>Export everything</h2>
+      <p class="muted">
+        One archive (.tar.gz) of everything the organization owns: every table as JSON and every stored file. Only an owner can ask for it; the
+        link works for 15 minutes (ask again for a new one).
+      </p>
+      {action.pending ? <Progress label={action.pending.label} value={action.pending.value} /> : null}
+      <ErrorBox error={action.error} />
+      {done?.status === 'ready' && done.download ? (
+        <p role="status" data-export-ready>
+          <a href={done.download.url} download>
+            Download the archive
+          </a>{' '}
+          <span class="muted">
+            ({((done.sizeBytes ?? 0) / 1_048_576).toFixed(1)} MB, {Object.keys(done.contents?.tables ?? {}).length} tables, {done.contents?.blobs ?? 0}{' '}
+            files; until {when(done.download.expiresAt)})
+          </span>
+        </p>
+      ) : null}
+      {done?.status === 'failed' ? (
+        <p class="error" role="alert">
+          The export failed: {done.failureReason}
+        </p>
+      ) : null}
+      <BusyButton busy={action.busy} busyLabel="Exporting…" onClick={() => void start()}>
+        Export everything
+      </BusyButton>
+    </section>
+  );
+}
+
 /**
  * Deleting the organization: scheduled after typing its exact name, purged after the grace period unless an owner
  * cancels it here before (identity.scheduleOrganizationDeletion / cancelOrganizationDeletion, owners only).
@@ -455,8 +515,7 @@ function DangerZone({ session }: { session: Session }) {
       {org.data && !deletion ? (
         <form class="action-form" onSubmit={schedule} noValidate>
           <p class="muted">
-            Delete the organization and everything it owns, after a grace period in which an owner can cancel. Export its data first
-            (<code>firstcrack org export</code>). Only an owner can do this.
+            Delete the organization and everything it owns, after a grace period in which an owner can cancel. Export its data first (above). Only an owner can do this.
           </p>
           <Field label={`Type the organization's name, ${org.data.name}, to confirm`} name="confirm" error={errors.byField.confirm}>
             <input name="confirm" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} autoComplete="off" />
