@@ -757,7 +757,9 @@ const backupCommand: Command = {
     'Embedded, the running server (serve or worker) makes the copy when asked over the control socket in the data directory, ' +
     'holding requests only while it copies the database files; with no server running, the command opens the data directory itself. ' +
     'Server mode: pg_dump (PostgreSQL client tools on the PATH) and the blob directory; blobs in S3 stay in the bucket. ' +
-    'With --dir and --keep, the file is named firstcrack-<UTC time>.tar.gz in that folder and only the newest N are kept: run it from cron or a systemd timer.',
+    'With --dir and --keep, the file is named firstcrack-<UTC time>.tar.gz in that folder and only the newest N are kept: run it from cron or a systemd timer. ' +
+    'The file is written as <FILE>.firstcrack-<pid>-….partial and renamed once complete and on disk; a run killed mid-way leaves no complete-looking file, ' +
+    'and the next run removes what it left (only runs whose process is gone).',
   options: {
     out: { type: 'string', value: 'FILE', description: 'the backup file to write (.tar.gz)' },
     dir: { type: 'string', value: 'DIR', description: 'write firstcrack-<time>.tar.gz into this folder instead' },
@@ -778,10 +780,11 @@ const backupCommand: Command = {
     try {
       const result = await backup(config(), out ?? join(dir!, scheduledBackupName(new Date())));
       const removed = keep && dir ? pruneBackups(dir, keep) : [];
-      if (values.json) console.log(JSON.stringify({ file: result.file, schemaVersion: result.manifest.schemaVersion, bytes: result.bytes, pauseMs: result.pauseMs, removed }));
+      if (values.json) console.log(JSON.stringify({ file: result.file, schemaVersion: result.manifest.schemaVersion, bytes: result.bytes, pauseMs: result.pauseMs, removed, cleaned: result.cleaned }));
       else {
         const pause = result.pauseMs === undefined ? '' : `; requests waited ${Math.round(result.pauseMs)} ms${result.throughServer ? ' (made by the running server)' : ''}`;
         console.log(`Backed up to ${result.file} (${result.bytes} bytes, schema ${result.manifest.schemaVersion}${pause}).${removed.length ? ` Removed ${removed.join(', ')}.` : ''}`);
+        if (result.cleaned.length) console.log(`Removed what a backup killed before left: ${result.cleaned.join(', ')}.`);
       }
     } catch (error) {
       if (error instanceof BackupError) throw new CliError(error.message, 1);

@@ -1,15 +1,14 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '../config.js';
 import type { PgliteDatabase, Queryable } from './client.js';
 import { loadMigrations, migrate } from './migrate.js';
 import { openDatabases } from './open.js';
 import { PostgresDatabase } from './client.js';
-import { linkTree, snapshotEmbedded, snapshotThroughServer, STAGING_PREFIX, type SnapshotResult } from './snapshot.js';
+import { linkTree, snapshotEmbedded, snapshotThroughServer } from './snapshot.js';
+import { partialPath, removeStalePartials, removeStaleStaging, stagingName } from './leftovers.js';
 
 /**
  * Backups and restores (README "Backups and restores").
@@ -25,6 +24,11 @@ import { linkTree, snapshotEmbedded, snapshotThroughServer, STAGING_PREFIX, type
  *    on the filesystem; blobs in S3 stay in the bucket (its versioning keeps them, README).
  * The running server owns the data directory (src/db/open.ts locks it), so `firstcrack backup` asks it for
  * the copy over a Unix socket in the data directory, which only the directory's owner can open.
+ *
+ * A backup killed at any point (README "A backup killed mid-way") leaves no file that looks complete: the tar
+ * is written to a `.partial` named after its process, fsync'd, renamed onto the real name, and the rename
+ * fsync'd with its folder. What a dead run left (that partial, its staging folder) carries its owner in its
+ * name and is removed by the next backup, and staging folders also by the service at start (src/db/leftovers.ts).
  */
 
 export const BACKUP_FORMAT = 1;
@@ -66,10 +70,31 @@ export function checkSchema(manifest: BackupManifest): void {
 // ---------------------------------------------------------------------------------------------------
 // The file.
 
+/**
+ * The file appears under its name only complete and on disk: until then it is `<file>.firstcrack-<pid>-….partial`
+ * (which `pruneBackups` never counts), and a crash after the rename cannot leave the name pointing at a file
+ * whose blocks were never written (the data is fsync'd before the rename, the folder's entry after it).
+ */
 async function tarCreate(file: string, dir: string): Promise<void> {
-  const partial = `${file}.partial`;
-  await run('tar', ['-czf', partial, '-C', dir, '.']);
-  await rename(partial, file);
+  const partial = partialPath(file);
+  try {
+    await run('tar', ['-czf', partial, '-C', dir, '.']);
+    fsyncPath(partial);
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+  fsyncPath(dirname(file));
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export async function readManifest(file: string): Promise<BackupManifest> {
@@ -85,6 +110,8 @@ export async function readManifest(file: string): Promise<BackupManifest> {
 export interface BackupResult {
   file: string;
   manifest: BackupManifest;
+  /** Leftovers of dead backup runs removed before this one began (staging folders, partial files). */
+  cleaned: string[];
   /** Embedded: how long statements waited for the copy; through: whether the running server made it. */
   pauseMs?: number;
   copiedAtInstantBytes?: number;
@@ -99,7 +126,8 @@ export interface BackupResult {
 export async function backup(config: Config, file: string, options: { now?: Date } = {}): Promise<BackupResult> {
   file = resolve(file);
   mkdirSync(config.dataDir, { recursive: true });
-  const staging = join(config.dataDir, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
+  const cleaned = [...removeStaleStaging(config.dataDir), ...removeStalePartials(dirname(file))];
+  const staging = join(config.dataDir, stagingName());
   try {
     let manifest: BackupManifest;
     let pauseMs: number | undefined;
@@ -144,7 +172,7 @@ export async function backup(config: Config, file: string, options: { now?: Date
     }
     writeFileSync(join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
     await tarCreate(file, staging);
-    return { file, manifest, pauseMs, copiedAtInstantBytes, throughServer, bytes: statSync(file).size };
+    return { file, manifest, cleaned, pauseMs, copiedAtInstantBytes, throughServer, bytes: statSync(file).size };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -209,7 +237,7 @@ export async function restore(config: Config, file: string): Promise<RestoreResu
   } finally {
     await admin.close();
   }
-  const staging = join(config.dataDir, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
+  const staging = join(config.dataDir, stagingName());
   mkdirSync(staging, { recursive: true });
   try {
     await run('tar', ['-xzf', file, '-C', staging]);
@@ -236,7 +264,11 @@ export async function restore(config: Config, file: string): Promise<RestoreResu
   }
 }
 
-/** Keeps the newest `keep` backups named firstcrack-*.tar.gz in `dir`; answers the ones removed. */
+/**
+ * Keeps the newest `keep` backups named firstcrack-*.tar.gz in `dir`; answers the ones removed. A `.partial`
+ * is not a backup: it is never counted among the `keep`, so it never pushes a good one out. Called only after
+ * a backup completed, so a failed or killed run removes nothing.
+ */
 export function pruneBackups(dir: string, keep: number): string[] {
   const files = readdirSync(dir)
     .filter((name) => /^firstcrack-.*\.tar\.gz$/.test(name))

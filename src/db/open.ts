@@ -4,6 +4,8 @@ import type { Config } from '../config.js';
 import { PgliteDatabase, PostgresDatabase, type Database } from './client.js';
 import { migrate } from './migrate.js';
 import { startControlServer } from './snapshot.js';
+import { describeProcess, holderRuns } from './owner.js';
+import { removeStaleStaging } from './leftovers.js';
 
 /**
  * The two connections a process needs. `owner` owns the tables: it applies migrations and does
@@ -24,6 +26,8 @@ export class DataDirInUseError extends Error {}
  * `firstcrack backup` can ask this process for a consistent copy (src/db/backup.ts).
  */
 export async function openDatabases(config: Config, options: { migrate?: boolean; control?: boolean } = {}): Promise<Databases> {
+  // A backup killed mid-way leaves its staging copy in the data directory; only dead runs' (src/db/leftovers.ts).
+  removeStaleStaging(config.dataDir);
   if (config.databaseUrl) {
     const owner = PostgresDatabase.open(config.databaseUrl, 2);
     try {
@@ -99,38 +103,4 @@ function readLock(path: string): string | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-}
-
-/** `pid starttime` on Linux (the pair names one process for the machine's uptime), else `pid`. */
-function describeProcess(pid: number): string {
-  const start = procStat(pid)?.startTime;
-  return start ? `${pid} ${start}` : String(pid);
-}
-
-/** State and start time from /proc/<pid>/stat; null where there is no procfs or no such process. */
-function procStat(pid: number): { state: string; startTime: string } | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // "pid (comm) state ppid ..." where comm may hold spaces and parentheses; starttime is field 22.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0], startTime: fields[19] };
-}
-
-/** Whether the process a lock names still runs: it exists, is not a zombie, and is the same process. */
-function holderRuns(lock: string): boolean {
-  const [pidText, startTime] = lock.split(' ');
-  const pid = Number(pidText);
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const stat = procStat(pid);
-  if (!stat) return true; // no procfs (or it hides the process): kill(0) found it
-  if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return false;
-  return startTime === undefined || startTime === stat.startTime;
 }

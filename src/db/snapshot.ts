@@ -50,15 +50,21 @@ export interface SnapshotResult {
  * Why a file left alone by the last pass is right: it has not changed since the catch-up began (its ctime),
  * and its copy was made after its last change: by the first pass if that change came before the first pass
  * began, by the catch-up otherwise (which copies every file changed since then, and started after the change).
+ *
+ * `signal` (the asking client went away) stops the copy between passes: `cp` and the catch-up are ended, and
+ * the transaction is not begun. Statements never wait on the client: they wait only for the last pass, one
+ * synchronous stretch that no client can lengthen or leave held.
  */
-export async function snapshotEmbedded(db: PgliteDatabase, dataDir: string, into: string): Promise<SnapshotResult> {
+export async function snapshotEmbedded(db: PgliteDatabase, dataDir: string, into: string, signal?: AbortSignal): Promise<SnapshotResult> {
   mkdirSync(into, { recursive: true });
   await db.exec('checkpoint');
   const since = clockMargin();
   const entries = dataEntries(dataDir);
-  if (entries.length > 0) await run('cp', ['-R', ...entries.map((entry) => join(dataDir, entry)), into]);
+  if (entries.length > 0) await run('cp', ['-R', ...entries.map((entry) => join(dataDir, entry)), into], { signal });
   const caughtUpSince = clockMargin();
-  await catchUp(dataDir, dataEntries(dataDir), into, since);
+  signal?.throwIfAborted();
+  await catchUp(dataDir, dataEntries(dataDir), into, since, signal);
+  signal?.throwIfAborted();
   let pauseMs = 0;
   let copied = 0;
   const migrations = await db.pglite.transaction(async (tx) => {
@@ -93,12 +99,14 @@ const skipped = (source: string) => source.endsWith('postmaster.pid');
  * last pass). On a worker thread with synchronous calls: like the first pass's `cp`, it must not wait for
  * this process's event loop, which PGlite keeps busy under load (file calls queued on it took minutes).
  */
-function catchUp(dataDir: string, entries: string[], into: string, since: bigint): Promise<void> {
+function catchUp(dataDir: string, entries: string[], into: string, since: bigint, signal?: AbortSignal): Promise<void> {
   const worker = new Worker(CATCH_UP_SOURCE, { eval: true, workerData: { dataDir, entries, into, since: since.toString() } });
-  return new Promise((ok, fail) => {
+  const stop = () => void worker.terminate();
+  signal?.addEventListener('abort', stop, { once: true });
+  return new Promise<void>((ok, fail) => {
     worker.once('error', fail);
     worker.once('exit', (code) => (code === 0 ? ok() : fail(new SnapshotError(`the catch-up copy exited ${code}`))));
-  });
+  }).finally(() => signal?.removeEventListener('abort', stop));
 }
 
 const CATCH_UP_SOURCE = `
@@ -232,11 +240,20 @@ export async function startControlServer(db: PgliteDatabase, dataDir: string): P
       if (resolve(dataDir, into.slice(into.lastIndexOf('/') + 1)) !== into || !into.slice(into.lastIndexOf('/') + 1).startsWith(STAGING_PREFIX) || existsSync(into)) {
         return answer(400, { error: 'into must be a new backup-staging-* directory in the data directory' });
       }
-      snapshotEmbedded(db, dataDir, into).then(
-        (result) => answer(200, result),
+      // The client killed (or gone) before its answer: stop copying, and remove the copy nobody will pack.
+      // Nothing else is held for it: statements wait only inside snapshotEmbedded's last pass.
+      const gone = new AbortController();
+      res.once('close', () => {
+        if (!res.writableEnded) gone.abort();
+      });
+      snapshotEmbedded(db, dataDir, into, gone.signal).then(
+        (result) => {
+          if (gone.signal.aborted) rmSync(into, { recursive: true, force: true });
+          else answer(200, result);
+        },
         (error: Error) => {
           rmSync(into, { recursive: true, force: true });
-          answer(500, { error: error.message });
+          if (!gone.signal.aborted) answer(500, { error: error.message });
         },
       );
     });
