@@ -422,6 +422,9 @@ const EXPORT_STEP: Record<OrganizationExport['status'], [string, number]> = {
   failed: ['Export failed', 1],
 };
 
+const size = (bytes: number) => (bytes < 1_048_576 ? `${Math.max(1, Math.round(bytes / 1024))} kB` : `${(bytes / 1_048_576).toFixed(1)} MB`);
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** Everything the organization owns as one archive (JSON per table and its files), for an owner to keep or to leave with. */
 function ExportEverything({ session }: { session: Session }) {
   const [done, setDone] = useState<OrganizationExport | null>(null);
@@ -454,8 +457,8 @@ function ExportEverything({ session }: { session: Session }) {
             Download the archive
           </a>{' '}
           <span class="muted">
-            ({((done.sizeBytes ?? 0) / 1_048_576).toFixed(1)} MB, {Object.keys(done.contents?.tables ?? {}).length} tables, {done.contents?.blobs ?? 0}{' '}
-            files; until {when(done.download.expiresAt)})
+            ({size(done.sizeBytes ?? 0)}, {Object.keys(done.contents?.tables ?? {}).length} tables, {plural(done.contents?.blobs ?? 0, 'file')}; until{' '}
+            {when(done.download.expiresAt)})
           </span>
         </p>
       ) : null}
