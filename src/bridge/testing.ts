@@ -50,13 +50,30 @@ export class SimulatedRoast {
     this.events = curve.events;
   }
 
+  private pausedAt: number | null = null;
+
   restart(): void {
     this.started = performance.now();
+    this.pausedAt = null;
+  }
+
+  /**
+   * Stops the drum's clock until resume(): a test that restarts its bridge mid-roast holds the roast meanwhile,
+   * so how long the restart takes on a busy machine cannot carry the roast past its drop unseen.
+   */
+  pause(): void {
+    this.pausedAt ??= performance.now();
+  }
+
+  resume(): void {
+    if (this.pausedAt === null) return;
+    this.started += performance.now() - this.pausedAt;
+    this.pausedAt = null;
   }
 
   /** Log time now (ms, the log's own clock: its first sample at the start). */
   get t(): number {
-    return this.samples[0].t + Math.max(0, performance.now() - this.started - this.holdMs) * this.speed;
+    return this.samples[0].t + Math.max(0, (this.pausedAt ?? performance.now()) - this.started - this.holdMs) * this.speed;
   }
 
   /** Wall ms the whole log takes. */
