@@ -138,7 +138,7 @@ test('embedded: a backup killed while the service copies for it leaves the servi
   // A later backup through the same service works.
   const after = await backup(source.config, join(work, 'after-kill.tar.gz'));
   assert.equal(after.throughServer, true);
-  assert.ok(after.pauseMs !== undefined);
+  assert.ok(after.pauseMs !== undefined, 'the next backup went through the service');
 });
 
 test('a dead run’s leftovers are removed by the service at start; a live run’s are not', { skip: !embedded }, async () => {

@@ -95,7 +95,7 @@ describe('list exports', () => {
     const lots = await allPages(org, 'inventory.green.listGreenLots', { filter: { q: 'Lot' } });
     const lotsCsv = parse(await (await get(org.key, `/rpc/v1/inventory.green.listGreenLots.csv?input=${inputOf({ filter: { q: 'Lot' } })}`)).text(), { columns: true }) as Record<string, string>[];
     assert.deepEqual(lotsCsv.map((r) => r.id), lots.map((l) => l.id));
-    assert.ok(lotsCsv.length >= 2);
+    assert.ok(lotsCsv.length >= 2, 'the filtered export has its header and rows');
   });
 
   test('the XLSX export opens with exceljs and has the same rows', async () => {
@@ -128,7 +128,7 @@ describe('list exports', () => {
     const mineIds = (parse(mine, { columns: true }) as Record<string, string>[]).map((r) => r.id);
     const theirIds = (parse(theirs, { columns: true }) as Record<string, string>[]).map((r) => r.id);
     assert.deepEqual(theirIds, [theirLotId]);
-    assert.ok(mineIds.includes(lotId) && !mineIds.includes(theirLotId));
+    assert.ok(mineIds.includes(lotId) && !mineIds.includes(theirLotId), 'the export holds this organization’s lot and not the other’s');
 
     const refused = await get(org.key, `/rpc/v1/inventory.green.listGreenLotTransactions.csv?input=${inputOf({ greenLotId: theirLotId })}`);
     assert.equal(refused.status, 404);

@@ -191,7 +191,7 @@ test('an export whose storage keeps failing is retried, then failed with a reaso
   await buildOrganizationExport(ctx(1, server.app.services.blobs), { orgId: leaving.id, exportId: 'oex_revived1' });
   const revived = (await leaving.call('identity.getOrganizationExport', { id: 'oex_revived1' })).body;
   assert.equal(revived.status, 'ready', JSON.stringify(revived));
-  assert.ok(revived.download.url);
+  assert.ok(revived.download.url, 'the rebuilt export offers its link');
   // A job run again for a ready export changes nothing.
   await buildOrganizationExport(ctx(0, failing), { orgId: leaving.id, exportId: 'oex_revived1' });
   assert.equal((await leaving.call('identity.getOrganizationExport', { id: 'oex_revived1' })).body.completedAt, revived.completedAt);

@@ -130,7 +130,7 @@ test('after the grace period the purge leaves no row of the organization in any 
   const [result, ...others] = await purgeDueOrganizations(deps, now);
   assert.equal(others.length, 0, 'only the organization whose grace period ended is purged');
   assert.equal(result.orgId, leaving.org.id);
-  assert.ok(result.blobsDeleted >= 3);
+  assert.ok(result.blobsDeleted >= 3, `its blobs are deleted (${result.blobsDeleted})`);
   for (const table of await tenantTables(server.owner)) {
     const [{ n }] = await server.owner.query<{ n: number }>(`select count(*)::int as n from ${table} where org_id = $1`, [leaving.org.id]);
     assert.equal(n, 0, `${table} holds no row of the purged organization`);
