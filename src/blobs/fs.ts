@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { BlobStore } from './store.js';
@@ -36,37 +37,37 @@ export class FsBlobStore implements BlobStore {
   }
 
   async deleteOrganizationObjects(orgId: string): Promise<number> {
-    if (!/^[A-Za-z0-9_-]+$/.test(orgId)) throw new Error(`Not an organization id: ${orgId}`);
     let deleted = 0;
-    const kinds = await readdir(this.root, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return [];
-      throw error;
-    });
-    for (const kind of kinds.filter((entry) => entry.isDirectory())) {
-      const folder = this.pathOf(`${kind.name}/${orgId}`);
-      const files = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => null);
-      if (!files) continue;
-      deleted += files.filter((f) => f.isFile() && !f.name.endsWith('.partial')).length;
+    for (const { folder, files } of await this.organizationFolders(orgId)) {
+      deleted += files.length;
       await rm(folder, { recursive: true, force: true });
     }
     return deleted;
   }
 
   async listOrganizationObjects(orgId: string): Promise<string[]> {
+    const root = resolve(this.root);
+    const keys = (await this.organizationFolders(orgId)).flatMap(({ files }) => files.map((f) => relative(root, join(f.parentPath, f.name)).split(sep).join('/')));
+    return keys.sort();
+  }
+
+  /**
+   * The organization's folder under each kind of object (`<kind>/<orgId>`) that exists, with the objects in it.
+   * A `.partial` is a write under way (put renames it into place once durable): not an object yet.
+   */
+  private async organizationFolders(orgId: string): Promise<{ folder: string; files: Dirent[] }[]> {
     if (!/^[A-Za-z0-9_-]+$/.test(orgId)) throw new Error(`Not an organization id: ${orgId}`);
-    const keys: string[] = [];
     const kinds = await readdir(this.root, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [];
       throw error;
     });
+    const found: { folder: string; files: Dirent[] }[] = [];
     for (const kind of kinds.filter((entry) => entry.isDirectory())) {
       const folder = this.pathOf(`${kind.name}/${orgId}`);
       const files = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => null);
-      if (!files) continue;
-      // A `.partial` is a write under way (put renames it into place once durable): not an object yet.
-      for (const f of files) if (f.isFile() && !f.name.endsWith('.partial')) keys.push(relative(resolve(this.root), join(f.parentPath, f.name)).split(sep).join('/'));
+      if (files) found.push({ folder, files: files.filter((f) => f.isFile() && !f.name.endsWith('.partial')) });
     }
-    return keys.sort();
+    return found;
   }
 
   async close(): Promise<void> {}
