@@ -6,6 +6,7 @@ import { startTestServer } from '../../../testing/harness.js';
 import { assertProblem } from '../../../testing/problems.js';
 import type { Curve, CurveSample, RoastEvent } from './telemetry/curve.js';
 import type { FullCurve } from './curve-files.js';
+import { toArtisanAlog } from './telemetry/exports.js';
 import { bridgeToken, makeRoaster, postCurve, startBatch, unique } from './testing.js';
 
 // The fixture round trip downloads some sixty files from one address: more than a person's download budget.
@@ -218,6 +219,16 @@ describe('getRoastCurveLink', () => {
     const csvCurve = await fullCurve(fromCsv.id);
     assert.equal(csvCurve.samples.length, 605);
     assert.deepEqual(csvCurve.events.map((e) => [e.type, e.t]), [['charge', 0], ['turning_point', 76_000], ['dry_end', 240_000], ['first_crack_start', 480_000], ['drop', 600_000]]);
+  });
+
+  test('the .alog carries no time noise whatever the millisecond the batch started on', () => {
+    // The live batch above starts at the clock's millisecond; the epoch's float noise once reached timex for 34
+    // of every 1,000 of them (2.039999998), so every millisecond of one second is written here.
+    for (let ms = 0; ms < 1000; ms++) {
+      const startedAt = new Date(Date.UTC(2026, 10, 28, 15, 0, 0, ms)).toISOString();
+      const alog = toArtisanAlog({ curve: posted, title: 'noise', startedAt, timeZone: 'Europe/Berlin', chargeWeightG: '10000.0', dropWeightG: '8500.0' });
+      assertNoTimeNoise(alog, `started at ${startedAt}`);
+    }
   });
 
   test('every shared fixture round-trips: import, export .alog, import: same samples, events, special events, weights, dates and metrics; the CSV is what Artisan reads', async () => {

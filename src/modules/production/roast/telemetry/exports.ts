@@ -74,14 +74,15 @@ function prepared(roast: RoastExport) {
   // goes into timex; without one they are timed from the start of recording, which stays timex 0 on a whole second.
   const start = Date.parse(roast.startedAt) + (origin - anchor);
   const epoch = charge ? Math.floor(start / 1000) : Math.round(start / 1000);
-  const fraction = charge ? start / 1000 - epoch : 0;
-  const recordingStart = epoch * 1000 + fraction * 1000;
+  // In milliseconds, where it is exact: `start / 1000 - epoch` carries the float noise of a ten-digit epoch.
+  const fractionMs = charge ? start - epoch * 1000 : 0;
+  const recordingStart = epoch * 1000 + fractionMs;
   return {
     samples,
     charge,
     epoch,
     recordingStart,
-    seconds: (t: number) => ns(fraction + (t - origin) / 1000),
+    seconds: (t: number) => ns((fractionMs + t - origin) / 1000),
     names: channelNames(samples),
   };
 }
