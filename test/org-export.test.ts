@@ -185,9 +185,12 @@ test('an export whose storage keeps failing is retried, then failed with a reaso
   assert.match(failed.failureReason, /disk full.*Ask for a new export/);
   assert.equal(failed.download, null);
 
-  // Left `building` by an attempt that died: the job's retry builds it whole and it is ready once.
+  // Left `building` by an attempt that died, its lease run out: the job's retry builds it whole and it is ready once.
   await insert('oex_revived1');
-  await server.owner.query(`update organization_exports set status = 'building', attempts = 1, started_at = now() where org_id = $1 and id = 'oex_revived1'`, [leaving.id]);
+  await server.owner.query(
+    `update organization_exports set status = 'building', attempts = 1, started_at = now(), lease_token = 'dead-worker', lease_expires_at = now() - interval '1 second' where org_id = $1 and id = 'oex_revived1'`,
+    [leaving.id],
+  );
   await buildOrganizationExport(ctx(1, server.app.services.blobs), { orgId: leaving.id, exportId: 'oex_revived1' });
   const revived = (await leaving.call('identity.getOrganizationExport', { id: 'oex_revived1' })).body;
   assert.equal(revived.status, 'ready', JSON.stringify(revived));
@@ -195,4 +198,42 @@ test('an export whose storage keeps failing is retried, then failed with a reaso
   // A job run again for a ready export changes nothing.
   await buildOrganizationExport(ctx(0, failing), { orgId: leaving.id, exportId: 'oex_revived1' });
   assert.equal((await leaving.call('identity.getOrganizationExport', { id: 'oex_revived1' })).body.completedAt, revived.completedAt);
+});
+
+test('an export whose worker died is queued again by the sweeper once its lease runs out and ends ready; after 3 attempts it fails; a live lease is left alone', async () => {
+  const { sweepOrganizationExports, buildOrganizationExport, EXPORT_LEASE_SECONDS } = await import('../src/modules/identity/export.js');
+  const repo = await import('../src/modules/identity/repository.js');
+  const log = { info() {}, warn() {}, error() {} };
+  const ctx = { databases: server.app.databases, blobs: server.app.services.blobs, log, jobId: 'test', retryCount: 0, signal: new AbortController().signal, config: server.config, jobs: server.app.services.jobs, modules: MODULES };
+  // What a worker killed mid-build leaves: building under its lease, which then runs out (or still holds).
+  const left = (id: string, attempts: number, lease: string) =>
+    server.owner.query(
+      `insert into organization_exports (org_id, id, credential_id, status, attempts, started_at, lease_token, lease_expires_at)
+       values ($1, $2, 'key_test', 'building', $3, now(), 'dead-worker', now() + $4::interval)`,
+      [leaving.id, id, attempts, lease],
+    );
+  await left('oex_died0001', 1, '-1 second');
+  await left('oex_died0003', 3, '-1 second');
+  await left('oex_alive001', 1, `${EXPORT_LEASE_SECONDS} seconds`);
+  // A live lease is not taken by another attempt.
+  await buildOrganizationExport(ctx, { orgId: leaving.id, exportId: 'oex_alive001' });
+  assert.equal((await leaving.call('identity.getOrganizationExport', { id: 'oex_alive001' })).body.status, 'building', 'another attempt leaves a live lease alone');
+
+  assert.deepEqual(await sweepOrganizationExports(ctx), { requeued: 1, failed: 1 });
+  const again = await finishedExport(leaving, 'oex_died0001');
+  assert.equal(again.status, 'ready', JSON.stringify(again));
+  const [row] = await server.owner.query<{ attempts: number; lease_token: string | null }>(`select attempts, lease_token from organization_exports where org_id = $1 and id = 'oex_died0001'`, [leaving.id]);
+  assert.deepEqual(row, { attempts: 2, lease_token: null });
+  // The dead attempt, had it come back, could not mark it ready a second time.
+  const late = await server.app.databases.service.transaction(
+    (tx) => repo.markExportReady(tx, leaving.id, 'oex_died0001', 'dead-worker', { blobKey: 'x', sizeBytes: 1, contents: { tables: {}, blobs: 0 } }),
+    { orgId: leaving.id },
+  );
+  assert.equal(late, false);
+  const gaveUp = (await leaving.call('identity.getOrganizationExport', { id: 'oex_died0003' })).body;
+  assert.equal(gaveUp.status, 'failed');
+  assert.match(gaveUp.failureReason, /stopped 3 times.*Ask for a new export/);
+  assert.equal((await leaving.call('identity.getOrganizationExport', { id: 'oex_alive001' })).body.status, 'building', 'the sweeper leaves a live lease alone');
+  assert.deepEqual(await sweepOrganizationExports(ctx), { requeued: 0, failed: 0 }, 'nothing else is stalled');
+  await server.owner.query(`update organization_exports set status = 'failed', failure_reason = 'test', lease_token = null where org_id = $1 and id = 'oex_alive001'`, [leaving.id]);
 });

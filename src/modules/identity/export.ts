@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineJob, type JobContext } from '../../jobs/define.js';
+import { keepRenewing, sweepStalledWork } from '../../jobs/leases.js';
 import { EXPORT_BLOB_KIND, exportOrganization } from '../../jobs/organization-export.js';
 import { issueFileLink, linkExpiry, safeFilename, type FileFamily } from '../../http/signed-files.js';
 import { defineOperation } from '../../rpc/define.js';
@@ -49,14 +51,21 @@ export const organizationExportFiles: FileFamily<'tgz'> = {
 };
 
 const RETRIES = 2;
+/** Builds started in all (the job's first run and its retries, or the sweeper's requeues) before the export is failed. */
+const MAX_ATTEMPTS = 3;
+/** The build holds its export under a lease of LEASE_SECONDS, renewed every RENEW_SECONDS (src/jobs/leases.ts). */
+export const EXPORT_LEASE_SECONDS = 120;
+const RENEW_SECONDS = 30;
+/** A queued export is looked at by the sweeper only after this long without a job (the job is sent in its transaction). */
+const QUEUED_GRACE_SECONDS = 120;
 const ExportPayload = z.object({ orgId: z.string(), exportId: z.string() }).strict();
 
 /**
- * Builds one export: queued → building, the archive from one snapshot (read as the tables' owner, as the CLI
- * does), stored in the blob store, then ready. A failure is retried; after the last retry the export is marked
- * failed with the reason. An attempt that died mid-build leaves it `building`; the job's retry (pg-boss retries an
- * attempt that outlived its timeout) takes it up again and rebuilds it whole, since the archive is written to
- * a fresh temporary file and stored under one key. One at a time per worker process, like a report's render.
+ * Builds one export: queued → building under a lease, the archive from one snapshot (read as the tables' owner,
+ * as the CLI does), stored in the blob store, then ready. A failure is retried; after the last retry the export
+ * is marked failed with the reason. An attempt that died mid-build holds the export until its lease runs out;
+ * the sweeper then queues it again (or fails it after MAX_ATTEMPTS), and the new attempt rebuilds it whole: the
+ * archive is written to a fresh temporary file and stored under one key. One at a time per worker process.
  */
 export const organizationExportJob = defineJob({
   summary: 'Builds an organization export (JSON per table plus blobs, as `firstcrack org export` writes) and stores it in the blob store.',
@@ -69,8 +78,10 @@ export const organizationExportJob = defineJob({
 
 export async function buildOrganizationExport(ctx: JobContext, { orgId, exportId }: z.output<typeof ExportPayload>): Promise<void> {
   const db = ctx.databases.service;
-  const started = await db.transaction((tx) => repo.startBuildingExport(tx, orgId, exportId), { orgId });
-  if (!started) return; // ready, failed or gone: nothing to do
+  const token = randomUUID();
+  const started = await db.transaction((tx) => repo.startBuildingExport(tx, orgId, exportId, token, EXPORT_LEASE_SECONDS), { orgId });
+  if (!started) return; // ready, failed, gone, or building under another attempt's live lease: nothing to do
+  const stopRenewing = keepRenewing(() => db.transaction((tx) => repo.renewExportLease(tx, orgId, exportId, token, EXPORT_LEASE_SECONDS), { orgId }), RENEW_SECONDS, ctx.log, { exportId });
   const dir = await mkdtemp(join(tmpdir(), 'fc-org-export-'));
   try {
     if (!ctx.modules) throw new Error('This worker was started without the modules’ manifests: it cannot name the tables’ owners.');
@@ -79,11 +90,15 @@ export async function buildOrganizationExport(ctx: JobContext, { orgId, exportId
     const blobKey = exportKey(orgId, exportId);
     await ctx.blobs.put(blobKey, body, 'application/gzip');
     await db.transaction(
-      (tx) => repo.markExportReady(tx, orgId, exportId, { blobKey, sizeBytes: body.length, contents: { tables: archive.tables, blobs: archive.blobs } }),
+      (tx) => repo.markExportReady(tx, orgId, exportId, token, { blobKey, sizeBytes: body.length, contents: { tables: archive.tables, blobs: archive.blobs } }),
       { orgId },
     );
   } catch (error) {
-    if (ctx.retryCount < RETRIES) throw error;
+    if (ctx.retryCount < RETRIES) {
+      // The retry takes the export at once; were the database away, the lease runs out and the sweeper takes it.
+      await db.transaction((tx) => repo.renewExportLease(tx, orgId, exportId, token, 0), { orgId }).catch(() => {});
+      throw error;
+    }
     const message = error instanceof Error ? error.message : String(error);
     await db.transaction(
       (tx) => repo.markExportFailed(tx, orgId, exportId, `The export failed after ${RETRIES + 1} attempts (${message}). Ask for a new export; if it fails again, contact support with the export id.`),
@@ -91,8 +106,39 @@ export async function buildOrganizationExport(ctx: JobContext, { orgId, exportId
     );
     ctx.log.error({ err: error, exportId }, 'organization export failed');
   } finally {
+    stopRenewing();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Every minute, across organizations: exports whose build stalled are queued again with a new job, or failed once MAX_ATTEMPTS builds have started. */
+export const sweepOrganizationExportsJob = defineJob({
+  summary: 'Queues again the organization exports whose build stalled (a worker died mid-build, or its job was spent), or fails them after 3 attempts.',
+  payload: z.object({}).strict(),
+  retry: { limit: 2, delaySeconds: 30, backoff: true },
+  timeoutSeconds: 5 * 60,
+  schedule: { cron: '* * * * *', payload: {} },
+  handler: async (ctx) => void (await sweepOrganizationExports(ctx)),
+});
+
+export function sweepOrganizationExports(ctx: JobContext): Promise<{ requeued: number; failed: number }> {
+  return sweepStalledWork(ctx, {
+    job: 'organization-export',
+    payloadKey: 'exportId',
+    find: (tx, limit) => repo.findStalledExports(tx, QUEUED_GRACE_SECONDS, limit),
+    maxAttempts: MAX_ATTEMPTS,
+    async requeue(tx, stalled) {
+      await repo.requeueExport(tx, stalled.orgId, stalled.id);
+      await ctx.jobs.sendJob(tx, organizationExportJob, { orgId: stalled.orgId, exportId: stalled.id });
+    },
+    fail: (tx, stalled) =>
+      repo.markExportFailed(
+        tx,
+        stalled.orgId,
+        stalled.id,
+        `The export stopped ${stalled.attempts} times without finishing (the worker building it stopped). Ask for a new export; if it fails again, contact support with the export id.`,
+      ),
+  });
 }
 
 const answer = ({ blobKey: _key, attempts: _attempts, ...rest }: repo.OrganizationExportRecord) => rest;

@@ -4,7 +4,7 @@ import { Identity, type Clock } from './authority.js';
 import { identityOperations } from './operations.js';
 import { settingsOperations } from './settings.js';
 import { deletionOperations } from './deletion.js';
-import { exportOperations, organizationExportFiles, organizationExportJob } from './export.js';
+import { exportOperations, organizationExportFiles, organizationExportJob, sweepOrganizationExportsJob } from './export.js';
 import { examples } from './examples.js';
 import { identityAuthenticators, identitySurfaces } from './routes.js';
 
@@ -13,7 +13,7 @@ export default defineModule({
   operations: [...identityOperations, ...settingsOperations, ...deletionOperations, ...exportOperations],
   examples,
   tables: ['oauth_clients', 'oauth_access_tokens', 'signing_keys', 'users', 'memberships', 'user_sessions', 'organization_exports'],
-  jobs: { 'organization-export': organizationExportJob },
+  jobs: { 'organization-export': organizationExportJob, 'sweep-organization-exports': sweepOrganizationExportsJob },
   files: [organizationExportFiles],
   surfaces: identitySurfaces,
   start: (ctx) => {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/client.js';
+import type { StalledWork } from '../../jobs/leases.js';
 import { iso } from '../../db/sql.js';
 import { decodeCursor, pageOf } from '../../db/paging.js';
 import type { Page } from '../../rpc/schemas.js';
@@ -380,33 +381,79 @@ export async function findExport(q: Queryable, orgId: string, id: string): Promi
   return row && toStoredExport(row);
 }
 
-/** queued → building (or building again, when an attempt died mid-build and its job is retried); undefined once ready, failed or gone. */
-export async function startBuildingExport(q: Queryable, orgId: string, id: string): Promise<OrganizationExportRecord | undefined> {
+/**
+ * Claims an export for building under a lease: queued, or building whose lease ran out (the attempt holding it
+ * died), becomes building, held by `token` for `leaseSeconds`. Undefined when there is nothing to build (ready,
+ * failed, gone) or another attempt holds a live lease.
+ */
+export async function startBuildingExport(q: Queryable, orgId: string, id: string, token: string, leaseSeconds: number): Promise<OrganizationExportRecord | undefined> {
   const [row] = await q.query<ExportRow>(
-    `update organization_exports set status = 'building', started_at = coalesce(started_at, now()), attempts = attempts + 1
-     where org_id = $1 and id = $2 and status in ('queued', 'building') returning *`,
-    [orgId, id],
+    `update organization_exports set status = 'building', started_at = coalesce(started_at, now()), updated_at = now(), attempts = attempts + 1,
+            lease_token = $3, lease_expires_at = now() + make_interval(secs => $4)
+     where org_id = $1 and id = $2
+       and (status = 'queued' or (status = 'building' and (lease_expires_at is null or lease_expires_at <= now())))
+     returning *`,
+    [orgId, id, token, leaseSeconds],
   );
   return row && toStoredExport(row);
 }
 
+/** Extends the lease while the attempt holding `token` still holds it (0 seconds lets it go at once); answers whether it did. */
+export async function renewExportLease(q: Queryable, orgId: string, id: string, token: string, leaseSeconds: number): Promise<boolean> {
+  const rows = await q.query(
+    `update organization_exports set lease_expires_at = now() + make_interval(secs => $4)
+     where org_id = $1 and id = $2 and status = 'building' and lease_token = $3 returning id`,
+    [orgId, id, token, leaseSeconds],
+  );
+  return rows.length === 1;
+}
+
+/** Marks the export ready, only for the attempt holding its lease: one attempt's archive is the export's. */
 export async function markExportReady(
   q: Queryable,
   orgId: string,
   id: string,
+  token: string,
   archive: { blobKey: string; sizeBytes: number; contents: { tables: Record<string, number>; blobs: number } },
-): Promise<void> {
-  await q.query(
-    `update organization_exports set status = 'ready', blob_key = $3, size_bytes = $4, contents = $5, completed_at = now()
-     where org_id = $1 and id = $2 and status = 'building'`,
-    [orgId, id, archive.blobKey, archive.sizeBytes, JSON.stringify(archive.contents)],
+): Promise<boolean> {
+  const rows = await q.query(
+    `update organization_exports set status = 'ready', blob_key = $4, size_bytes = $5, contents = $6, completed_at = now(), updated_at = now(),
+            lease_token = null, lease_expires_at = null
+     where org_id = $1 and id = $2 and status = 'building' and lease_token = $3 returning id`,
+    [orgId, id, token, archive.blobKey, archive.sizeBytes, JSON.stringify(archive.contents)],
   );
+  return rows.length === 1;
 }
 
 export async function markExportFailed(q: Queryable, orgId: string, id: string, reason: string): Promise<void> {
   await q.query(
-    `update organization_exports set status = 'failed', failure_reason = $3, completed_at = now()
+    `update organization_exports set status = 'failed', failure_reason = $3, completed_at = now(), updated_at = now(), lease_token = null, lease_expires_at = null
      where org_id = $1 and id = $2 and status in ('queued', 'building')`,
     [orgId, id, reason.slice(0, 2000)],
+  );
+}
+
+/**
+ * Across organizations (the owner's connection): exports that may not be built by themselves. Building ones
+ * whose lease ran out (the worker died mid-build), and queued ones untouched for `queuedForSeconds` (the sweep
+ * checks whether a job is still coming for them). Locked for the caller's transaction; one sweeper takes each.
+ */
+export async function findStalledExports(q: Queryable, queuedForSeconds: number, limit: number): Promise<StalledWork[]> {
+  const rows = await q.query<{ org_id: string; id: string; attempts: number; status: string }>(
+    `select org_id, id, attempts, status from organization_exports
+     where (status = 'building' and (lease_expires_at is null or lease_expires_at <= now()))
+        or (status = 'queued' and updated_at < now() - make_interval(secs => $1))
+     order by updated_at limit $2 for update skip locked`,
+    [queuedForSeconds, limit],
+  );
+  return rows.map((r) => ({ orgId: r.org_id, id: r.id, attempts: r.attempts, queued: r.status === 'queued' }));
+}
+
+/** Puts a stalled export back in the queue (its job is sent in the same transaction). */
+export async function requeueExport(q: Queryable, orgId: string, id: string): Promise<void> {
+  await q.query(
+    `update organization_exports set status = 'queued', lease_token = null, lease_expires_at = null, updated_at = now()
+     where org_id = $1 and id = $2 and status in ('queued', 'building')`,
+    [orgId, id],
   );
 }

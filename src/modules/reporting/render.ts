@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { findOrganizationLetterhead } from '../../auth/organizations.js';
 import { defineJob, type JobContext } from '../../jobs/define.js';
-import { carriedByPendingJobs } from '../../jobs/queue.js';
+import { keepRenewing, sweepStalledWork } from '../../jobs/leases.js';
 import { offThread } from '../../lib/off-thread.js';
 import type { ReportDocument } from './document.js';
 import { KINDS } from './kinds.js';
@@ -51,12 +51,7 @@ export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId
   const token = randomUUID();
   const report = await db.transaction((tx) => repo.startRendering(tx, orgId, reportId, token, LEASE_SECONDS), { orgId });
   if (!report) return; // already rendered, failed, gone, or rendering under another attempt's live lease: nothing to do
-  const renewing = setInterval(() => {
-    db.transaction((tx) => repo.renewLease(tx, orgId, reportId, token, LEASE_SECONDS), { orgId }).catch((error: unknown) =>
-      ctx.log.warn({ err: error, reportId }, 'report lease not renewed; it is taken over if it runs out'),
-    );
-  }, RENEW_SECONDS * 1000);
-  renewing.unref();
+  const stopRenewing = keepRenewing(() => db.transaction((tx) => repo.renewLease(tx, orgId, reportId, token, LEASE_SECONDS), { orgId }), RENEW_SECONDS, ctx.log, { reportId });
   try {
     const kind = KINDS[report.kind];
     const { gathered, letterhead } = await db.transaction(
@@ -98,7 +93,7 @@ export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId
     );
     ctx.log.error({ err: error, reportId }, 'report failed');
   } finally {
-    clearInterval(renewing);
+    stopRenewing();
   }
 }
 
@@ -116,33 +111,22 @@ export const sweepReportsJob = defineJob({
   handler: async (ctx) => void (await sweepReports(ctx)),
 });
 
-export async function sweepReports(ctx: JobContext): Promise<{ requeued: number; failed: number }> {
-  const done = { requeued: 0, failed: 0 };
-  for (;;) {
-    const batch = await ctx.databases.owner.transaction(async (tx) => {
-      const found = await repo.findStalled(tx, QUEUED_GRACE_SECONDS, 100);
-      // A queued report whose render job is still waiting (or retrying, or running) is not stalled.
-      const coming = await carriedByPendingJobs(tx, 'render-report', 'reportId', found.filter((r) => r.status === 'queued').map((r) => r.id));
-      const stalled = found.filter((r) => !coming.has(r.id));
-      for (const report of stalled) {
-        if (report.attempts >= MAX_ATTEMPTS) {
-          await repo.markFailed(
-            tx,
-            report.orgId,
-            report.id,
-            `Rendering stopped ${report.attempts} times without finishing (the worker rendering it stopped). Generate the report again; if it fails again, narrow its parameters or contact support with the report id.`,
-          );
-          done.failed++;
-        } else {
-          await repo.requeue(tx, report.orgId, report.id);
-          await ctx.jobs.sendJob(tx, renderReportJob, { orgId: report.orgId, reportId: report.id });
-          done.requeued++;
-        }
-      }
-      return { found: found.length, swept: stalled.length };
-    });
-    if (batch.found < 100 || batch.swept === 0) break;
-  }
-  if (done.requeued + done.failed > 0) ctx.log.warn(done, 'stalled reports swept');
-  return done;
+export function sweepReports(ctx: JobContext): Promise<{ requeued: number; failed: number }> {
+  return sweepStalledWork(ctx, {
+    job: 'render-report',
+    payloadKey: 'reportId',
+    find: (tx, limit) => repo.findStalled(tx, QUEUED_GRACE_SECONDS, limit),
+    maxAttempts: MAX_ATTEMPTS,
+    async requeue(tx, report) {
+      await repo.requeue(tx, report.orgId, report.id);
+      await ctx.jobs.sendJob(tx, renderReportJob, { orgId: report.orgId, reportId: report.id });
+    },
+    fail: (tx, report) =>
+      repo.markFailed(
+        tx,
+        report.orgId,
+        report.id,
+        `Rendering stopped ${report.attempts} times without finishing (the worker rendering it stopped). Generate the report again; if it fails again, narrow its parameters or contact support with the report id.`,
+      ),
+  });
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/client.js';
+import type { StalledWork } from '../../jobs/leases.js';
 import { SqlParams, iso } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { decodeCursor, pageOf, type Page } from '../../db/paging.js';
@@ -113,7 +114,7 @@ export async function markReady(
  * (the caller checks whether a render job is still coming for them). Locked for the caller's transaction;
  * one sweeper takes each.
  */
-export async function findStalled(q: Queryable, queuedForSeconds: number, limit: number): Promise<{ orgId: string; id: string; attempts: number; status: string }[]> {
+export async function findStalled(q: Queryable, queuedForSeconds: number, limit: number): Promise<StalledWork[]> {
   const rows = await q.query<{ org_id: string; id: string; attempts: number; status: string }>(
     `select org_id, id, attempts, status from reports
      where (status = 'rendering' and (lease_expires_at is null or lease_expires_at <= now()))
@@ -121,7 +122,7 @@ export async function findStalled(q: Queryable, queuedForSeconds: number, limit:
      order by updated_at limit $2 for update skip locked`,
     [queuedForSeconds, limit],
   );
-  return rows.map((r) => ({ orgId: r.org_id, id: r.id, attempts: r.attempts, status: r.status }));
+  return rows.map((r) => ({ orgId: r.org_id, id: r.id, attempts: r.attempts, queued: r.status === 'queued' }));
 }
 
 /** Puts a stalled report back in the queue (its render job is sent in the same transaction). */
