@@ -26,6 +26,8 @@ import { loadHistory } from './trace.js';
 const REQUESTS = Number(process.env.PIPELINE_REQUESTS ?? 3000);
 const ROUNDS = Number(process.env.PIPELINE_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.PIPELINE_CONNECTIONS ?? 8);
+/** A trace costs tens of getLocations: fewer of them make a round. */
+const TRACE_REQUESTS = Number(process.env.PIPELINE_TRACE_REQUESTS ?? Math.ceil(REQUESTS / 5));
 
 // Round trips, counted where every statement and command leaves the process.
 const counts = { statements: 0, redis: 0 };
@@ -96,7 +98,7 @@ interface PathResult {
   rate: number;
 }
 
-async function measurePath(name: string, url: string, headers: Record<string, string> | undefined, db: Database | undefined, otherPid?: number, profile?: string): Promise<PathResult> {
+async function measurePath(name: string, url: string, amount: number, headers: Record<string, string> | undefined, db: Database | undefined, otherPid?: number, profile?: string): Promise<PathResult> {
   const dbQueries = db?.kind === 'postgres' ? db : undefined;
   const before = await cpuSnapshot(dbQueries);
   const otherBefore = otherPid ? processCpuMicros(otherPid) : 0;
@@ -109,7 +111,7 @@ async function measurePath(name: string, url: string, headers: Record<string, st
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
     await session.post('Profiler.start');
   }
-  const run = await drive({ url, headers, amount: REQUESTS });
+  const run = await drive({ url, headers, amount });
   if (session) {
     const { profile: p } = await session.post('Profiler.stop');
     writeFileSync(profile!, JSON.stringify(p));
@@ -120,7 +122,7 @@ async function measurePath(name: string, url: string, headers: Record<string, st
   const statements = counts.statements - counted.statements - (dbQueries ? 1 : 0);
   if (run.non2xx) throw new Error(`${name}: ${run.non2xx} requests failed`);
   const server = otherPid ? processCpuMicros(otherPid) - otherBefore : used.server;
-  return { serverUs: server / REQUESTS, databaseUs: used.database / REQUESTS, statements: statements / REQUESTS, redis: (counts.redis - counted.redis) / REQUESTS, rate: run.requestsPerSecond };
+  return { serverUs: server / amount, databaseUs: used.database / amount, statements: statements / amount, redis: (counts.redis - counted.redis) / amount, rate: run.requestsPerSecond };
 }
 
 const bench = await startBenchApp(
@@ -168,12 +170,12 @@ if (bench.databaseUrl) {
   minimalUrl = await new Promise<string>((resolve) => minimal!.on('message', (m: { type: string; url: string }) => m.type === 'listening' && resolve(m.url)));
 }
 
-type Path = { name: string; url: string; headers?: Record<string, string>; pid?: number };
+type Path = { name: string; url: string; amount: number; headers?: Record<string, string>; pid?: number };
 const query = `org=${organizationId}&id=${location.id}`;
 const paths: Path[] = [
-  ...(minimalUrl ? [{ name: 'minimal server', url: `${minimalUrl}/location?${query}`, pid: minimal!.pid }] : []),
-  { name: 'bare route', url: `${bench.url}/bench/bare/location?${query}` },
-  { name: 'full getLocation', url: `${bench.url}/rpc/v1/catalog.location.getLocation?input=${encodeURIComponent(JSON.stringify({ id: location.id }))}`, headers: auth },
+  ...(minimalUrl ? [{ name: 'minimal server', url: `${minimalUrl}/location?${query}`, amount: REQUESTS, pid: minimal!.pid }] : []),
+  { name: 'bare route', url: `${bench.url}/bench/bare/location?${query}`, amount: REQUESTS },
+  { name: 'full getLocation', url: `${bench.url}/rpc/v1/catalog.location.getLocation?input=${encodeURIComponent(JSON.stringify({ id: location.id }))}`, amount: REQUESTS, headers: auth },
 ];
 
 const traceScale = process.env.TRACE_BENCH_SCALE ?? (process.env.PIPELINE_TRACE === '1' ? (bench.kind === 'postgres' ? '1' : '0.05') : undefined);
@@ -183,8 +185,8 @@ if (traceScale !== undefined) {
   const input = { kind: 'producer', id: 'pr_21' };
   if (process.env.PIPELINE_EXPLAIN === '1' && bench.kind === 'postgres') await explainTrace(organizationId, input);
   paths.push(
-    { name: 'bare trace walk', url: `${bench.url}/bench/bare/trace?${new URLSearchParams({ org: organizationId, ...input })}` },
-    { name: 'full traceForward', url: `${bench.url}/rpc/v1/traceability.traceForward?input=${encodeURIComponent(JSON.stringify(input))}`, headers: auth },
+    { name: 'bare trace walk', url: `${bench.url}/bench/bare/trace?${new URLSearchParams({ org: organizationId, ...input })}`, amount: TRACE_REQUESTS },
+    { name: 'full traceForward', url: `${bench.url}/rpc/v1/traceability.traceForward?input=${encodeURIComponent(JSON.stringify(input))}`, amount: TRACE_REQUESTS, headers: auth },
   );
 }
 
@@ -214,12 +216,12 @@ async function explainTrace(orgId: string, start: { kind: string; id: string }) 
   console.log(`\nEXPLAIN (ANALYZE, BUFFERS) bare walk, owner:\n${barePlan.map((r) => r['QUERY PLAN']).join('\n')}`);
 }
 
-for (const p of paths) await drive({ url: p.url, headers: p.headers, amount: Math.min(REQUESTS, 1000) });
+for (const p of paths) await drive({ url: p.url, headers: p.headers, amount: Math.min(p.amount, 1000) });
 const results = new Map<string, PathResult[]>(paths.map((p) => [p.name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const p of paths) {
     const profile = process.env.PIPELINE_PROFILE && round === ROUNDS - 1 && p.name.startsWith('full') ? process.env.PIPELINE_PROFILE.replace('.cpuprofile', `-${p.name.split(' ')[1]}.cpuprofile`) : undefined;
-    results.get(p.name)!.push(await measurePath(p.name, p.url, p.headers, bench.app.databases.service, p.pid, profile));
+    results.get(p.name)!.push(await measurePath(p.name, p.url, p.amount, p.headers, bench.app.databases.service, p.pid, profile));
   }
 }
 const rows = paths.map((p) => {
