@@ -207,20 +207,33 @@ export class PostgresDatabase implements Database {
       // Autocommit statements have no commit to run anything before.
       ...(autocommit ? {} : { beforeCommit: (hook: () => Promise<void>) => void hooks.push(hook) }),
     };
+    const switching = options.orgId !== undefined && client.firstcrackOrgId !== options.orgId;
     try {
-      if (options.orgId && client.firstcrackOrgId !== options.orgId) {
-        // Session-level (not transaction-local), outside any transaction, so a rollback cannot undo it
-        // behind the cache's back.
-        await client.query(`select set_config('app.org_id', $1, false)`, [options.orgId]);
-        client.firstcrackOrgId = options.orgId;
-      }
       // A read runs as autocommit statements: no BEGIN/COMMIT round trips. Reads that must agree across
       // tables read them in one statement.
-      if (autocommit) return await work(q);
-      await client.query(options.snapshot ? `begin ${SNAPSHOT}` : 'begin');
+      if (autocommit) {
+        if (switching) {
+          // Outside any transaction: nothing can undo it behind the cache's back.
+          await client.query(`select set_config('app.org_id', $1, false)`, [options.orgId]);
+          client.firstcrackOrgId = options.orgId;
+        }
+        return await work(q);
+      }
+      const begin = options.snapshot ? `begin ${SNAPSHOT}` : 'begin';
+      if (switching) {
+        // BEGIN and the organization in one round trip (the simple protocol takes no parameters: the id
+        // goes as a quoted literal). Session-level, so it outlasts the transaction, but a rollback undoes
+        // it: the cache holds it only once committed, and forgets the connection's organization until then.
+        client.firstcrackOrgId = undefined;
+        await client.query(`${begin}; select set_config('app.org_id', ${client.escapeLiteral(options.orgId!)}, false)`);
+      } else {
+        await client.query(begin);
+      }
       const result = await work(q);
       await runHooks(hooks);
-      await client.query('commit');
+      // A transaction aborted by a statement whose error work() caught answers COMMIT with ROLLBACK.
+      const ended = await client.query('commit');
+      if (switching && ended.command === 'COMMIT') client.firstcrackOrgId = options.orgId;
       return result;
     } catch (error) {
       if (!autocommit) {
