@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer } from '../src/testing/harness.js';
 import { REGISTRY } from '../src/modules/index.js';
+import { PostgresDatabase } from '../src/db/client.js';
 
 const { operations } = REGISTRY;
 import type { TenancyCase } from '../src/testing/tenancy.js';
@@ -76,6 +77,26 @@ test('row-level security confines the service role to one organization (server m
   assert.equal(seen.length, 0);
   const own = await service.transaction((tx) => tx.query(`select * from locations`), { orgId: a.id });
   assert.equal(own.length, 1);
+  // On one connection: BEGIN carries the organization when the connection switches to it; a rollback
+  // undoes that setting, and the connection's next use sets it again.
+  const one = PostgresDatabase.open((service as PostgresDatabase).scoped.options.connectionString!, 1);
+  try {
+    const locations = (orgId: string, readOnly = false) => one.transaction((tx) => tx.query(`select * from locations`), { orgId, readOnly });
+    assert.equal((await locations(b.id)).length, 0);
+    await assert.rejects(
+      one.transaction(async (tx) => {
+        assert.equal((await tx.query(`select * from locations`)).length, 1);
+        throw new Error('rolled back');
+      }, { orgId: a.id }),
+      /rolled back/,
+    );
+    assert.equal((await locations(a.id, true)).length, 1, 'a read after the rollback sees its organization');
+    assert.equal((await locations(b.id, true)).length, 0);
+    assert.equal((await locations(a.id)).length, 1, 'a transaction switching back sees its organization');
+    assert.equal((await locations(a.id)).length, 1);
+  } finally {
+    await one.close();
+  }
   // Writing a row for another organization is refused by the policy's WITH CHECK.
   await assert.rejects(
     service.transaction((tx) => tx.query(`insert into locations (org_id, id, code, name, kind) values ($1, 'loc_x', 'X', 'X', 'lab')`, [a.id]), { orgId: b.id }),

@@ -56,14 +56,24 @@ async function runHooks(hooks: (() => Promise<void>)[]): Promise<void> {
   for (let i = 0; i < hooks.length; i++) await hooks[i]();
 }
 
-const setOrgSql = `select set_config('app.org_id', $1, true)`;
-
 // bigint counts come back as numbers from PGlite and strings from pg; SQL casts counts to int so both agree.
 // numeric stays a string in both: weights and money are never binary floats.
 
+/**
+ * Embedded, the organization is not set on the connection: PGlite's one role is its superuser, which
+ * row-level security does not confine (test/tenancy.test.ts checks the policies on PostgreSQL), so
+ * `app.org_id` would be read by nothing. Organizations are kept apart here by the repositories' SQL, which
+ * names the organization first in every statement, and the tenancy suite runs every operation across
+ * organizations on both databases.
+ */
 export class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
-  constructor(readonly pglite: PGlite) {}
+  /** Statements outside any transaction: a read's, one at a time on the one connection. */
+  private readonly autocommit: Queryable;
+
+  constructor(readonly pglite: PGlite) {
+    this.autocommit = { query: (sql, params) => this.query(sql, params), exec: (sql) => this.exec(sql) };
+  }
 
   static async open(options: { dataDir?: string; loadDataDir?: Blob | File }): Promise<PgliteDatabase> {
     if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -84,6 +94,9 @@ export class PgliteDatabase implements Database {
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    // A read runs as autocommit statements, as on PostgreSQL: no BEGIN and COMMIT round trips into the
+    // engine. Each statement waits for any transaction in progress (PGlite runs one thing at a time).
+    if (options.readOnly && !options.snapshot) return work(this.autocommit);
     // PGlite has one connection; its transaction() holds it exclusively, so transactions are serial here.
     return this.pglite.transaction(async (tx) => {
       const hooks: (() => Promise<void>)[] = [];
@@ -94,7 +107,6 @@ export class PgliteDatabase implements Database {
       };
       // Must be the transaction's first statement.
       if (options.snapshot) await q.exec(`set transaction ${SNAPSHOT}`);
-      if (options.orgId) await q.query(setOrgSql, [options.orgId]);
       const result = await work(q);
       await runHooks(hooks);
       return result;
@@ -195,20 +207,33 @@ export class PostgresDatabase implements Database {
       // Autocommit statements have no commit to run anything before.
       ...(autocommit ? {} : { beforeCommit: (hook: () => Promise<void>) => void hooks.push(hook) }),
     };
+    const switching = options.orgId !== undefined && client.firstcrackOrgId !== options.orgId;
     try {
-      if (options.orgId && client.firstcrackOrgId !== options.orgId) {
-        // Session-level (not transaction-local), outside any transaction, so a rollback cannot undo it
-        // behind the cache's back.
-        await client.query(`select set_config('app.org_id', $1, false)`, [options.orgId]);
-        client.firstcrackOrgId = options.orgId;
-      }
       // A read runs as autocommit statements: no BEGIN/COMMIT round trips. Reads that must agree across
       // tables read them in one statement.
-      if (autocommit) return await work(q);
-      await client.query(options.snapshot ? `begin ${SNAPSHOT}` : 'begin');
+      if (autocommit) {
+        if (switching) {
+          // Outside any transaction: nothing can undo it behind the cache's back.
+          await client.query(`select set_config('app.org_id', $1, false)`, [options.orgId]);
+          client.firstcrackOrgId = options.orgId;
+        }
+        return await work(q);
+      }
+      const begin = options.snapshot ? `begin ${SNAPSHOT}` : 'begin';
+      if (switching) {
+        // BEGIN and the organization in one round trip (the simple protocol takes no parameters: the id
+        // goes as a quoted literal). Session-level, so it outlasts the transaction, but a rollback undoes
+        // it: the cache holds it only once committed, and forgets the connection's organization until then.
+        client.firstcrackOrgId = undefined;
+        await client.query(`${begin}; select set_config('app.org_id', ${client.escapeLiteral(options.orgId!)}, false)`);
+      } else {
+        await client.query(begin);
+      }
       const result = await work(q);
       await runHooks(hooks);
-      await client.query('commit');
+      // A transaction aborted by a statement whose error work() caught answers COMMIT with ROLLBACK.
+      const ended = await client.query('commit');
+      if (switching && ended.command === 'COMMIT') client.firstcrackOrgId = options.orgId;
       return result;
     } catch (error) {
       if (!autocommit) {

@@ -218,7 +218,8 @@ export class Dispatcher {
         );
       } else {
         for (let page = input.page; ; ) {
-          const body = await this.db.transaction((tx) => readPage(tx, page), { orgId: principal.orgId, readOnly: true });
+          // A page's statements agree with each other: one read-only transaction per page.
+          const body = await this.db.transaction((tx) => readPage(tx, page), { orgId: principal.orgId, snapshot: true });
           await onPage(body.items);
           if (body.nextCursor === null) return;
           page = pageAfter(body.nextCursor);
