@@ -25,7 +25,7 @@ const MAX_WATCHER_BACKLOG_BYTES = 256 * 1024;
 const CLOSE_GRACE_MS = 5_000;
 
 
-/** Open streams per API process: per credential, and per organization (429 `too_many_streams` past either). */
+/** Open streams per API process: per credential, and per organization (429 `too_many_streams` past either), unless configured otherwise. */
 export const MAX_STREAMS_PER_CREDENTIAL = 20;
 export const MAX_STREAMS_PER_ORGANIZATION = 100;
 
@@ -34,12 +34,17 @@ export const STREAM_CREDENTIAL_CHECK_MS = 2_000;
 
 
 
+export interface StreamCaps {
+  perCredential?: number;
+  perOrganization?: number;
+}
+
 export interface StreamHubOptions {
   /** Asked, while a stream lasts, whether the credential it was opened with still holds. */
   resolvers: readonly CredentialResolver[];
   heartbeatMs?: number;
-  /** Open streams per credential and per organization in this process; MAX_STREAMS_PER_CREDENTIAL and MAX_STREAMS_PER_ORGANIZATION by default. */
-  caps?: { perCredential: number; perOrganization: number };
+  /** Open streams per credential and per organization in this process; MAX_STREAMS_PER_CREDENTIAL and MAX_STREAMS_PER_ORGANIZATION where unset. */
+  caps?: StreamCaps;
 }
 
 /** What a stream follows: its subscription to a live store, and whether what it follows is still there. */
@@ -60,7 +65,8 @@ export type StreamHub = ReturnType<typeof streamHub>;
  */
 export function streamHub(options: StreamHubOptions) {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const { perCredential, perOrganization } = options.caps ?? { perCredential: MAX_STREAMS_PER_CREDENTIAL, perOrganization: MAX_STREAMS_PER_ORGANIZATION };
+  const perCredential = options.caps?.perCredential ?? MAX_STREAMS_PER_CREDENTIAL;
+  const perOrganization = options.caps?.perOrganization ?? MAX_STREAMS_PER_ORGANIZATION;
   const watchers = new Set<Watcher>();
 
   /**
