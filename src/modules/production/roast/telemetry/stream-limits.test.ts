@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { hashSecret, revokeCredential } from '../../../../auth/credentials.js';
+import { loadConfig } from '../../../../config.js';
 import { newId } from '../../../../lib/ids.js';
 import { startTestServer } from '../../../../testing/harness.js';
 import { frameRun, type Frames } from '../../../../streaming/frames.js';
@@ -66,6 +67,36 @@ test('open streams are capped per credential and per organization with 429 too_m
   let reopened = await watch(batchId, first);
   for (const until = Date.now() + 10_000; reopened.status === 429 && Date.now() < until; ) reopened = await watch(batchId, first);
   assert.equal(reopened.status, 200, 'a place freed by a closed stream');
+});
+
+test('the caps an operator configures (FIRSTCRACK_STREAMS_PER_CREDENTIAL, _PER_ORGANIZATION) replace the defaults', async () => {
+  const { streamCaps } = loadConfig({ FIRSTCRACK_STREAMS_PER_CREDENTIAL: '1', FIRSTCRACK_STREAMS_PER_ORGANIZATION: '2' });
+  const configured = await startTestServer({ config: { streamCaps } });
+  const org = await configured.createOrg();
+  const { machineId } = await machineWithToken(org, 'CAPS-1');
+  const batchId = newId('rb');
+  const store = configured.app.services.liveSessions;
+  await store.open({ orgId: org.id, batchId, machineId });
+  const own: Watch[] = [];
+  const open = async (key: string) => {
+    const stream = await watchStream(`${configured.url}/stream/v1/roast/${batchId}`, { authorization: `Bearer ${key}` });
+    own.push(stream);
+    return stream;
+  };
+  try {
+    const [first, second, third] = [await org.createKey('viewer'), await org.createKey('viewer'), await org.createKey('viewer')];
+    assert.equal((await open(first)).status, 200);
+    const perCredential = await open(first);
+    assert.equal(perCredential.status, 429);
+    assert.match(perCredential.problem.detail, /at most 1 per credential/);
+    assert.equal((await open(second)).status, 200);
+    const perOrganization = await open(third);
+    assert.equal(perOrganization.status, 429);
+    assert.match(perOrganization.problem.detail, /at most 2 per organization/);
+  } finally {
+    for (const s of own) s.close();
+    await store.discard(org.id, batchId);
+  }
 });
 
 test('revoking a key ends its open streams with a closed event, and its requests are refused within 2 s', async () => {
