@@ -182,7 +182,6 @@ export async function benchFanOut() {
       const window = { fromUs: Number(monotonicFrom / 1000n), toUs: Number(process.hrtime.bigint() / 1000n), pids };
       writeFileSync(`${profileDir}window.json`, JSON.stringify(window) + '\n');
     }
-    await sleep(2000);
     watchers.send({ type: 'stop' });
     const result = await fromWatchers<WatchResult & { type: string; cpuMs: number; wallMs: number }>('latencies');
     const load = loadavg();
@@ -352,8 +351,16 @@ async function watch(plan: WatchPlan, port: { postMessage(message: unknown): voi
   const opening = performance.now();
   for (let i = from; i < to; i += OPENING_AT_ONCE) await Promise.all(Array.from({ length: Math.min(OPENING_AT_ONCE, to - i) }, (_, j) => open(i + j)));
   port.postMessage({ type: 'ready', connectMs: performance.now() - opening });
-  port.on('message', (message) => {
+  port.on('message', async (message) => {
     if (message.type !== 'stop') return;
+    // Samples still on their way are waited for (until none arrived for a second, at most 10 s), so that a
+    // fan-out running behind counts as late, not as lost.
+    const received = () => latencies.reduce((n, l) => n + l.length, 0);
+    for (let last = -1, quiet = 0, waited = 0; quiet < 1000 && waited < 10_000; waited += 250) {
+      await sleep(250);
+      quiet = received() === last ? quiet + 250 : 0;
+      last = received();
+    }
     stopping = true;
     for (const socket of sockets) socket.destroy();
     port.postMessage({ type: 'latencies', latencies: latencies.map((l) => l.take()), ended } satisfies WatchResult & { type: string });
