@@ -180,6 +180,12 @@ export function streamHub(options: StreamHubOptions) {
  */
 const FAN_OUT_SLICE_BYTES = 256 * 1024;
 const FAN_OUT_SLICE_RUNS = 256;
+/**
+ * A queue that never empties (posts arriving faster than the process hands them out) drops the runs it has
+ * handed out once they are this many and at least half of it: otherwise its array grows for as long as the
+ * process stays behind, holding a slot per run ever queued for the collector to scan.
+ */
+const FAN_OUT_COMPACT_AFTER = 4096;
 
 /** What the fan-out writes to: an open stream. */
 export interface Recipient {
@@ -226,7 +232,13 @@ export class FanOut {
       this.queue[this.head++] = undefined!;
       sliced += watcher.send(frames, final);
     }
-    if (this.head < this.queue.length) return void setImmediate(this.drain);
+    if (this.head < this.queue.length) {
+      if (this.head >= FAN_OUT_COMPACT_AFTER && this.head * 2 >= this.queue.length) {
+        this.queue.splice(0, this.head);
+        this.head = 0;
+      }
+      return void setImmediate(this.drain);
+    }
     this.queue.length = 0;
     this.head = 0;
     this.scheduled = false;

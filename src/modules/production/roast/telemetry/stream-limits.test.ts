@@ -160,6 +160,27 @@ test('the fan-out hands runs to watchers a slice at a time, each watcher in orde
   assert.equal(parked, 600, 'and the rest in the next turns');
 });
 
+test('a fan-out that stays behind keeps every watcher’s runs in order as it lets go of those handed out', async () => {
+  const fanOut = new FanOut();
+  const received: number[] = [];
+  const recipient = {
+    ended: false,
+    admit: () => true,
+    send(frames: Frames) {
+      received.push(Number(Buffer.concat(frames.chunks).toString().split('data: ')[1]));
+      return frames.bytes;
+    },
+  };
+  // More runs than the queue keeps once handed out, queued while it is being drained, as posts arriving faster than it hands them out.
+  const runs = Array.from({ length: 12_000 }, (_, n) => frameRun([{ id: n + 1, event: 'sample', data: n as never }]));
+  for (const run of runs.slice(0, 6_000)) fanOut.send(recipient, run);
+  for (let turn = 0; turn < 20; turn++) await nextTurn();
+  for (const run of runs.slice(6_000)) fanOut.send(recipient, run);
+  for (let turn = 0; received.length < runs.length && turn < 200; turn++) await nextTurn();
+  assert.equal(received.length, runs.length, 'every run was handed out');
+  assert.ok(received.every((n, i) => n === i), 'in the order they were queued');
+});
+
 test('a watcher that stops reading is cut off with a last too_far_behind event, and resumes from the last id it received', async () => {
   const org = await server.createOrg();
   const batchId = await liveBatch(org, 'SLOW-1');
