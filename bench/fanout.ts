@@ -38,7 +38,7 @@ const POSTS_PER_SECOND = 5;
 const SAMPLES_PER_POST = 2;
 /** Streams opened at once while connecting (spread over the processes). */
 const OPENING_AT_ONCE = 100;
-/** Seconds the open streams are watched with nothing posted, before the posts. */
+/** Seconds the open streams are left to settle, then watched with nothing posted, before the posts. */
 const QUIET_SECONDS = 3;
 
 /** Absolute time in ms with sub-millisecond precision: the wall clock at the process's start plus its monotonic clock, so comparable across processes of one machine. */
@@ -137,8 +137,10 @@ export async function benchFanOut() {
       });
     watchers.send({ type: 'watch', plan: { urls, batchId: batch.id, keys, watchers: WATCHERS, from: 0, to: WATCHERS } satisfies WatchPlan });
     const { connectMs } = await fromWatchers<{ connectMs: number }>('ready');
+    // What the open streams cost with nothing posted (heartbeats, credential checks, the connections' upkeep),
+    // for comparison, once the connections' own work has settled.
+    await sleep(QUIET_SECONDS * 1000);
     const connected = pids.map(procStats);
-    // What the open streams cost with nothing posted (heartbeats, credential checks, the connections' upkeep), for comparison.
     const quietFrom = performance.now();
     await sleep(QUIET_SECONDS * 1000);
     const quiet = pids.map(procStats);
