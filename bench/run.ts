@@ -11,6 +11,7 @@ import { benchCatalogRead } from './catalog-read.js';
 import { benchRoastComplete } from './roast-complete.js';
 import { benchTrace } from './trace.js';
 import { benchTelemetry } from './telemetry.js';
+import { benchFanOut } from './fanout.js';
 import { benchQuality } from './quality.js';
 import { benchSourcing } from './sourcing.js';
 import { benchCafe } from './cafe.js';
@@ -28,6 +29,7 @@ const BENCHES: [string, () => Promise<unknown>][] = [
   ['trace', () => benchTrace()],
   ['allocation', () => benchAllocation()],
   ['telemetry', () => benchTelemetry()],
+  ['fanout', () => benchFanOut()],
   ['quality', () => benchQuality()],
   ['sourcing', () => benchSourcing()],
   ['cafe', () => benchCafe()],

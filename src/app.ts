@@ -15,6 +15,7 @@ import type { Services } from './rpc/define.js';
 import type { ModuleContext, ModuleManifest, ModuleRuntime } from './rpc/module.js';
 import { buildRegistry, type Registry } from './rpc/registry.js';
 import { streamTicket } from './streaming/tickets.js';
+import type { StreamCaps } from './streaming/fan-out.js';
 import { pino } from 'pino';
 import { JobQueue, type WorkerOptions } from './jobs/queue.js';
 import { loadSecretKey } from './crypto/secrets.js';
@@ -32,8 +33,8 @@ export interface AppOptions {
   cafeIngestRateWindows?: RateWindow[];
   /** Overrides the public certificate pages' and report downloads' windows (per client address). */
   publicPageRateWindows?: RateWindow[];
-  /** Open streams allowed per credential and per organization in this process (the roast module's telemetry/http.ts has the defaults). */
-  streamCaps?: { perCredential: number; perOrganization: number };
+  /** Open streams allowed per credential and per organization in this process, over the configuration's (src/streaming/fan-out.ts has the defaults). */
+  streamCaps?: StreamCaps;
   /** Overrides how long a client may take to send a request (src/http/slow-clients.ts; tests). */
   receiveTimeouts?: ServerDeps['receiveTimeouts'];
   /** Overrides the stream heartbeat interval (tests). */
@@ -108,7 +109,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ru
     services,
     resolvers,
     baseUrl: () => process.env.FIRSTCRACK_BASE_URL || listeningUrl(server),
-    settings: { streamHeartbeatMs: options.streamHeartbeatMs, streamCaps: options.streamCaps, clock: options.clock },
+    settings: { streamHeartbeatMs: options.streamHeartbeatMs, streamCaps: { ...config.streamCaps, ...options.streamCaps }, clock: options.clock },
   };
   const surfaces = surfacesOf(registry);
   const started = new Map<string, ModuleRuntime>();

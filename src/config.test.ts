@@ -122,3 +122,13 @@ describe('heap growth', () => {
     for (const value of ['-1', '301', '2.5', 'lots']) assertRefused({ FIRSTCRACK_HEAP_GROWTH_PERCENT: value }, 'FIRSTCRACK_HEAP_GROWTH_PERCENT', /whole number from 0/);
   });
 });
+
+describe('stream caps', () => {
+  test('unset by default (the streaming platform’s caps hold) and take a whole number from 1 to 1000000', () => {
+    assert.deepEqual(loadConfig({}).streamCaps, { perCredential: undefined, perOrganization: undefined });
+    assert.deepEqual(loadConfig({ FIRSTCRACK_STREAMS_PER_CREDENTIAL: '50', FIRSTCRACK_STREAMS_PER_ORGANIZATION: '5000' }).streamCaps, { perCredential: 50, perOrganization: 5000 });
+    for (const variable of ['FIRSTCRACK_STREAMS_PER_CREDENTIAL', 'FIRSTCRACK_STREAMS_PER_ORGANIZATION']) {
+      for (const value of ['0', '1000001', '2.5', 'many']) assertRefused({ [variable]: value }, variable, /whole number from 1 to 1000000/);
+    }
+  });
+});

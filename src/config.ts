@@ -10,6 +10,8 @@ const S3_SETTINGS = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_
 const POOL_SIZE_RULE = 'must be a whole number from 1 to 500';
 const GRACE_DAYS_RULE = 'must be a whole number of days from 0 to 3650';
 const HEAP_GROWTH_RULE = "must be a whole number from 0 (V8's own heuristics) to 300";
+const STREAM_CAP_RULE = 'must be a whole number from 1 to 1000000';
+const streamCap = z.coerce.number({ error: STREAM_CAP_RULE }).int(STREAM_CAP_RULE).min(1, STREAM_CAP_RULE).max(1_000_000, STREAM_CAP_RULE).optional();
 
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -30,6 +32,9 @@ const Env = z.object({
     .min(0, HEAP_GROWTH_RULE)
     .max(300, HEAP_GROWTH_RULE)
     .default(30),
+  /** Open event streams an API process holds per credential and per organization (src/streaming/fan-out.ts has the defaults). */
+  FIRSTCRACK_STREAMS_PER_CREDENTIAL: streamCap,
+  FIRSTCRACK_STREAMS_PER_ORGANIZATION: streamCap,
   /** Days an organization whose deletion an owner scheduled keeps working (and can cancel) before it is purged. */
   ORGANIZATION_DELETION_GRACE_DAYS: z.coerce
     .number({ error: GRACE_DAYS_RULE })
@@ -100,6 +105,8 @@ export interface Config {
   /** Percent the old generation may grow past what its last full collection left alive (0: V8's own); servers apply it. */
   heapGrowthPercent: number;
   logLevel: string;
+  /** Open streams per credential and per organization in each API process; one left unset keeps the streaming platform's default. */
+  streamCaps: { perCredential?: number; perOrganization?: number };
   s3?: S3Config;
   /** Base64 of the 32-byte key secrets are stored under (required in server mode; embedded: a key file in dataDir). */
   secretKey?: string;
@@ -138,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL || undefined,
     heapGrowthPercent: e.FIRSTCRACK_HEAP_GROWTH_PERCENT,
     logLevel: e.LOG_LEVEL,
+    streamCaps: { perCredential: e.FIRSTCRACK_STREAMS_PER_CREDENTIAL, perOrganization: e.FIRSTCRACK_STREAMS_PER_ORGANIZATION },
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

@@ -25,7 +25,7 @@ const MAX_WATCHER_BACKLOG_BYTES = 256 * 1024;
 const CLOSE_GRACE_MS = 5_000;
 
 
-/** Open streams per API process: per credential, and per organization (429 `too_many_streams` past either). */
+/** Open streams per API process: per credential, and per organization (429 `too_many_streams` past either), unless configured otherwise. */
 export const MAX_STREAMS_PER_CREDENTIAL = 20;
 export const MAX_STREAMS_PER_ORGANIZATION = 100;
 
@@ -34,12 +34,17 @@ export const STREAM_CREDENTIAL_CHECK_MS = 2_000;
 
 
 
+export interface StreamCaps {
+  perCredential?: number;
+  perOrganization?: number;
+}
+
 export interface StreamHubOptions {
   /** Asked, while a stream lasts, whether the credential it was opened with still holds. */
   resolvers: readonly CredentialResolver[];
   heartbeatMs?: number;
-  /** Open streams per credential and per organization in this process; MAX_STREAMS_PER_CREDENTIAL and MAX_STREAMS_PER_ORGANIZATION by default. */
-  caps?: { perCredential: number; perOrganization: number };
+  /** Open streams per credential and per organization in this process; MAX_STREAMS_PER_CREDENTIAL and MAX_STREAMS_PER_ORGANIZATION where unset. */
+  caps?: StreamCaps;
 }
 
 /** What a stream follows: its subscription to a live store, and whether what it follows is still there. */
@@ -60,7 +65,8 @@ export type StreamHub = ReturnType<typeof streamHub>;
  */
 export function streamHub(options: StreamHubOptions) {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const { perCredential, perOrganization } = options.caps ?? { perCredential: MAX_STREAMS_PER_CREDENTIAL, perOrganization: MAX_STREAMS_PER_ORGANIZATION };
+  const perCredential = options.caps?.perCredential ?? MAX_STREAMS_PER_CREDENTIAL;
+  const perOrganization = options.caps?.perOrganization ?? MAX_STREAMS_PER_ORGANIZATION;
   const watchers = new Set<Watcher>();
 
   /**
@@ -174,6 +180,12 @@ export function streamHub(options: StreamHubOptions) {
  */
 const FAN_OUT_SLICE_BYTES = 256 * 1024;
 const FAN_OUT_SLICE_RUNS = 256;
+/**
+ * A queue that never empties (posts arriving faster than the process hands them out) drops the runs it has
+ * handed out once they are this many and at least half of it: otherwise its array grows for as long as the
+ * process stays behind, holding a slot per run ever queued for the collector to scan.
+ */
+const FAN_OUT_COMPACT_AFTER = 4096;
 
 /** What the fan-out writes to: an open stream. */
 export interface Recipient {
@@ -220,7 +232,13 @@ export class FanOut {
       this.queue[this.head++] = undefined!;
       sliced += watcher.send(frames, final);
     }
-    if (this.head < this.queue.length) return void setImmediate(this.drain);
+    if (this.head < this.queue.length) {
+      if (this.head >= FAN_OUT_COMPACT_AFTER && this.head * 2 >= this.queue.length) {
+        this.queue.splice(0, this.head);
+        this.head = 0;
+      }
+      return void setImmediate(this.drain);
+    }
     this.queue.length = 0;
     this.head = 0;
     this.scheduled = false;

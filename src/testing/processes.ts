@@ -71,9 +71,12 @@ export async function runCommand(args: string[], env: NodeJS.ProcessEnv): Promis
   return { status, stdout, stderr };
 }
 
-/** Starts `firstcrack <args>` and resolves once its stdout matches `ready` (rejects if it exits or takes 2 minutes first). */
-export async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<StartedProcess> {
-  const child = spawn(process.execPath, [...CLI, ...args], { cwd: root, env });
+/**
+ * Starts `firstcrack <args>` and resolves once its stdout matches `ready` (rejects if it exits or takes 2 minutes first).
+ * `nodeArgs` go to node itself, for flags NODE_OPTIONS does not take (`--cpu-prof`).
+ */
+export async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: readonly string[] = []): Promise<StartedProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, ...CLI, ...args], { cwd: root, env });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

@@ -5,6 +5,7 @@ import { DiskLiveSessionStore } from '../../../streaming/live-disk.js';
 import { RedisLiveSessionStore } from '../../../streaming/live-redis.js';
 import { redisRetryStrategy } from '../../../lib/redis-retry.js';
 import type { LiveSessionStore } from '../../../streaming/live.js';
+import type { StreamCaps } from '../../../streaming/fan-out.js';
 import { roastOperations } from './operations.js';
 import * as events from './events.js';
 import { curveFiles } from './curve-files.js';
@@ -45,7 +46,7 @@ export default defineModule({
       resolvers: ctx.resolvers,
       liveSessions: ctx.services.liveSessions,
       heartbeatMs: ctx.settings.streamHeartbeatMs as number | undefined,
-      streamCaps: ctx.settings.streamCaps as { perCredential: number; perOrganization: number } | undefined,
+      streamCaps: ctx.settings.streamCaps as StreamCaps | undefined,
     });
     // Open streams would hold the server open forever; ending them lets watchers reconnect to another process.
     return { deps: { telemetry }, close: () => telemetry.close() };

@@ -6,7 +6,7 @@ import type { RateLimiter } from '../../../../ratelimit/limiter.js';
 import { offThread } from '../../../../lib/off-thread.js';
 import { ProblemError, conflict, invalidInput, malformedJson, notFound, type FieldError } from '../../../../rpc/errors.js';
 import { fieldErrors, id, strict } from '../../../../rpc/schemas.js';
-import { streamHub } from '../../../../streaming/fan-out.js';
+import { streamHub, type StreamCaps } from '../../../../streaming/fan-out.js';
 import { MAX_SESSION_MESSAGES, SessionClosedError, SessionFullError, type LiveSessionInfo, type LiveSessionStore, type PostText } from '../../../../streaming/live.js';
 import type { PostCheck } from './post-check-task.js';
 import { checkTelemetryPost } from './schemas.js';
@@ -42,8 +42,8 @@ export interface TelemetryChannelDeps {
   resolvers: readonly CredentialResolver[];
   liveSessions: LiveSessionStore;
   heartbeatMs?: number;
-  /** Open streams per credential and per organization in this process (src/streaming/fan-out.ts's caps by default). */
-  streamCaps?: { perCredential: number; perOrganization: number };
+  /** Open streams per credential and per organization in this process (src/streaming/fan-out.ts's caps where unset). */
+  streamCaps?: StreamCaps;
 }
 
 type BatchRequest = FastifyRequest<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>;

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { hashSecret, revokeCredential } from '../../../../auth/credentials.js';
+import { loadConfig } from '../../../../config.js';
 import { newId } from '../../../../lib/ids.js';
 import { startTestServer } from '../../../../testing/harness.js';
 import { frameRun, type Frames } from '../../../../streaming/frames.js';
@@ -68,6 +69,36 @@ test('open streams are capped per credential and per organization with 429 too_m
   assert.equal(reopened.status, 200, 'a place freed by a closed stream');
 });
 
+test('the caps an operator configures (FIRSTCRACK_STREAMS_PER_CREDENTIAL, _PER_ORGANIZATION) replace the defaults', async () => {
+  const { streamCaps } = loadConfig({ FIRSTCRACK_STREAMS_PER_CREDENTIAL: '1', FIRSTCRACK_STREAMS_PER_ORGANIZATION: '2' });
+  const configured = await startTestServer({ config: { streamCaps } });
+  const org = await configured.createOrg();
+  const { machineId } = await machineWithToken(org, 'CAPS-1');
+  const batchId = newId('rb');
+  const store = configured.app.services.liveSessions;
+  await store.open({ orgId: org.id, batchId, machineId });
+  const own: Watch[] = [];
+  const open = async (key: string) => {
+    const stream = await watchStream(`${configured.url}/stream/v1/roast/${batchId}`, { authorization: `Bearer ${key}` });
+    own.push(stream);
+    return stream;
+  };
+  try {
+    const [first, second, third] = [await org.createKey('viewer'), await org.createKey('viewer'), await org.createKey('viewer')];
+    assert.equal((await open(first)).status, 200);
+    const perCredential = await open(first);
+    assert.equal(perCredential.status, 429);
+    assert.match(perCredential.problem.detail, /at most 1 per credential/);
+    assert.equal((await open(second)).status, 200);
+    const perOrganization = await open(third);
+    assert.equal(perOrganization.status, 429);
+    assert.match(perOrganization.problem.detail, /at most 2 per organization/);
+  } finally {
+    for (const s of own) s.close();
+    await store.discard(org.id, batchId);
+  }
+});
+
 test('revoking a key ends its open streams with a closed event, and its requests are refused within 2 s', async () => {
   const org = await server.createOrg();
   const batchId = await liveBatch(org, 'REV-1');
@@ -127,6 +158,27 @@ test('the fan-out hands runs to watchers a slice at a time, each watcher in orde
   assert.equal(parked, 256, 'one slice hands 256 runs to watchers that are behind');
   for (let turn = 0; turn < 5; turn++) await nextTurn();
   assert.equal(parked, 600, 'and the rest in the next turns');
+});
+
+test('a fan-out that stays behind keeps every watcher’s runs in order as it lets go of those handed out', async () => {
+  const fanOut = new FanOut();
+  const received: number[] = [];
+  const recipient = {
+    ended: false,
+    admit: () => true,
+    send(frames: Frames) {
+      received.push(Number(Buffer.concat(frames.chunks).toString().split('data: ')[1]));
+      return frames.bytes;
+    },
+  };
+  // More runs than the queue keeps once handed out, queued while it is being drained, as posts arriving faster than it hands them out.
+  const runs = Array.from({ length: 12_000 }, (_, n) => frameRun([{ id: n + 1, event: 'sample', data: n as never }]));
+  for (const run of runs.slice(0, 6_000)) fanOut.send(recipient, run);
+  for (let turn = 0; turn < 20; turn++) await nextTurn();
+  for (const run of runs.slice(6_000)) fanOut.send(recipient, run);
+  for (let turn = 0; received.length < runs.length && turn < 200; turn++) await nextTurn();
+  assert.equal(received.length, runs.length, 'every run was handed out');
+  assert.ok(received.every((n, i) => n === i), 'in the order they were queued');
 });
 
 test('a watcher that stops reading is cut off with a last too_far_behind event, and resumes from the last id it received', async () => {

@@ -80,7 +80,7 @@ export const telemetrySurfaces = [
       'message has an `id:`, increasing per batch; reconnecting with `Last-Event-ID` (or `?lastEventId=`) resumes after it without ' +
       'gaps, from the start of the roast when absent. A comment line is sent every 15 s. A stream ended by the service gets a last ' +
       '`event: closed` (data: `{ "reason", "detail" }`; reason `too_far_behind` when the watcher stopped reading, `credential_revoked`). ' +
-      'At most 20 open streams per credential and 100 per organization (per API process). From a browser EventSource, authenticate ' +
+      'At most 20 open streams per credential and 100 per organization (per API process, unless the operator set other caps). From a browser EventSource, authenticate ' +
       'with `?ticket=` from the tickets endpoint; a ticket’s connection is not counted again.',
     credentials: [...API_CREDENTIALS, 'stream_ticket'],
     rate: [{ budget: 'api', per: 'credential' }],
