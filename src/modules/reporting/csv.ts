@@ -9,9 +9,17 @@ function field(value: string | number | null): string {
   return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
 }
 
-/** The CSV (rendered on a worker thread, render-task.ts, so a large one never stalls requests). */
+/** Rows as CSV lines, each ended by CRLF. */
+export function csvLines(rows: (string | number | null)[][]): string {
+  const parts: string[] = [];
+  for (const row of rows) parts.push(row.map(field).join(','), '\r\n');
+  return parts.join('');
+}
+
+/**
+ * The CSV's header and `csv.rows` (rendered on a worker thread, render-task.ts, so a large one never stalls
+ * requests); lines a kind wrote as it read (`csv.written`) follow them (render.ts).
+ */
 export function renderCsv(document: ReportDocument): Buffer {
-  const parts: string[] = ['\uFEFF', document.csv.columns.map(field).join(','), '\r\n'];
-  for (const row of document.csv.rows) parts.push(row.map(field).join(','), '\r\n');
-  return Buffer.from(parts.join(''), 'utf8');
+  return Buffer.from(`\uFEFF${document.csv.columns.map(field).join(',')}\r\n${csvLines(document.csv.rows)}`, 'utf8');
 }

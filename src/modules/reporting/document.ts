@@ -33,7 +33,15 @@ export interface ReportDocument {
   /** Things the reader must know before trusting the figures (a module not available yet, say). */
   notices: string[];
   blocks: Block[];
-  csv: { columns: string[]; rows: (string | number | null)[][] };
+  csv: {
+    columns: string[];
+    rows: (string | number | null)[][];
+    /**
+     * Lines already written (UTF-8, CRLF-ended), after `rows`: a kind with many rows writes them a slice at a
+     * time as it reads them, so they never cross to the rendering thread as values.
+     */
+    written?: Buffer[];
+  };
   /** The totals, as the report answers them in `summary`. */
   summary: Record<string, unknown>;
 }

@@ -13,6 +13,7 @@ import * as profiles from '../production/profile/service.js';
 import * as roasting from '../production/roast/service.js';
 import * as traceability from '../traceability/service.js';
 import type { Block, ReportDocument } from './document.js';
+import { csvLines } from './csv.js';
 import { day, dayTime, decimalString, divRound, grouped } from './document.js';
 import type { KindParameters, ReportKind } from './schemas.js';
 
@@ -46,8 +47,9 @@ export const PDF_DETAIL_ROWS = 400;
 
 const kg = (value: string) => grouped(value);
 
-/** Every few thousand rows, lets the event loop serve requests: a large report must not stall the API it runs beside. */
-const breathe = (i: number) => (i % 2000 === 1999 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined);
+/** A valuation reads, values and writes its holdings this many at a time (see its gather). */
+const VALUATION_CHUNK_ROWS = 1000;
+
 const money = (cents: bigint) => grouped(decimalString(cents, 2));
 const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString();
 const rangeText = (p: { from: string; to: string }) => (p.from === p.to ? day(p.from) : `${day(p.from)} to ${day(p.to)}`);
@@ -93,32 +95,10 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
   async gather(q, orgId, p, { timeZone }) {
     const before: string = p.before;
     const locationIds: string[] | undefined = p.locationIds;
-    const greenHoldings = await green.holdingsAt(q, orgId, before, locationIds);
-    const roastedHoldings = await roasted.holdingsAt(q, orgId, before, locationIds);
-    const costs = await green.landedCostsPerKg(q, orgId, [...new Set(greenHoldings.map((h) => h.lotId))]);
-    const roastedCosts = await roasted.roastedLotCosts(q, orgId, roastedHoldings.map((h) => ({ id: h.lotId, openingKg: h.openingKg })));
-    const names = await locationNames(q, orgId, [...greenHoldings.map((h) => h.locationId), ...roastedHoldings.map((h) => h.locationId)]);
 
+    // The holdings stream through in chunks: each line is added to the sums, written to the CSV and kept
+    // only while its detail table can still go in the PDF, so the process never holds every holding.
     interface Line { stock: 'green' | 'roasted'; locationId: string | null; lotId: string; lotCode: string; description: string; grams: bigint; currency: string | null; perKg: string | null; lossPct: string | null; cents: bigint | null; quarantined: boolean; missing?: string | null }
-    const lines: Line[] = [];
-    for (const [i, h] of greenHoldings.entries()) {
-      await breathe(i);
-      const cost = costs.get(h.lotId);
-      const g = grams(h.onHandKg);
-      // value = kg × perKg = (g / 1000) × (units / 10^4), in cents × 100.
-      const cents = cost ? divRound(g * scaled(cost.perKg, 4), 100_000n) : null;
-      lines.push({ stock: 'green', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.name, grams: g, currency: cost?.currency ?? null, perKg: cost?.perKg ?? null, lossPct: null, cents, quarantined: h.quarantined, missing: cost ? null : 'green_not_costed' });
-    }
-    for (const [i, h] of roastedHoldings.entries()) {
-      await breathe(i);
-      // Roasted coffee at its own cost per kg: the green charged into it over its roasted weight (roasted.ROASTED_COST_RULE).
-      const cost = roastedCosts.get(h.lotId)!;
-      const g = grams(h.onHandKg);
-      const cents = cost.perKg === null ? null : divRound(g * scaled(cost.perKg, 4), 100_000n);
-      lines.push({ stock: 'roasted', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.form, grams: g, currency: cost.currency, perKg: cost.perKg, lossPct: h.weightLossPct, cents, quarantined: false, missing: cost.missing });
-    }
-
-    const currencies = [...new Set(lines.flatMap((l) => (l.currency ? [l.currency] : [])))].sort();
     interface Sum { green: bigint; roasted: bigint; uncosted: bigint; values: Map<string, bigint> }
     const emptySum = (): Sum => ({ green: 0n, roasted: 0n, uncosted: 0n, values: new Map() });
     const add = (sum: Sum, l: Line) => {
@@ -127,14 +107,65 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
       if (l.cents === null) sum.uncosted += l.grams;
       else sum.values.set(l.currency!, (sum.values.get(l.currency!) ?? 0n) + l.cents);
     };
+    const names = await locationNames(q, orgId, locationIds ?? []);
     const byLocation = new Map<string | null, Sum>();
     const total = emptySum();
-    for (const [i, l] of lines.entries()) {
-      await breathe(i);
-      if (!byLocation.has(l.locationId)) byLocation.set(l.locationId, emptySum());
-      add(byLocation.get(l.locationId)!, l);
-      add(total, l);
+    const byStock = { green: { sum: emptySum(), count: 0, kept: [] as Line[] }, roasted: { sum: emptySum(), count: 0, kept: [] as Line[] } };
+    const currencySet = new Set<string>();
+    let holdings = 0;
+    let quarantinedGrams = 0n;
+    const quarantinedCodes = new Set<string>();
+    const written: Buffer[] = [];
+    const take = async (chunk: Line[]) => {
+      for (const [id, name] of await locationNames(q, orgId, chunk.map((l) => l.locationId).filter((id) => !names.has(id)))) names.set(id, name);
+      const csvRows: (string | number | null)[][] = [];
+      for (const l of chunk) {
+        holdings += 1;
+        if (l.currency) currencySet.add(l.currency);
+        if (!byLocation.has(l.locationId)) byLocation.set(l.locationId, emptySum());
+        add(byLocation.get(l.locationId)!, l);
+        add(total, l);
+        const stock = byStock[l.stock];
+        add(stock.sum, l);
+        stock.count += 1;
+        if (stock.count <= PDF_DETAIL_ROWS) stock.kept.push(l);
+        if (l.quarantined) {
+          quarantinedGrams += l.grams;
+          quarantinedCodes.add(l.lotCode);
+        }
+        const n = names.get(l.locationId)!;
+        csvRows.push([l.stock, l.locationId, n.code || null, n.name, l.lotId, l.lotCode, l.description, kgString(l.grams), l.currency, l.perKg, l.lossPct, l.cents === null ? null : decimalString(l.cents, 2), l.quarantined ? 'true' : 'false', l.cents === null ? (l.missing ?? null) : null]);
+      }
+      written.push(Buffer.from(csvLines(csvRows), 'utf8'));
+      // Lets the event loop serve requests between chunks: a large report must not stall the API it runs beside.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+
+    for await (const chunk of green.holdingsAt(q, orgId, before, locationIds, VALUATION_CHUNK_ROWS)) {
+      await take(
+        chunk.map((h) => {
+          const g = grams(h.onHandKg);
+          // value = kg × perKg = (g / 1000) × (units / 10^4), in cents × 100.
+          const cents = h.landedCostPerKg === null ? null : divRound(g * scaled(h.landedCostPerKg, 4), 100_000n);
+          return { stock: 'green', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.name, grams: g, currency: h.currency, perKg: h.landedCostPerKg, lossPct: null, cents, quarantined: h.quarantined, missing: h.landedCostPerKg === null ? 'green_not_costed' : null };
+        }),
+      );
     }
+    const roastedHoldings = await roasted.holdingsAt(q, orgId, before, locationIds);
+    const roastedCosts = await roasted.roastedLotCosts(q, orgId, roastedHoldings.map((h) => ({ id: h.lotId, openingKg: h.openingKg })));
+    for (let from = 0; from < roastedHoldings.length; from += VALUATION_CHUNK_ROWS) {
+      await take(
+        roastedHoldings.slice(from, from + VALUATION_CHUNK_ROWS).map((h) => {
+          // Roasted coffee at its own cost per kg: the green charged into it over its roasted weight (roasted.ROASTED_COST_RULE).
+          const cost = roastedCosts.get(h.lotId)!;
+          const g = grams(h.onHandKg);
+          const cents = cost.perKg === null ? null : divRound(g * scaled(cost.perKg, 4), 100_000n);
+          return { stock: 'roasted', locationId: h.locationId, lotId: h.lotId, lotCode: h.lotCode, description: h.form, grams: g, currency: cost.currency, perKg: cost.perKg, lossPct: h.weightLossPct, cents, quarantined: false, missing: cost.missing };
+        }),
+      );
+    }
+
+    const currencies = [...currencySet].sort();
     const label = (id: string | null) => {
       const n = names.get(id)!;
       return n.code ? `${n.name} (${n.code})` : n.name;
@@ -150,9 +181,8 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
     ];
     const orderedLocations = [...byLocation.keys()].sort((a, b) => (a === null ? -1 : b === null ? 1 : label(a).localeCompare(label(b))));
 
-    const detail = (stock: 'green' | 'roasted') => lines.filter((l) => l.stock === stock);
     const detailBlock = (stock: 'green' | 'roasted'): Block => {
-      const rows = detail(stock);
+      const { sum, count, kept: rows } = byStock[stock];
       const heading = stock === 'green' ? 'Green coffee by lot' : 'Roasted coffee by lot';
       const columns =
         stock === 'green'
@@ -165,12 +195,10 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
           ? [codeOf(l.locationId), l.lotCode, l.quarantined ? `${l.description} - QUARANTINED` : l.description, kg(kgString(l.grams)), perKg, value]
           : [codeOf(l.locationId), l.lotCode, l.description, kg(kgString(l.grams)), perKg, l.lossPct ?? '-', value];
       };
-      const sum = emptySum();
-      for (const l of rows) add(sum, l);
       const totalValue = currencies.map((c) => `${money(sum.values.get(c) ?? 0n)} ${c}`).join(', ') || '-';
       const totals = [stock === 'green' ? ['Total', '', '', kg(kgString(sum.green)), '', totalValue] : ['Total', '', '', kg(kgString(sum.roasted)), '', '', totalValue]];
-      if (rows.length > PDF_DETAIL_ROWS) {
-        return { type: 'paragraphs', heading, paragraphs: [`${rows.length} holdings, ${kg(kgString(stock === 'green' ? sum.green : sum.roasted))} kg valued at ${totalValue}. The lot-by-lot detail is in this report's CSV file.`] };
+      if (count > PDF_DETAIL_ROWS) {
+        return { type: 'paragraphs', heading, paragraphs: [`${count} holdings, ${kg(kgString(stock === 'green' ? sum.green : sum.roasted))} kg valued at ${totalValue}. The lot-by-lot detail is in this report's CSV file.`] };
       }
       return { type: 'table', heading, columns, rows: rows.map(toRow), totals, emptyText: 'No stock at this time.' };
     };
@@ -178,11 +206,8 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
     const asOfText = /^\d{4}-\d{2}-\d{2}$/.test(p.asOf) ? `the end of ${day(p.asOf)} (UTC)` : dayTime(p.asOf, timeZone);
     const notices: string[] = [];
     if (total.uncosted > 0n) notices.push(`${kg(kgString(total.uncosted))} kg of the stock has no cost (no cost components on its green lot, or a roasted lot from green in more than one currency) and is counted in the weights but not in the values.`);
-    const quarantinedLines = lines.filter((l) => l.quarantined);
-    if (quarantinedLines.length > 0) {
-      const held = quarantinedLines.reduce((a, l) => a + l.grams, 0n);
-      const codes = [...new Set(quarantinedLines.map((l) => l.lotCode))].join(', ');
-      notices.push(`${kg(kgString(held))} kg of green coffee was in quarantine at this time (${codes}; marked QUARANTINED below): counted in the weights and values, but it cannot be reserved, split, merged or roasted until released.`);
+    if (quarantinedCodes.size > 0) {
+      notices.push(`${kg(kgString(quarantinedGrams))} kg of green coffee was in quarantine at this time (${[...quarantinedCodes].join(', ')}; marked QUARANTINED below): counted in the weights and values, but it cannot be reserved, split, merged or roasted until released.`);
     }
     if (currencies.length > 1) notices.push(`Landed costs are recorded in ${currencies.join(' and ')}; values are totalled per currency, never converted.`);
 
@@ -215,18 +240,16 @@ const inventoryValuation: KindDefinition<'inventory_valuation'> = {
       ],
       csv: {
         columns: ['stock', 'location_id', 'location_code', 'location_name', 'lot_id', 'lot_code', 'description', 'on_hand_kg', 'currency', 'cost_per_kg', 'weight_loss_pct', 'value', 'quarantined', 'cost_missing'],
-        rows: lines.map((l) => {
-          const n = names.get(l.locationId)!;
-          return [l.stock, l.locationId, n.code || null, n.name, l.lotId, l.lotCode, l.description, kgString(l.grams), l.currency, l.perKg, l.lossPct, l.cents === null ? null : decimalString(l.cents, 2), l.quarantined ? 'true' : 'false', l.cents === null ? (l.missing ?? null) : null];
-        }),
+        rows: [],
+        written,
       },
       summary: {
         asOf: p.asOf,
-        holdings: lines.length,
+        holdings,
         greenKg: kgString(total.green),
         roastedKg: kgString(total.roasted),
         notCostedKg: kgString(total.uncosted),
-        quarantinedKg: kgString(lines.filter((l) => l.quarantined).reduce((a, l) => a + l.grams, 0n)),
+        quarantinedKg: kgString(quarantinedGrams),
         values: currencies.map((c) => ({ currency: c, amount: decimalString(total.values.get(c) ?? 0n, 2) })),
         byLocation: orderedLocations.map((id) => {
           const s = byLocation.get(id)!;

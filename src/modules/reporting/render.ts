@@ -73,8 +73,9 @@ export async function renderReport(ctx: JobContext, { orgId, reportId }: { orgId
       { orgId, snapshot: true },
     );
     const document = { ...gathered, reportId, title: report.title, organizationName: letterhead.name, timeZone: letterhead.timeZone, generatedAt: new Date().toISOString() };
-    const files = await renderFiles(document);
-    const [pdf, csv] = [asBuffer(files.pdf), asBuffer(files.csv)];
+    const { written, ...csvRows } = document.csv;
+    const files = await renderFiles({ ...document, csv: csvRows });
+    const [pdf, csv] = [asBuffer(files.pdf), written ? Buffer.concat([asBuffer(files.csv), ...written]) : asBuffer(files.csv)];
     const pdfKey = reportKey(orgId, reportId, 'pdf');
     const csvKey = reportKey(orgId, reportId, 'csv');
     await ctx.blobs.put(pdfKey, pdf, 'application/pdf');

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../../db/client.js';
+import { inChunks } from '../../../db/cursor.js';
 import { SqlParams, iso, likePattern } from '../../../db/sql.js';
 import { newId } from '../../../lib/ids.js';
 import { invalidInput } from '../../../rpc/errors.js';
@@ -830,29 +831,50 @@ export interface GreenHoldingAt {
   onHandKg: string;
   /** In quarantine at the instant, by the lot's latest quarantine (the lot keeps its latest one only). */
   quarantined: boolean;
+  /** The lot's current landed cost per kilogram (4 decimals) and its currency; null when it has none. */
+  landedCostPerKg: string | null;
+  currency: string | null;
 }
 
 /**
  * Every non-zero holding (lot and location, the unassigned one included) as the ledger stood just before
- * `before`: the sum of the rows recorded earlier, never today's materialised balances. Optionally only at
- * the given locations. By location, then lot code.
+ * `before`, with the lot's current landed cost, in chunks of `rows` (a cursor: call it in a transaction).
+ * Optionally only at the given locations. By location, then lot code.
+ *
+ * A holding is its balance less the ledger rows recorded at or after `before`: a balance is by definition
+ * the sum of all the lot's rows at that location (both are written in one transaction, so a snapshot sees
+ * them agree), so this equals the sum of the rows recorded earlier, while reading one row per holding
+ * and the few rows since the instant (green_lot_ledger_by_time) instead of the whole ledger.
  */
-export async function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<GreenHoldingAt[]> {
-  const rows = await q.query<{ lot_id: string; lot_code: string; name: string; location_id: string | null; on_hand_kg: string; quarantined: boolean }>(
-    `select h.lot_id, g.lot_code, g.name, h.location_id, h.on_hand_kg::text as on_hand_kg,
-            coalesce(g.quarantined_at < $2::timestamptz and (g.quarantine_released_at is null or g.quarantine_released_at >= $2::timestamptz),
-                     g.quarantined) as quarantined
-     from (select lot_id, location_id, sum(delta_kg) as on_hand_kg
-           from green_lot_ledger
-           where org_id = $1 and created_at < $2::timestamptz and delta_kg <> 0
-             and ($3::text[] is null or location_id = any($3::text[]))
-           group by lot_id, location_id) h
-     join green_lots g on g.org_id = $1 and g.id = h.lot_id
-     where h.on_hand_kg <> 0
-     order by h.location_id nulls first, g.lot_code`,
-    [orgId, before, locationIds ?? null],
+export function holdingsAt(q: Queryable, orgId: string, before: string, locationIds: string[] | undefined, rows: number): AsyncGenerator<GreenHoldingAt[]> {
+  return mapChunks(
+    inChunks<{ lot_id: string; lot_code: string; name: string; location_id: string | null; on_hand_kg: string; quarantined: boolean; per_kg: string | null; currency: string | null }>(
+      q,
+      `select h.lot_id, g.lot_code, g.name, h.location_id, h.on_hand_kg::text as on_hand_kg,
+              coalesce(g.quarantined_at < $2::timestamptz and (g.quarantine_released_at is null or g.quarantine_released_at >= $2::timestamptz),
+                       g.quarantined) as quarantined,
+              c.per_kg::text as per_kg, c.currency
+       from (select b.lot_id, b.location_id, b.on_hand_kg - coalesce(since.kg, 0) as on_hand_kg
+             from green_lot_balances b
+             left join (select lot_id, coalesce(location_id, '') as location_key, sum(delta_kg) as kg
+                        from green_lot_ledger
+                        where org_id = $1 and created_at >= $2::timestamptz and delta_kg <> 0
+                        group by lot_id, location_id) since
+               on since.lot_id = b.lot_id and since.location_key = coalesce(b.location_id, '')
+             where b.org_id = $1 and ($3::text[] is null or b.location_id = any($3::text[]))) h
+       join green_lots g on g.org_id = $1 and g.id = h.lot_id
+       left join green_lot_landed_costs c on c.org_id = $1 and c.lot_id = h.lot_id and c.per_kg is not null and c.currency is not null
+       where h.on_hand_kg <> 0
+       order by h.location_id nulls first, g.lot_code`,
+      [orgId, before, locationIds ?? null],
+      rows,
+    ),
+    (r) => ({ lotId: r.lot_id, lotCode: r.lot_code, name: r.name, locationId: r.location_id, onHandKg: r.on_hand_kg, quarantined: r.quarantined, landedCostPerKg: r.per_kg, currency: r.currency }),
   );
-  return rows.map((r) => ({ lotId: r.lot_id, lotCode: r.lot_code, name: r.name, locationId: r.location_id, onHandKg: r.on_hand_kg, quarantined: r.quarantined }));
+}
+
+async function* mapChunks<R, T>(chunks: AsyncGenerator<R[]>, map: (row: R) => T): AsyncGenerator<T[]> {
+  for await (const chunk of chunks) yield chunk.map(map);
 }
 
 /** The current landed cost per kilogram (4 decimals) and its currency, of the lots that have one. */

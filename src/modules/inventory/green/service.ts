@@ -111,10 +111,11 @@ export function roastableKg(q: Queryable, orgId: string, lotIds: string[], locat
 
 /**
  * Reports: every non-zero holding (lot and location) as the ledger stood just before `before` (the sum
- * of the rows recorded earlier, not today's balances), optionally only at some locations.
+ * of the rows recorded earlier, not today's balances), with the lot's current landed cost, optionally only
+ * at some locations; `rows` at a time from a cursor, so call it inside the report's transaction.
  */
-export function holdingsAt(q: Queryable, orgId: string, before: string, locationIds?: string[]): Promise<repo.GreenHoldingAt[]> {
-  return repo.holdingsAt(q, orgId, before, locationIds);
+export function holdingsAt(q: Queryable, orgId: string, before: string, locationIds: string[] | undefined, rows: number): AsyncGenerator<repo.GreenHoldingAt[]> {
+  return repo.holdingsAt(q, orgId, before, locationIds, rows);
 }
 
 /** Reports: the lots' current landed cost per kilogram and its currency (lots without components are absent). */
