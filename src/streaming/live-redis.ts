@@ -262,7 +262,11 @@ type RedisWithScripts = Redis & {
 type StreamEntry<Text extends string | Buffer = string> = [id: Text, fields: Text[]];
 
 function storedPostOf<Text extends string | Buffer>([entryId, fields]: StreamEntry<Text>): StoredPost<Text> {
-  const field = (name: string) => fields[fields.findIndex((field) => field.toString() === name) + 1];
+  // Fields come as name, value, name, value…: only the names are compared (a post's value may be megabytes).
+  const field = (name: string) => {
+    for (let i = 0; i < fields.length; i += 2) if (fields[i].toString() === name) return fields[i + 1];
+    return undefined as never;
+  };
   return { lastId: Number(entryId.toString().slice(2)), post: field('p'), status: field('t') };
 }
 
