@@ -4,6 +4,8 @@ import { FRAME_CHUNK_BYTES, frameRun, runFrom } from './frames.js';
 import { messagesOf } from './live.js';
 import type { LiveMessage } from './messages.js';
 import { elementsOf, frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
+import { curveTextOf, jsonArray } from './curve-text.js';
+import { curveOf, type LiveEntry } from './live.js';
 import { messagesOfRun } from './testing.js';
 
 // Samples, events with text of several bytes a character, and a final status: enough for several chunks.
@@ -89,4 +91,46 @@ test('a post given a key twice is framed with the last, as JSON.parse reads it',
   assert.deepEqual(elementsOf(post)!.samples.length, 4);
   const run = frameStored([{ lastId: 2, post, status: Buffer.alloc(0) }], 0)!;
   assert.deepEqual(messagesOfRun(run).map((m) => [m.id, (m.data as { t: number }).t]), [[1, 2], [2, 3]]);
+});
+
+test("a curve's arrays cut from its posts' text parse to the curve itself, in its order, however the posts were written", () => {
+  let seed = 11;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  let orderedRounds = 0;
+  for (let round = 0; round < 100; round++) {
+    const ordered = round % 2 === 0;
+    const entries: LiveEntry[] = [];
+    let t = 0;
+    for (let p = 0; p < 1 + Math.floor(random() * 5); p++) {
+      // Posts in time order, or (odd rounds) some posts late and some samples out of order within a post.
+      const samples = Array.from({ length: Math.floor(random() * 20) }, () => ({
+        t: ordered ? (t += 100) : Math.floor(random() * 50) * 100,
+        bt: random() < 0.1 ? null : Math.round(random() * 30000) / 100,
+        et: 220.5,
+        ...(random() < 0.5 ? { channels: { inlet: random() < 0.2 ? null : 250, 'drum.rpm': 62 } } : {}),
+      }));
+      const events = random() < 0.3 ? [{ type: 'first_crack_start', t: ordered ? t : Math.floor(random() * 5000) }] : [];
+      const fields: [string, unknown][] = [['seq', p], ['samples', samples], ...(events.length > 0 || random() < 0.5 ? [['events', events] as [string, unknown]] : [])];
+      fields.sort(() => random() - 0.5);
+      const text = looseJson(Object.fromEntries(fields), random, round % 5 === 0);
+      // Kept as a string (the disk store), as bytes (Redis), or not at all (serialised instead).
+      const post = random() < 0.1 ? undefined : random() < 0.5 ? text : Buffer.from(text);
+      entries.push({ firstId: 0, samples, events, ...(post !== undefined && { post }) });
+      if (random() < 0.2) entries.push({ firstId: 0, samples: [], events: [], status: { state: 'roasting' } });
+    }
+    const { curve, samples, events } = curveTextOf(entries);
+    assert.deepEqual(curve, curveOf(entries), 'the curve is curveOf’s');
+    assert.deepEqual(JSON.parse(jsonArray(samples).toString()), curve.samples, `round ${round}: the samples, in the curve's order`);
+    assert.deepEqual(JSON.parse(jsonArray(events).toString()), curve.events, `round ${round}: the events, in the curve's order`);
+    if (ordered) orderedRounds++;
+  }
+  assert.equal(orderedRounds, 50, 'half the rounds have posts in time order (copied whole)');
+});
+
+test("a post's points are copied as the bridge wrote them", () => {
+  const post = '{"seq":1, "samples":[{"t":0,"bt":1.50,"et":2e2} , {"t":100,"bt":null,"et":200}],"events":[ {"type":"charge","t":0} ]}';
+  const { samples, events } = curveTextOf([{ firstId: 1, samples: [{ t: 0, bt: 1.5, et: 200 }, { t: 100, bt: null, et: 200 }] as never, events: [{ type: 'charge', t: 0 }] as never, post }]);
+  assert.equal(jsonArray(samples).toString(), '[{"t":0,"bt":1.50,"et":2e2} , {"t":100,"bt":null,"et":200}]');
+  assert.equal(jsonArray(events).toString(), '[{"type":"charge","t":0}]');
+  assert.equal(jsonArray(curveTextOf([]).samples).toString(), '[]', 'no post: an empty array');
 });

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { curveTextOf, type CurveText } from './curve-text.js';
 import { frameRun, type LiveRun } from './frames.js';
 import { Journal, SEGMENT_BYTES } from './journal.js';
 import {
@@ -123,7 +124,7 @@ export class DiskLiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
     for (const line of journalLines.get(key) ?? []) {
       const entry = JSON.parse(line) as Post | StatusLine;
       if ('status' in entry) recordStatus(session, entry.status);
-      else record(session, entry);
+      else record(session, entry, line);
     }
     journalLines.delete(key);
     return session;
@@ -150,8 +151,9 @@ export class DiskLiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
       if (session.seqs.has(seq)) return { duplicate: true, accepted: 0 };
       if (session.sealed) throw new SessionClosedError(batchId, 'sealed');
       if (session.lastId + samples.length + events.length > MAX_SESSION_MESSAGES) throw new SessionFullError(batchId);
-      await this.log(session, postLine(seq, samples, events, postJson));
-      this.publish(session, record(session, { seq, samples, events }));
+      const line = postLine(seq, samples, events, postJson);
+      await this.log(session, line);
+      this.publish(session, record(session, { seq, samples, events }, line));
       return { duplicate: false, accepted: samples.length };
     });
     session.tail = result.catch(() => {});
@@ -186,6 +188,13 @@ export class DiskLiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
     await session.tail;
     // The entries hold what append was given: points of this store's types.
     return curveOf(session.entries) as LiveCurve<Sample, Event>;
+  }
+
+  async readCurveText(orgId: string, batchId: string): Promise<CurveText<Sample, Event> | null> {
+    const session = await this.load(orgId, batchId);
+    if (!session) return null;
+    await session.tail;
+    return curveTextOf(session.entries) as CurveText<Sample, Event>;
   }
 
   async publishStatus(orgId: string, batchId: string, state: string): Promise<void> {
@@ -250,10 +259,10 @@ export class DiskLiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
 const SEALED_MARKER = 'sealed';
 
 
-/** Adds a post to the session's entries. */
-function record(session: Session, post: Post): LiveEntry {
+/** Adds a post to the session's entries, with its line as logged (the full curve is cut from it). */
+function record(session: Session, post: Post, line: string): LiveEntry {
   session.seqs.add(post.seq);
-  return push(session, { firstId: session.lastId + 1, samples: post.samples, events: post.events ?? [] });
+  return push(session, { firstId: session.lastId + 1, samples: post.samples, events: post.events ?? [], post: line });
 }
 
 function recordStatus(session: Session, state: string): LiveEntry {

@@ -13,10 +13,10 @@ export interface StoredPost<Text extends string | Buffer = string> {
   status: Text;
 }
 
-/** A stored post (or status) parsed, numbered so its last message has `lastId`. */
+/** A stored post (or status) parsed, numbered so its last message has `lastId`; a post's entry keeps its text. */
 export function storedEntry({ lastId, post, status }: StoredPost<string | Buffer>): LiveEntry {
   const parsed = post.length > 0 ? (JSON.parse(post.toString()) as Partial<LiveCurve> & Pick<LiveCurve, 'samples'>) : { samples: [] };
-  const entry: LiveEntry = { firstId: 0, samples: parsed.samples, events: parsed.events ?? [] };
+  const entry: LiveEntry = { firstId: 0, samples: parsed.samples, events: parsed.events ?? [], ...(post.length > 0 && { post }) };
   if (status.length > 0) entry.status = JSON.parse(status.toString()) as { state: string };
   entry.firstId = lastId - entrySize(entry) + 1;
   return entry;

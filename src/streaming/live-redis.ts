@@ -14,6 +14,7 @@ import {
 } from './live.js';
 import type { LiveCurve, LivePoint } from './messages.js';
 import { frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
+import { curveTextOf, type CurveText } from './curve-text.js';
 import { redisRetryStrategy } from '../lib/redis-retry.js';
 
 /**
@@ -123,6 +124,15 @@ export class RedisLiveSessionStore<Sample extends LivePoint = LivePoint, Event e
     ];
     // The log holds the posts append was given: points of this store's types.
     return exists ? (curveOf(entries.map(entryOf)) as LiveCurve<Sample, Event>) : null;
+  }
+
+  async readCurveText(orgId: string, batchId: string): Promise<CurveText<Sample, Event> | null> {
+    const k = this.keys(orgId, batchId);
+    const [[, exists], [, entries]] = (await this.redis.multi().exists(k.info).xrangeBuffer(k.log, '-', '+').exec()) as [
+      [unknown, number],
+      [unknown, StreamEntry<Buffer>[]],
+    ];
+    return exists ? (curveTextOf(entries.map((entry) => storedEntry(storedPostOf(entry)))) as CurveText<Sample, Event>) : null;
   }
 
   async publishStatus(orgId: string, batchId: string, state: string): Promise<void> {
@@ -252,7 +262,11 @@ type RedisWithScripts = Redis & {
 type StreamEntry<Text extends string | Buffer = string> = [id: Text, fields: Text[]];
 
 function storedPostOf<Text extends string | Buffer>([entryId, fields]: StreamEntry<Text>): StoredPost<Text> {
-  const field = (name: string) => fields[fields.findIndex((field) => field.toString() === name) + 1];
+  // Fields come as name, value, name, value…: only the names are compared (a post's value may be megabytes).
+  const field = (name: string) => {
+    for (let i = 0; i < fields.length; i += 2) if (fields[i].toString() === name) return fields[i + 1];
+    return undefined as never;
+  };
   return { lastId: Number(entryId.toString().slice(2)), post: field('p'), status: field('t') };
 }
 

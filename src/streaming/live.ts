@@ -1,3 +1,4 @@
+import type { CurveText } from './curve-text.js';
 import type { LiveRun } from './frames.js';
 import type { LiveCurve, LiveMessage, LivePoint } from './messages.js';
 
@@ -69,6 +70,11 @@ export interface LiveSessionStore<Sample extends LivePoint = LivePoint, Event ex
   appendText(orgId: string, batchId: string, post: PostText<Sample, Event>): Promise<AppendResult>;
   /** The whole buffered curve, samples sorted by t (out-of-order posts are placed by time). */
   readCurve(orgId: string, batchId: string): Promise<LiveCurve<Sample, Event> | null>;
+  /**
+   * readCurve, and the curve's samples and events as JSON arrays cut from the posts' text as stored
+   * (curve-text.ts): what completion writes as the full curve, without serialising the objects again.
+   */
+  readCurveText(orgId: string, batchId: string): Promise<CurveText<Sample, Event> | null>;
   /** Publishes a status message (e.g. `{ state: 'completed' }`) to watchers. */
   publishStatus(orgId: string, batchId: string, state: string): Promise<void>;
   /**
@@ -119,6 +125,8 @@ export interface LiveEntry {
   samples: LivePoint[];
   events: LivePoint[];
   status?: { state: string };
+  /** A post's JSON text as stored (one line), when the store keeps it: its points are cut from it (curve-text.ts). */
+  post?: string | Buffer;
 }
 
 export const entrySize = (entry: LiveEntry) => entry.samples.length + entry.events.length + (entry.status ? 1 : 0);

@@ -12,7 +12,7 @@ import { roastedLotCode } from '../../inventory/roast/schemas.js';
 import { findProfile } from '../profile/service.js';
 import { round2 } from './comparison.js';
 import * as repo from './repository.js';
-import { curveFileKey, type FullCurve } from './curve-files.js';
+import { curveFileKey, encodeFullCurve, type FullCurve } from './curve-files.js';
 
 /** Where the full-fidelity copy of a batch's curve lives in the blob store. */
 export const fullCurveKey = (orgId: string, batchId: string) => curveFileKey(orgId, batchId, 'json');
@@ -35,6 +35,8 @@ export interface Completion {
   /** An imported log's own settings and details, kept with the full curve so its exports carry them. */
   logSettings?: MetricsOptions;
   logDetails?: LogDetails;
+  /** The curve's samples and events as JSON arrays as received (a live batch's posts), for its full-curve file. */
+  curveText?: { samples: readonly Buffer[]; events: readonly Buffer[] };
 }
 
 /**
@@ -65,8 +67,9 @@ export async function recordCompletion(
 
   // The full-fidelity copy goes to the blob store, the 1 Hz downsample to the database. The two overlap (the
   // slowest steps of a completion; bench/README.md): the downsample's insert is sent first, PostgreSQL stores
-  // it (parses and compresses ~170 kB of JSON for a 20-minute roast) while this thread encodes the full curve
-  // (~1.7 MB), and the blob is written while the rest of the completion's statements run. It is awaited
+  // it (parses and compresses ~170 kB of JSON for a 20-minute roast) while this thread makes the full curve's
+  // file (~1.7 MB: a live batch's copied from its posts' text as received, an import's encoded), and the blob
+  // is written while the rest of the completion's statements run. It is awaited
   // before the events, so a completion never commits without its blob: as before, a completion that fails
   // after the blob was written leaves it unreferenced, and nothing else.
   let fullCurveWritten: Promise<void> | undefined;
@@ -81,9 +84,9 @@ export async function recordCompletion(
       fullCurveKey: key,
     });
     const full: FullCurve = { batchId: batch.id, samples: curve.samples, events: curve.events, ...(completion.logSettings && { settings: completion.logSettings }), ...(completion.logDetails && { details: completion.logDetails }) };
-    let encoded: string;
+    let encoded: string | Buffer;
     try {
-      encoded = JSON.stringify(full);
+      encoded = encodeFullCurve(full, completion.curveText);
     } catch (error) {
       await inserted.catch(() => {});
       throw error;

@@ -1,5 +1,6 @@
 import type { FileFamily } from '../../../http/signed-files.js';
 import { safeFilename } from '../../../http/signed-files.js';
+import { joinText } from '../../../streaming/curve-text.js';
 import type { Curve } from './telemetry/curve.js';
 import type { MetricsOptions } from './telemetry/metrics.js';
 import type { LogDetails } from './telemetry/importers/index.js';
@@ -22,6 +23,18 @@ export interface FullCurve extends Curve {
   settings?: MetricsOptions;
   /** An imported log's texts, sampling interval and special events, for its exports. */
   details?: LogDetails;
+}
+
+/**
+ * The full curve's file: JSON of `full`. With `text` (the samples and events as JSON arrays, cut from the
+ * posts a live batch received: src/streaming/curve-text.ts) the arrays are copied in rather than serialised
+ * again from the objects, which they equal.
+ */
+export function encodeFullCurve(full: FullCurve, text?: { samples: readonly Buffer[]; events: readonly Buffer[] }): string | Buffer {
+  if (!text) return JSON.stringify(full);
+  const { batchId, samples: _samples, events: _events, ...rest } = full;
+  const tail = JSON.stringify(rest).slice(1); // `}`, or `"settings":…}`
+  return joinText([`{"batchId":${JSON.stringify(batchId)},"samples":`, text.samples, ',"events":', text.events, tail === '}' ? tail : `,${tail}`]);
 }
 
 /** Where a batch's curve files live in the blob store: the full curve is written at completion, exports when linked. */

@@ -135,8 +135,8 @@ export const roastOperations = [
       checkWeights(batch, dropWeightKg ?? null);
       // From here the session takes no more posts, so every acknowledged sample is in the curve read next.
       await live.seal(ctx.orgId, id);
-      const buffered = await live.readCurve(ctx.orgId, id);
-      const curve = buffered && buffered.samples.length > 0 ? buffered : null;
+      const buffered = await live.readCurveText(ctx.orgId, id);
+      const curve = buffered && buffered.curve.samples.length > 0 ? buffered.curve : null;
       const completed = await recordCompletion(ctx, batch, curve, {
         dropWeightKg: dropWeightKg ?? null,
         notes: notes ?? null,
@@ -144,6 +144,8 @@ export const roastOperations = [
         roastedAt: null,
         event: 'production.roast.batch_completed',
         metricsOptions: curve && batch.machineId ? await machineEnergy(ctx, batch.machineId, curve) : undefined,
+        // The full curve is written from the posts' own text (the objects equal it).
+        curveText: curve ? { samples: buffered!.samples, events: buffered!.events } : undefined,
       });
       ctx.afterCommit(async () => {
         await live.publishStatus(ctx.orgId, id, 'completed');
