@@ -419,9 +419,10 @@ async function requireLineReferences(q: Queryable, orgId: string, input: CreateO
  * The rule this gives (README, "Allocation"): an allocation spends lots in the strategy's order among those
  * no other transaction is writing at that moment; alone, it follows the order exactly. It never reports a
  * shortfall because it passed a lot over: when the lots it holds cannot cover the lines while some were
- * passed over, it lets go of them and locks every candidate lot in lot-id order, waiting for each (as every
- * writer of roasted stock takes them, so this cannot deadlock; passing over never waits), and plans on
- * figures that are all current.
+ * passed over, it lets go of them and waits for one of those lots, holding nothing else (so no wait can
+ * close a cycle: passing over never waits), and tries again from that lot; after WAITS_FOR_ONE_LOT such waits
+ * it locks every lot it could use in lot-id order, waiting for each (the order every writer of roasted stock
+ * takes them in), and plans on figures that are all current.
  *
  * What the first read may miss: stock that came back (a released claim, an adjustment up) after it, on a lot
  * it then saw empty. Such an allocation is as if it ran just before that stock came back: it may take a later
@@ -441,12 +442,23 @@ async function claimStock(
   // Nothing to claim: nothing written and no lock needed (claims made meanwhile only lower what is available).
   if (parts.claims.length > 0) {
     await q.exec(`savepoint ${SAVEPOINT}`);
-    const onFree = await planOnFreeLots(q, orgId, lines, seen, strategy, includeExpired);
-    if (onFree) parts = onFree;
-    else {
-      // Rolling back to the savepoint lets go of the lots held, so nothing is held while waiting for the rest.
+    let waitFor: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const waited = waitFor ? await figuresAfterLock(q, orgId, await roastedStock.lockRoastedLots(q, orgId, [waitFor]), seen) : new Map<string, ClaimableLot>();
+      const outcome = await planOnFreeLots(q, orgId, lines, seen, strategy, includeExpired, waited);
+      if (outcome.plan) {
+        parts = outcome.plan;
+        break;
+      }
+      // Rolling back to the savepoint lets go of the lots held, so nothing is held while waiting.
       await q.exec(`rollback to savepoint ${SAVEPOINT}`);
-      parts = await planOnAllLots(q, orgId, lines, seen, strategy, includeExpired);
+      if (attempt === WAITS_FOR_ONE_LOT + 1) {
+        parts = await planOnAllLots(q, orgId, lines, seen, strategy, includeExpired);
+        break;
+      }
+      // One of the lots passed over, waited for alone; chosen at random so that allocations waiting at the
+      // same moment wait for different lots rather than queue for one.
+      waitFor = outcome.passedOver[Math.floor(Math.random() * outcome.passedOver.length)];
     }
   }
   const plan = { claims: parts.claims, shortfalls: shortfallPerLine(parts.shortfalls, open) };
@@ -460,10 +472,16 @@ const couldFill = (lines: repo.OpenLine[], includeExpired: boolean | undefined) 
   lot.available > 0n && (includeExpired || !lot.expired) && lines.some((line) => fillsLine(lot, line));
 
 /**
- * A plan that takes only from lots this transaction holds: locks the lots the plan wants, passing over any
- * that another transaction holds for the next free ones in the strategy's order, and plans again on the
- * figures read after the lock, until every lot the plan takes from is held. Undefined when that plan falls
- * short while a lot was passed over (it may hold what is missing: the caller waits for it).
+ * How often an allocation that fell short because it passed lots over waits for one of them (holding nothing
+ * else) and tries again, before it waits for all of them at once (planOnAllLots).
+ */
+const WAITS_FOR_ONE_LOT = 3;
+
+/**
+ * A plan that takes only from lots this transaction holds (`held` to start with): locks the lots the plan
+ * wants, passing over any that another transaction holds for the next free ones in the strategy's order, and
+ * plans again on the figures read after the lock, until every lot the plan takes from is held. When that plan
+ * falls short while lots were passed over (they may hold what is missing), it answers those lots instead.
  */
 async function planOnFreeLots(
   q: Queryable,
@@ -472,14 +490,14 @@ async function planOnFreeLots(
   seen: ClaimableLot[],
   strategy: AllocationStrategy,
   includeExpired: boolean | undefined,
-): Promise<ClaimPlan | undefined> {
-  const held = new Map<string, ClaimableLot>();
+  held: Map<string, ClaimableLot>,
+): Promise<{ plan: ClaimPlan; passedOver?: undefined } | { plan?: undefined; passedOver: string[] }> {
   const passedOver = new Set<string>();
   for (;;) {
     const lots = seen.map((lot) => held.get(lot.id) ?? (passedOver.has(lot.id) ? { ...lot, available: 0n } : lot));
     const parts = planClaims(lines, lots, strategy, includeExpired);
     const wanted = new Set(parts.claims.flatMap((claim) => (held.has(claim.roastedLotId) ? [] : [claim.roastedLotId])));
-    if (wanted.size === 0) return parts.shortfalls.length > 0 && passedOver.size > 0 ? undefined : parts;
+    if (wanted.size === 0) return parts.shortfalls.length > 0 && passedOver.size > 0 ? { passedOver: [...passedOver] } : { plan: parts };
     // Every lot the plan could take from next, in the strategy's order (the wanted ones among them).
     const free = inStrategyOrder(lots, strategy).filter((lot) => !held.has(lot.id) && couldFill(lines, includeExpired)(lot));
     const locked = await roastedStock.lockFreeRoastedLots(q, orgId, free.map((lot) => lot.id), wanted.size);
