@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CallResult } from '../src/testing/harness.js';
+import { waitingForALock } from '../src/testing/locks.js';
 import { makeLocation } from '../src/modules/catalog/location/tenancy.cases.js';
 import { assertLedgerInvariants, importLot } from '../src/modules/inventory/green/testing.js';
 import { lockLots } from '../src/modules/inventory/green/repository.js';
@@ -129,15 +130,3 @@ test('an order naming lots that a writer holds is not held up by the writer', as
     assert.equal((await order).status, 200, JSON.stringify((await order).body));
   });
 });
-
-/** Resolves once a session of this test's database waits for a lock (polling pg_stat_activity), unless watch.done first. */
-async function waitingForALock(owner: { query<T>(sql: string): Promise<T[]> }, watch: { done: boolean }): Promise<void> {
-  while (!watch.done) {
-    const [{ waiting }] = await owner.query<{ waiting: number }>(
-      `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-    );
-    if (waiting > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return new Promise(() => {});
-}

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestOrg } from '../../testing/harness.js';
+import { startTestServer, type CallResult, type TestOrg } from '../../testing/harness.js';
+import { waitingForALock } from '../../testing/locks.js';
+import { lockRoastedLots } from '../inventory/roast/service.js';
 import { makeGreenLot } from '../inventory/green/testing.js';
 import { makeProfile, roastedLedgerViolations } from '../production/roast/testing.js';
 import { isoDate } from '../../db/sql.js';
@@ -282,6 +284,60 @@ test('orders allocated at the same moment never promise the same kilograms twice
   assert.equal(answers.filter((a) => a.body.complete).length, 6);
   const shortfalls = answers.flatMap((a) => a.body.shortfalls.map((s: any) => s.shortfallKg));
   assert.deepEqual(shortfalls.sort(), ['4.000', '7.000']);
+});
+
+/**
+ * Two roasts of one coffee, the older first in either strategy's order, and a transaction holding the older
+ * one's lock (as any writer of its stock would) while `during` runs.
+ */
+async function whileOlderLotHeld(org: TestOrg, during: (lots: { greenLotId: string; older: string; newer: string }) => Promise<void>) {
+  const greenLotId = await makeGreenLot(org);
+  const older = (await roastLot(org, { kg: '10', greenLotId, roastedAt: daysAgo(10) })).roastedLotId;
+  const newer = (await roastLot(org, { kg: '10', greenLotId, roastedAt: daysAgo(5) })).roastedLotId;
+  await server.owner.transaction(async (writer) => {
+    await lockRoastedLots(writer, org.id, [older]);
+    await during({ greenLotId, older, newer });
+  });
+  return { greenLotId, older, newer };
+}
+
+const lotsClaimed = (answer: any) => answer.claims.map((c: any) => [c.roastedLotId, c.quantityKg]);
+
+test('an allocation passes over a lot another transaction holds for the next in the strategy’s order, without waiting', async (t) => {
+  if (server.kind !== 'postgres') return t.skip('PGlite runs one transaction at a time; lock waits need PostgreSQL');
+  const org = await server.createOrg();
+  const { greenLotId, older } = await whileOlderLotHeld(org, async ({ greenLotId, newer }) => {
+    const order = await confirmedOrder(org, [{ greenLotId, quantityKg: '3' }]);
+    const allocation = org.call('orders.allocateOrder', { id: order.id });
+    const watch = { done: false };
+    const settled = await Promise.race([allocation.then(() => 'answered'), waitingForALock(server.owner, watch).then(() => 'waiting')]);
+    watch.done = true;
+    assert.equal(settled, 'answered', 'the allocation waited for the lot another transaction holds');
+    const res = await allocation;
+    assert.equal(res.body.complete, true, JSON.stringify(res.body));
+    assert.deepEqual(lotsClaimed(res.body), [[newer, '3.000']]);
+  });
+  // Alone, an allocation follows the strategy's order exactly.
+  const next = await confirmedOrder(org, [{ greenLotId, quantityKg: '3' }]);
+  assert.deepEqual(lotsClaimed((await org.call('orders.allocateOrder', { id: next.id })).body), [[older, '3.000']]);
+});
+
+test('an allocation that needs a lot another transaction holds waits for it rather than report a shortfall', async (t) => {
+  if (server.kind !== 'postgres') return t.skip('PGlite runs one transaction at a time; lock waits need PostgreSQL');
+  const org = await server.createOrg();
+  let allocation: Promise<CallResult> | undefined;
+  const { older, newer } = await whileOlderLotHeld(org, async ({ greenLotId }) => {
+    const order = await confirmedOrder(org, [{ greenLotId, quantityKg: '15' }]);
+    allocation = org.call('orders.allocateOrder', { id: order.id });
+    const watch = { done: false };
+    const settled = await Promise.race([allocation.then(() => 'answered'), waitingForALock(server.owner, watch).then(() => 'waiting')]);
+    watch.done = true;
+    assert.equal(settled, 'waiting', 'the allocation answered while a lot it needs was held');
+  });
+  const res = await allocation!;
+  assert.equal(res.body.complete, true, JSON.stringify(res.body));
+  // Waiting, it takes the lots in the strategy's order with figures read after every lock is held.
+  assert.deepEqual(lotsClaimed(res.body), [[older, '10.000'], [newer, '5.000']]);
 });
 
 test('roast_demand holds the lines of confirmed, unshipped orders with what is claimed for them', async () => {

@@ -49,6 +49,11 @@ const ORDERINGS: Record<AllocationStrategy, (a: ClaimableLot, b: ClaimableLot) =
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The lots in the order the strategy spends them. */
+export function inStrategyOrder(lots: ClaimableLot[], strategy: AllocationStrategy): ClaimableLot[] {
+  return [...lots].sort(ORDERINGS[strategy]);
+}
+
 export function fillsLine(lot: ClaimableLot, line: OpenLine): boolean {
   if (line.roastedLotId) return lot.id === line.roastedLotId;
   if (line.greenLotId) return lot.greenLotId === line.greenLotId && (line.profileId === null || lot.profileId === line.profileId);
@@ -61,7 +66,7 @@ export function fillsLine(lot: ClaimableLot, line: OpenLine): boolean {
  * that can fill it in the strategy's order until it is covered or they are spent. Lines earlier in the
  * order are served first when they compete for the same lot. Expired lots are promised only with
  * `includeExpired`; otherwise a line they could have served names them in its shortfall (reason expired).
- * Pure: the caller holds the lots' locks.
+ * Pure: the caller holds the locks of the lots it will claim from.
  */
 export function planClaims(lines: OpenLine[], lots: ClaimableLot[], strategy: AllocationStrategy, includeExpired = false): ClaimPlan {
   const available = new Map(lots.map((lot) => [lot.id, lot.available]));

@@ -40,7 +40,8 @@ export async function withMargins<O extends Order>(q: Queryable, orgId: string, 
     const claimed = line.allocations.map((a) => ({ id: a.roastedLotId, kg: a.quantityKg }));
     return claimed.length > 0 ? claimed : line.roastedLotId ? [{ id: line.roastedLotId, kg: line.quantityKg }] : [];
   };
-  const lotIds = [...new Set(order.lines.flatMap((l) => lotsOf(l).map((x) => x.id)))];
+  // Only a line with a product has a margin, so only its lots are costed.
+  const lotIds = [...new Set(order.lines.flatMap((l) => (l.productId ? lotsOf(l).map((x) => x.id) : [])))];
   const lots = await Promise.all(lotIds.map((id) => roastedStock.findRoastedLot(q, orgId, id)));
   const costs = await roastedStock.roastedLotCosts(q, orgId, lots.flatMap((l) => (l ? [{ id: l.id, openingKg: l.openingKg }] : [])));
 

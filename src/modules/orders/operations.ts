@@ -5,7 +5,7 @@ import { grams, kgString } from '../../lib/grams.js';
 import { newId } from '../../lib/ids.js';
 import * as lineageService from '../lineage/service.js';
 import * as roastedStock from '../inventory/roast/service.js';
-import { planClaims, type ClaimableLot, type Shortfall } from './allocation.js';
+import { fillsLine, inStrategyOrder, planClaims, type ClaimableLot, type ClaimPlan, type Shortfall } from './allocation.js';
 import { withMargins } from './margin.js';
 import { lineReferences } from './references.js';
 import { fillableParts, resolveLines, shortfallPerLine } from './product-lines.js';
@@ -198,7 +198,9 @@ export const orderOperations = [
       'Line by line: strategy `fefo` (default) spends the lots with the earliest best-before day (roasted day + the lot’s shelf ' +
       'life) first, `fifo` the earliest roasted. Lots past their best-before day are not promised: a line they could have served ' +
       'is short with `reason: expired` and names them in `expiredLots`; `includeExpired: true` (extension) promises them too. A claim moves no stock; a lot’s available weight is its on-hand weight less all ' +
-      'active claims, so the same kilograms are never promised twice, also to orders allocated at the same moment. The answer ' +
+      'active claims, so the same kilograms are never promised twice, also to orders allocated at the same moment. Allocations ' +
+      'at the same moment take different lots, each the next one no other is claiming from in the strategy’s order; one that ' +
+      'needs a lot another holds waits for it rather than report a shortfall. The answer ' +
       'says `complete: true` with state allocated, or `complete: false` with the shortfall per line and state ' +
       'partially_allocated (claims made are kept; allocate again to top up, or release them). Allowed for confirmed, ' +
       'partially_allocated and allocated orders (an allocated order answers unchanged); otherwise 409 `invalid_state_transition`. ' +
@@ -402,34 +404,29 @@ async function requireLineReferences(q: Queryable, orgId: string, input: CreateO
 }
 
 /**
- * Optimistic allocations before one that locks every lot it could use (see claimStock). Under contention an
- * optimistic attempt fails only when a lot it chose was spent by a rival that committed meanwhile, and the
- * next attempt reads that rival's claims, so a second failure in a row is rare.
- */
-const OPTIMISTIC_ATTEMPTS = 3;
-
-/**
  * Claims stock for the open lines and answers the plan, the claims' ids and the order as it then stands.
  *
- * Exact: no kilogram is promised twice. Every claim is checked against the lot's on-hand weight less every
- * active claim, with the lot locked (in lot-id order, as every writer of roasted stock takes them) and
- * the claims summed after the lock is held, so the sum includes every claim committed before; the lock is
- * held until commit.
+ * Exact: no kilogram is promised twice. A claim is written only on a lot this transaction holds locked until
+ * commit, and the lot's figure (on hand less every active claim) is read after the lock is held, so it
+ * includes every claim committed before; every writer of claims or of a lot's weight takes the same lock.
  *
- * Fast under contention: locks are held from the check to the commit, and every allocation of a coffee
- * wants the same lots (the earliest), so whatever runs between the two runs one allocation at a time.
- * Locking every candidate lot first (as the last attempt does) put the whole allocation in that window (a
- * dozen statements: claims, order state, the answer's order with margins, events, commit) and with 32
- * racers on 20 lots allowed 20–73 allocations/s (bench/README.md). An optimistic attempt plans on the
- * lots read without locks, writes the claims and reads the answer, and only then locks the lots it chose
- * and checks them: two statements, then the events and the commit. When a chosen lot no longer holds its
- * claim (a rival spent it meanwhile), the attempt is rolled back to a savepoint (which also lets go of its
- * locks) and planned again on fresh figures.
+ * Concurrent: allocations of one coffee all want the same lots (the strategy's first ones), and a lock is
+ * held to the commit (the durable flush included), so allocations that queue for those lots run one at a
+ * time. Instead, an allocation plans on figures read without locks, then locks the lots it chose passing
+ * over those another transaction holds (taking the next free ones in the strategy's order instead), and
+ * plans again on what it holds (planOnFreeLots): concurrent allocations fill different lots side by side.
  *
- * What an optimistic plan reads may be stale in one way the check does not look at: stock that came back
- * (a released claim, an adjustment up) after the read and before the commit. Such an allocation is as if
- * it ran just before that stock came back: it may take a later lot, or report a shortfall, where one
- * allocating a moment later would not. It never promises what is not there.
+ * The rule this gives (README, "Allocation"): an allocation spends lots in the strategy's order among those
+ * no other transaction is writing at that moment; alone, it follows the order exactly. It never reports a
+ * shortfall because it passed a lot over: when the lots it holds cannot cover the lines while some were
+ * passed over, it lets go of them and waits for one of those lots, holding nothing else (so no wait can
+ * close a cycle: passing over never waits), and tries again from that lot; after WAITS_FOR_ONE_LOT such waits
+ * it locks every lot it could use in lot-id order, waiting for each (the order every writer of roasted stock
+ * takes them in), and plans on figures that are all current.
+ *
+ * What the first read may miss: stock that came back (a released claim, an adjustment up) after it, on a lot
+ * it then saw empty. Such an allocation is as if it ran just before that stock came back: it may take a later
+ * lot, or report a shortfall, where one allocating a moment later would not. It never promises what is not there.
  */
 async function claimStock(
   q: Queryable,
@@ -440,21 +437,107 @@ async function claimStock(
   strategy: AllocationStrategy,
   includeExpired: boolean | undefined,
 ): Promise<{ plan: { claims: repo.NewClaim[]; shortfalls: Shortfall[] }; ids: string[]; order: Awaited<ReturnType<typeof orderOrThrow>> }> {
-  const candidates = lines.length > 0 ? await candidateStock(q, orgId, lines) : undefined;
-  for (let attempt = 1; ; attempt++) {
-    const optimistic = attempt <= OPTIMISTIC_ATTEMPTS;
-    const lots = candidates ? await claimableLots(q, orgId, candidates, optimistic ? 'read' : 'lock') : [];
-    const parts = planClaims(lines, lots, strategy, includeExpired);
-    const plan = { claims: parts.claims, shortfalls: shortfallPerLine(parts.shortfalls, open) };
-    // Nothing to claim: nothing written and no lock needed (claims made meanwhile only lower what is available).
-    const checked = optimistic && plan.claims.length > 0;
-    if (checked) await q.exec(`savepoint ${SAVEPOINT}`);
-    const ids = await repo.insertClaims(q, orgId, orderId, strategy, plan.claims);
-    if (ids.length > 0) await repo.refreshAllocationState(q, orgId, orderId);
-    const order = await orderOrThrow(q, orgId, orderId);
-    if (!checked || (await claimsHold(q, orgId, plan.claims))) return { plan, ids, order };
-    await q.exec(`rollback to savepoint ${SAVEPOINT}`);
+  const seen = lines.length > 0 ? await claimableLots(q, orgId, await candidateStock(q, orgId, lines)) : [];
+  let parts = planClaims(lines, seen, strategy, includeExpired);
+  // Nothing to claim: nothing written and no lock needed (claims made meanwhile only lower what is available).
+  if (parts.claims.length > 0) {
+    await q.exec(`savepoint ${SAVEPOINT}`);
+    let waitFor: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const waited = waitFor ? await figuresAfterLock(q, orgId, await roastedStock.lockRoastedLots(q, orgId, [waitFor]), seen) : new Map<string, ClaimableLot>();
+      const outcome = await planOnFreeLots(q, orgId, lines, seen, strategy, includeExpired, waited);
+      if (outcome.plan) {
+        parts = outcome.plan;
+        break;
+      }
+      // Rolling back to the savepoint lets go of the lots held, so nothing is held while waiting.
+      await q.exec(`rollback to savepoint ${SAVEPOINT}`);
+      if (attempt === WAITS_FOR_ONE_LOT + 1) {
+        parts = await planOnAllLots(q, orgId, lines, seen, strategy, includeExpired);
+        break;
+      }
+      // One of the lots passed over, waited for alone; chosen at random so that allocations waiting at the
+      // same moment wait for different lots rather than queue for one.
+      waitFor = outcome.passedOver[Math.floor(Math.random() * outcome.passedOver.length)];
+    }
   }
+  const plan = { claims: parts.claims, shortfalls: shortfallPerLine(parts.shortfalls, open) };
+  const ids = await repo.insertClaims(q, orgId, orderId, strategy, plan.claims);
+  const order = await orderOrThrow(q, orgId, orderId);
+  return { plan, ids, order };
+}
+
+/** The lots the lines could take from: with something to promise when read, promisable, filling one of the lines. */
+const couldFill = (lines: repo.OpenLine[], includeExpired: boolean | undefined) => (lot: ClaimableLot) =>
+  lot.available > 0n && (includeExpired || !lot.expired) && lines.some((line) => fillsLine(lot, line));
+
+/**
+ * How often an allocation that fell short because it passed lots over waits for one of them (holding nothing
+ * else) and tries again, before it waits for all of them at once (planOnAllLots).
+ */
+const WAITS_FOR_ONE_LOT = 3;
+
+/**
+ * A plan that takes only from lots this transaction holds (`held` to start with): locks the lots the plan
+ * wants, passing over any that another transaction holds for the next free ones in the strategy's order, and
+ * plans again on the figures read after the lock, until every lot the plan takes from is held. When that plan
+ * falls short while lots were passed over (they may hold what is missing), it answers those lots instead.
+ */
+async function planOnFreeLots(
+  q: Queryable,
+  orgId: string,
+  lines: repo.OpenLine[],
+  seen: ClaimableLot[],
+  strategy: AllocationStrategy,
+  includeExpired: boolean | undefined,
+  held: Map<string, ClaimableLot>,
+): Promise<{ plan: ClaimPlan; passedOver?: undefined } | { plan?: undefined; passedOver: string[] }> {
+  const passedOver = new Set<string>();
+  for (;;) {
+    const lots = seen.map((lot) => held.get(lot.id) ?? (passedOver.has(lot.id) ? { ...lot, available: 0n } : lot));
+    const parts = planClaims(lines, lots, strategy, includeExpired);
+    const wanted = new Set(parts.claims.flatMap((claim) => (held.has(claim.roastedLotId) ? [] : [claim.roastedLotId])));
+    if (wanted.size === 0) return parts.shortfalls.length > 0 && passedOver.size > 0 ? { passedOver: [...passedOver] } : { plan: parts };
+    // Every lot the plan could take from next, in the strategy's order (the wanted ones among them).
+    const free = inStrategyOrder(lots, strategy).filter((lot) => !held.has(lot.id) && couldFill(lines, includeExpired)(lot));
+    const locked = await roastedStock.lockFreeRoastedLots(q, orgId, free.map((lot) => lot.id), wanted.size);
+    for (const [id, lot] of await figuresAfterLock(q, orgId, locked, seen)) held.set(id, lot);
+    const tried = locked.length < wanted.size ? free.length : free.findIndex((lot) => lot.id === locked.at(-1)!.id) + 1;
+    for (const lot of free.slice(0, tried)) if (!held.has(lot.id)) passedOver.add(lot.id);
+  }
+}
+
+/**
+ * The plan on every lot the lines could take from, each locked in lot-id order (waiting for any another
+ * transaction holds), so every figure planned on is current.
+ */
+async function planOnAllLots(
+  q: Queryable,
+  orgId: string,
+  lines: repo.OpenLine[],
+  seen: ClaimableLot[],
+  strategy: AllocationStrategy,
+  includeExpired: boolean | undefined,
+): Promise<ClaimPlan> {
+  const locked = await roastedStock.lockRoastedLots(q, orgId, seen.filter(couldFill(lines, includeExpired)).map((lot) => lot.id));
+  const held = await figuresAfterLock(q, orgId, locked, seen);
+  return planClaims(lines, seen.map((lot) => held.get(lot.id) ?? lot), strategy, includeExpired);
+}
+
+/**
+ * The locked lots as planned on: on hand (as of the lock) less every active claim, summed in a statement after
+ * the lock is held. A statement's snapshot is taken before it waits or locks, so the locking statement's
+ * own would miss the claims of a rival that committed just before this transaction took the lot.
+ */
+async function figuresAfterLock(q: Queryable, orgId: string, locked: { id: string; onHand: bigint }[], seen: ClaimableLot[]): Promise<Map<string, ClaimableLot>> {
+  if (locked.length === 0) return new Map();
+  const claimed = await repo.activeClaimsByLot(q, orgId, locked.map((lot) => lot.id));
+  return new Map(
+    locked.map(({ id, onHand }) => {
+      const available = onHand - (claimed.get(id) ?? 0n);
+      return [id, { ...seen.find((lot) => lot.id === id)!, available: available > 0n ? available : 0n }];
+    }),
+  );
 }
 
 const SAVEPOINT = 'orders_allocate';
@@ -466,7 +549,7 @@ interface CandidateStock {
 
 /** What names the roasted lots that can fill the open lines: lots named by id, lots roasted from a green lot (with a profile) or with a profile. */
 async function candidateStock(q: Queryable, orgId: string, lines: repo.OpenLine[]): Promise<CandidateStock> {
-  // Product lines made with a profile: the lots roasted with it, found without a lock (and locked with the rest when locking).
+  // Product lines made with a profile: the lots roasted with it.
   const profiles = lines.flatMap((line) => (!line.roastedLotId && !line.greenLotId && line.profileId ? [line.profileId] : []));
   const lotIds = [
     ...lines.flatMap((line) => (line.roastedLotId ? [line.roastedLotId] : [])),
@@ -477,31 +560,17 @@ async function candidateStock(q: Queryable, orgId: string, lines: repo.OpenLine[
 }
 
 /**
- * The candidate lots with what each still has to promise. `lock`: locked in lot-id order by the roasted-stock
- * module, the claims summed only after the locks are held, so the figure includes every claim committed
- * before and stays true until commit. `read`: without locks, a figure to plan on and check (claimsHold).
+ * The candidate lots with what each still has to promise, read without locks: a figure to plan on, which
+ * claimStock checks again after locking the lots it chose.
  */
-async function claimableLots(q: Queryable, orgId: string, { lotIds, greenLots }: CandidateStock, mode: 'lock' | 'read'): Promise<ClaimableLot[]> {
-  const stock = await (mode === 'lock' ? roastedStock.lockStockFor : roastedStock.readStockFor)(q, orgId, lotIds, greenLots);
+async function claimableLots(q: Queryable, orgId: string, { lotIds, greenLots }: CandidateStock): Promise<ClaimableLot[]> {
+  const stock = await roastedStock.readStockFor(q, orgId, lotIds, greenLots);
   if (stock.length === 0) return [];
   const claimed = await repo.activeClaimsByLot(q, orgId, stock.map((lot) => lot.id));
   return stock.map(({ onHand, ...lot }) => {
     const available = onHand - (claimed.get(lot.id) ?? 0n);
     return { ...lot, available: available > 0n ? available : 0n };
   });
-}
-
-/**
- * Locks the lots the claims (already written) take from, in lot-id order, and answers whether each still
- * holds every active claim on it, this transaction's included. Two statements: the sum must be read after
- * the locks are held (a statement's snapshot is taken before it waits for a lock, so a rival's claims
- * committed while this one waited would be missed by a sum in the locking statement).
- */
-async function claimsHold(q: Queryable, orgId: string, claims: repo.NewClaim[]): Promise<boolean> {
-  const lotIds = [...new Set(claims.map((claim) => claim.roastedLotId))];
-  const lots = await roastedStock.lockRoastedLots(q, orgId, lotIds);
-  const claimed = await repo.activeClaimsByLot(q, orgId, lotIds);
-  return lots.length === lotIds.length && lots.every((lot) => (claimed.get(lot.id) ?? 0n) <= lot.onHand);
 }
 
 /**

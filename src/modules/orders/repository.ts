@@ -412,6 +412,12 @@ export async function cancelOrder(q: Queryable, orgId: string, id: string, reaso
   );
 }
 
+/** The allocation state of the order whose lines' claims (`claimed`, against `quantity_kg`) are in `lines`. */
+const STATE_FROM_LINES = `select case when bool_and(claimed >= quantity_kg) then 'allocated'
+                                  when bool_or(claimed > 0) then 'partially_allocated'
+                                  else 'confirmed' end
+                      from lines`;
+
 /**
  * Sets the allocation state from the claims: allocated when every line is claimed in full,
  * partially_allocated when something is claimed, confirmed when nothing is.
@@ -425,11 +431,7 @@ export async function refreshAllocationState(q: Queryable, orgId: string, id: st
        where l.org_id = $1 and l.order_id = $2
        group by l.id, l.quantity_kg
      )
-     update orders set updated_at = now(), state = (
-       select case when bool_and(claimed >= quantity_kg) then 'allocated'
-                   when bool_or(claimed > 0) then 'partially_allocated'
-                   else 'confirmed' end
-       from lines)
+     update orders set updated_at = now(), state = (${STATE_FROM_LINES})
      where org_id = $1 and id = $2
      returning state`,
     [orgId, id],
@@ -515,14 +517,31 @@ export interface NewClaim {
   bestBefore: string;
 }
 
+/**
+ * Writes the claims and sets the order's allocation state from them, as refreshAllocationState does, in one
+ * statement (the claims are written while their lots are locked, so every round trip here counts).
+ */
 export async function insertClaims(q: Queryable, orgId: string, orderId: string, strategy: AllocationStrategy, claims: NewClaim[]): Promise<string[]> {
   if (claims.length === 0) return [];
   const ids = claims.map(() => newId('alc'));
   await q.query(
-    `insert into order_allocations (org_id, id, order_id, order_line_id, roasted_lot_id, quantity_kg, strategy, lot_code, best_before)
-     select $1, x.id, $2, x.line, x.lot, x.qty, $3, x.code, x.best_before
-     from unnest($4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::date[]) with ordinality as x(id, line, lot, qty, code, best_before, n)
-     order by x.n`,
+    `with inserted as (
+       insert into order_allocations (org_id, id, order_id, order_line_id, roasted_lot_id, quantity_kg, strategy, lot_code, best_before)
+       select $1, x.id, $2, x.line, x.lot, x.qty, $3, x.code, x.best_before
+       from unnest($4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::date[]) with ordinality as x(id, line, lot, qty, code, best_before, n)
+       order by x.n
+       returning order_line_id, quantity_kg
+     ),
+     -- The statement's snapshot holds the claims made before it; the new ones are counted from the insert.
+     lines as (
+       select l.quantity_kg,
+              coalesce((select sum(a.quantity_kg) from order_allocations a where a.org_id = l.org_id and a.order_line_id = l.id and a.released_at is null), 0)
+              + coalesce((select sum(i.quantity_kg) from inserted i where i.order_line_id = l.id), 0) as claimed
+       from order_lines l
+       where l.org_id = $1 and l.order_id = $2
+     )
+     update orders set updated_at = now(), state = (${STATE_FROM_LINES})
+     where org_id = $1 and id = $2`,
     [
       orgId, orderId, strategy, ids,
       claims.map((c) => c.orderLineId), claims.map((c) => c.roastedLotId), claims.map((c) => c.quantityKg),

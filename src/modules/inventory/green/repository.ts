@@ -275,7 +275,8 @@ export interface LockedLot {
  *   2. the organization row (lockOrganization, only where a plan cap is counted);
  *   3. the operation's own head record: an order, a roast batch, a schedule, a location, a machine, …;
  *   4. green lots, in id order (this function);
- *   5. roasted lots, in id order (inventory/roast's lockStockFor, lockRoastedLots, lockRoastedLot);
+ *   5. roasted lots, in id order (inventory/roast's lockRoastedLots, lockRoastedLot; its lockFreeRoastedLots
+ *      takes them in any order but never waits, passing over a lot another transaction holds);
  *   6. a material (one per operation).
  * Row locks are FOR NO KEY UPDATE: no operation changes a key, and this mode does not conflict with the
  * KEY SHARE locks PostgreSQL's foreign-key checks take on referenced rows, so inserting an order line or

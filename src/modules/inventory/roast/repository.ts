@@ -141,8 +141,8 @@ export async function lockRoastedLot(q: Queryable, orgId: string, id: string): P
   return row && { id: row.id, lotCode: row.lot_code, onHand: grams(row.on_hand_kg) };
 }
 
-/** A locked lot with what allocation decides on. */
-export interface LockedStock {
+/** A lot with what allocation decides on. */
+export interface AllocatableStock {
   id: string;
   lotCode: string;
   greenLotId: string | null;
@@ -154,25 +154,10 @@ export interface LockedStock {
 }
 
 /**
- * Locks, in id order, the lots with stock that are named in `lotIds` or roasted from one of `greenLots`
- * (with its profile, when one is named).
+ * Without a lock (what they held at the statement's start), the lots with stock that are named in `lotIds`
+ * or roasted from one of `greenLots` (with its profile, when one is named), in id order.
  */
-export function lockStockFor(q: Queryable, orgId: string, lotIds: string[], greenLots: { greenLotId: string; profileId: string | null }[]): Promise<LockedStock[]> {
-  return stockFor(q, orgId, lotIds, greenLots, true);
-}
-
-/** The same lots as lockStockFor, read without a lock (what they held at the statement's start). */
-export function readStockFor(q: Queryable, orgId: string, lotIds: string[], greenLots: { greenLotId: string; profileId: string | null }[]): Promise<LockedStock[]> {
-  return stockFor(q, orgId, lotIds, greenLots, false);
-}
-
-async function stockFor(
-  q: Queryable,
-  orgId: string,
-  lotIds: string[],
-  greenLots: { greenLotId: string; profileId: string | null }[],
-  lock: boolean,
-): Promise<LockedStock[]> {
+export async function readStockFor(q: Queryable, orgId: string, lotIds: string[], greenLots: { greenLotId: string; profileId: string | null }[]): Promise<AllocatableStock[]> {
   const rows = await q.query<{ id: string; lot_code: string; green_lot_id: string | null; profile_id: string | null; roasted_at: Date; best_before: string; expired: boolean; on_hand_kg: string }>(
     `select r.id, r.lot_code, r.green_lot_id, r.profile_id, r.roasted_at, ${bestBeforeSql('r')}::text as best_before, ${expiredSql('r')} as expired, r.on_hand_kg
      from roasted_lots r
@@ -181,7 +166,7 @@ async function stockFor(
             or (r.green_lot_id = any($3::text[])
                 and exists (select 1 from unnest($3::text[], $4::text[]) w(green_lot_id, profile_id)
                             where w.green_lot_id = r.green_lot_id and (w.profile_id is null or w.profile_id = r.profile_id))))
-     order by r.id${lock ? '\n     for no key update of r' : ''}`,
+     order by r.id`,
     [orgId, lotIds, greenLots.map((g) => g.greenLotId), greenLots.map((g) => g.profileId)],
   );
   return rows.map((r) => ({
@@ -204,6 +189,24 @@ export async function lockRoastedLots(q: Queryable, orgId: string, ids: string[]
     [orgId, ids],
   );
   return rows.map((r) => ({ id: r.id, lotCode: r.lot_code, onHand: grams(r.on_hand_kg) }));
+}
+
+/**
+ * Locks up to `limit` of the lots, trying them in the order given and passing over (never waiting for) a lot
+ * another transaction holds: answers the lots locked, in that order, with their on-hand weight as of the
+ * lock (the newest committed version). A lot passed over is one before the last answered (or any, when fewer
+ * than `limit` are answered) that is not answered.
+ */
+export async function lockFreeRoastedLots(q: Queryable, orgId: string, ids: string[], limit: number): Promise<{ id: string; onHand: bigint }[]> {
+  if (ids.length === 0 || limit <= 0) return [];
+  const rows = await q.query<{ id: string; on_hand_kg: string }>(
+    `select r.id, r.on_hand_kg from unnest($2::text[]) with ordinality as c(id, n)
+     join roasted_lots r on r.org_id = $1 and r.id = c.id
+     order by c.n limit $3
+     for no key update of r skip locked`,
+    [orgId, ids, limit],
+  );
+  return rows.map((r) => ({ id: r.id, onHand: grams(r.on_hand_kg) }));
 }
 
 export async function listRoastedLots(q: Queryable, orgId: string, filter: RoastedLotFilterInput, page: Page) {

@@ -7,33 +7,34 @@ import * as repo from './repository.js';
  * What other modules may ask of roasted stock, inside the caller's transaction: open the lot a roast
  * produced, ship from a lot, and read lots. A roasted lot's weight changes only through its ledger.
  */
-export type { LockedStock, RoastedLedgerEntry, RoastedLot } from './repository.js';
+export type { AllocatableStock, RoastedLedgerEntry, RoastedLot } from './repository.js';
 export { batchOutputs, findBatchOutput, findRoastedLot, missingRoastedLotIds, roastedLotLabels, roastedLotLocations } from './repository.js';
 /** What roasted lots cost per kilogram, from the green roasted into them (ROASTED_COST_RULE). */
 export { roastedLotCosts, ROASTED_COST_RULE, type RoastedLotCost } from './cost.js';
 
 /**
- * Locks for an allocation, in lot-id order, every lot with stock that is named in `lotIds` or was roasted
- * from one of `greenLots` (with that profile when one is named). Taking the locks in one stable order
- * means two allocations that want the same lots queue instead of deadlocking; until commit no other
- * writer changes these lots' weight, so a figure decided on stays true.
- */
-export { lockStockFor } from './repository.js';
-
-/**
- * The lots lockStockFor would lock, read without locks: a figure that may be stale by the time it is used, so a
- * caller that decides on it locks the lots it chose (lockRoastedLots) and checks again before it commits.
+ * For an allocation, read without locks: every lot with stock that is named in `lotIds` or was roasted from
+ * one of `greenLots` (with that profile when one is named). A figure that may be stale by the time it is
+ * used, so a caller that decides on it locks the lots it chose (lockFreeRoastedLots, lockRoastedLots) and
+ * reads their weight again from the lock.
  */
 export { readStockFor } from './repository.js';
 
 /**
  * For order lines naming a product, read without locks: the green lot each roasted lot came from, and the
- * lots with stock roasted with a profile (allocation then locks those it may use through lockStockFor).
+ * lots with stock roasted with a profile.
  */
 export { lotIdsRoastedWith, roastedLotGreenLots } from './repository.js';
 
-/** Locks the lots in id order, as lockStockFor does, and answers their on-hand weight (a shipment's check). */
+/** Locks the lots in id order, waiting for any another transaction holds, and answers their on-hand weight. */
 export { lockRoastedLots } from './repository.js';
+
+/**
+ * Locks up to `limit` of the lots in the order given, passing over those another transaction holds (it never
+ * waits, so it cannot deadlock whatever order it is given): concurrent allocations take different lots
+ * instead of queueing for the same one. What it answers is current until commit.
+ */
+export { lockFreeRoastedLots } from './repository.js';
 
 export interface RoastOutput {
   lotCode: string;
