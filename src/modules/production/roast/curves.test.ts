@@ -223,10 +223,13 @@ describe('getRoastCurveLink', () => {
 
   test('the .alog carries no time noise whatever the millisecond the batch started on', () => {
     // The live batch above starts at the clock's millisecond; the epoch's float noise once reached timex for 34
-    // of every 1,000 of them (2.039999998), so every millisecond of one second is written here.
+    // of every 1,000 of them (2.039999998), so every millisecond of one second is written here, with the live
+    // curve's first 300 irregular samples (the noise depends on the start and the samples' times, not their number).
+    const live = irregularTelemetry();
+    const curve: Curve = { samples: live.samples.slice(0, 300), events: live.events.filter((event) => event.type === 'charge') };
     for (let ms = 0; ms < 1000; ms++) {
       const startedAt = new Date(Date.UTC(2026, 10, 28, 15, 0, 0, ms)).toISOString();
-      const alog = toArtisanAlog({ curve: posted, title: 'noise', startedAt, timeZone: 'Europe/Berlin', chargeWeightG: '10000.0', dropWeightG: '8500.0' });
+      const alog = toArtisanAlog({ curve, title: 'noise', startedAt, timeZone: 'Europe/Berlin', chargeWeightG: '10000.0', dropWeightG: '8500.0' });
       assertNoTimeNoise(alog, `started at ${startedAt}`);
     }
   });
