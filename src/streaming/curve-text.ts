@@ -1,18 +1,5 @@
-import { curveOf, type LiveEntry } from './live.js';
-import type { LiveCurve, LivePoint } from './messages.js';
+import { curveOf, type CurveText, type LiveEntry } from './live.js';
 import { elementsOf } from './live-redis-entries.js';
-
-/**
- * A session's buffered curve (curveOf) together with its samples and its events as JSON, in the curve's
- * order: each list is a list of runs of points' JSON (`{…},{…}`), which joined by commas inside brackets
- * (jsonArray) parse to exactly `curve.samples`, `curve.events`. Runs, not one array, so the file they go
- * into is assembled with one copy.
- */
-export interface CurveText<Sample extends LivePoint = LivePoint, Event extends LivePoint = LivePoint> {
-  curve: LiveCurve<Sample, Event>;
-  samples: Buffer[];
-  events: Buffer[];
-}
 
 /**
  * The curve of a session's entries, and its arrays' JSON cut from the posts' text as stored: each point's

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { curveTextOf, type CurveText } from './curve-text.js';
+import { curveTextOf } from './curve-text.js';
 import { frameRun, type LiveRun } from './frames.js';
 import { Journal, SEGMENT_BYTES } from './journal.js';
 import {
@@ -13,6 +13,7 @@ import {
   messagesOf,
   postLine,
   type AppendResult,
+  type CurveText,
   type LiveEntry,
   type LiveSessionInfo,
   type LiveSessionStore,

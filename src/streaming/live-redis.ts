@@ -7,6 +7,7 @@ import {
   curveOf,
   postLine,
   type AppendResult,
+  type CurveText,
   type LiveEntry,
   type LiveSessionInfo,
   type LiveSessionStore,
@@ -14,7 +15,7 @@ import {
 } from './live.js';
 import type { LiveCurve, LivePoint } from './messages.js';
 import { frameStored, storedEntry, type StoredPost } from './live-redis-entries.js';
-import { curveTextOf, type CurveText } from './curve-text.js';
+import { curveTextOf } from './curve-text.js';
 import { redisRetryStrategy } from '../lib/redis-retry.js';
 
 /**

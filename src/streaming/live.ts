@@ -1,6 +1,17 @@
-import type { CurveText } from './curve-text.js';
 import type { LiveRun } from './frames.js';
 import type { LiveCurve, LiveMessage, LivePoint } from './messages.js';
+
+/**
+ * A session's buffered curve (curveOf) together with its samples and its events as JSON, in the curve's
+ * order: each list is a list of runs of points' JSON (`{…},{…}`), which joined by commas inside brackets
+ * (jsonArray) parse to exactly `curve.samples`, `curve.events`. Runs, not one array, so the file they go
+ * into is assembled with one copy.
+ */
+export interface CurveText<Sample extends LivePoint = LivePoint, Event extends LivePoint = LivePoint> {
+  curve: LiveCurve<Sample, Event>;
+  samples: Buffer[];
+  events: Buffer[];
+}
 
 export interface AppendResult {
   /** The post's seq was stored before: nothing was stored now. */
